@@ -1,0 +1,5 @@
+"""``python -m claims``: see :mod:`claims.cli`."""
+
+from claims.cli import main
+
+raise SystemExit(main())

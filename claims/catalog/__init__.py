@@ -1,0 +1,23 @@
+"""The claim catalog: one TOML data file per source document, and its loader.
+
+Data files: ``W1.toml`` … ``W4.toml`` (From API to GPU, weeks 1–4) and
+``MC.toml`` (the Ollama masterclass). Each states the document's claims in the
+project's own words, cites the section, records the stated figures with the
+precision they were printed with, and marks known errata.
+"""
+
+from claims.catalog.loader import Catalog, CatalogError, load_catalog, load_document
+from claims.catalog.records import PROFILES, TIERS, Claim, Document, Erratum, StatedFigure
+
+__all__ = [
+    "PROFILES",
+    "TIERS",
+    "Catalog",
+    "CatalogError",
+    "Claim",
+    "Document",
+    "Erratum",
+    "StatedFigure",
+    "load_catalog",
+    "load_document",
+]

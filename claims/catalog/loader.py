@@ -1,0 +1,368 @@
+"""Load and validate the catalog: one TOML file per source document.
+
+Validation is strict because the catalog is the contract between the documents,
+the tests and the report. A malformed catalog fails with one message naming the
+file, the record and the problem, never a bare KeyError from deep inside.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from claims.catalog.records import (
+    PROFILES,
+    TIERS,
+    Claim,
+    Document,
+    Erratum,
+    StatedFigure,
+)
+from claims.figures import parse_literal
+
+__all__ = ["Catalog", "CatalogError", "load_catalog", "load_document"]
+
+ID_PATTERN = re.compile(r"^[A-Z0-9]+(-[A-Z0-9_]+)+$")
+DOCUMENT_ORDER = ("W1", "W2", "W3", "W4", "MC")
+
+_DOC_FIELDS = {"id", "title", "published", "seeds", "sections"}
+_CLAIM_FIELDS = {
+    "id",
+    "section",
+    "statement",
+    "tiers",
+    "testable",
+    "untestable_reason",
+    "profile",
+    "stated",
+    "erratum",
+    "note",
+}
+_FIGURE_FIELDS = {
+    "name",
+    "value",
+    "unit",
+    "low",
+    "high",
+    "values",
+    "kind",
+    "tolerance",
+    "tolerance_reason",
+    "model",
+    "profile",
+    "note",
+}
+_ERRATUM_FIELDS = {"explanation", "refutes"}
+
+
+class CatalogError(ValueError):
+    """The catalog is malformed; the message names file, record and problem."""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    documents: tuple[Document, ...]
+
+    def __iter__(self) -> Iterator[Claim]:
+        for doc in self.documents:
+            yield from doc.claims
+
+    def __len__(self) -> int:
+        return sum(len(d.claims) for d in self.documents)
+
+    def __contains__(self, claim_id: object) -> bool:
+        return any(c.id == claim_id for c in self)
+
+    def get(self, claim_id: str) -> Claim:
+        for claim in self:
+            if claim.id == claim_id:
+                return claim
+        raise KeyError(f"unknown claim id {claim_id!r}")
+
+    def document(self, doc_id: str) -> Document:
+        for doc in self.documents:
+            if doc.id == doc_id:
+                return doc
+        raise KeyError(f"unknown document {doc_id!r}")
+
+    @property
+    def ids(self) -> frozenset[str]:
+        return frozenset(c.id for c in self)
+
+
+def _fail(where: str, problem: str) -> CatalogError:
+    return CatalogError(f"{where}: {problem}")
+
+
+def _unknown(where: str, data: Mapping[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(data) - allowed)
+    if extra:
+        raise _fail(where, f"unknown field(s) {', '.join(extra)}")
+
+
+def _req_str(where: str, data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if value is None:
+        raise _fail(where, f"missing {key}")
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, f"{key} must be a non-empty string")
+    return value
+
+
+def _opt_str(where: str, data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, f"{key} must be a non-empty string when given")
+    return value
+
+
+def _str_list(where: str, data: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(where, f"{key} must be a list of strings")
+    return tuple(value)
+
+
+def _figure(where: str, raw: Any) -> StatedFigure:
+    if not isinstance(raw, dict):
+        raise _fail(where, "each stated figure must be a table")
+    _unknown(where, raw, _FIGURE_FIELDS)
+    name = _req_str(where, raw, "name")
+    where = f"{where}, figure {name!r}"
+    unit = _opt_str(where, raw, "unit")
+    kind = raw.get("kind")
+    value = raw.get("value")
+    low, high = raw.get("low"), raw.get("high")
+    values = raw.get("values")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise _fail(where, "write numbers as strings (\"23.3\") so their printed precision is kept")
+    if kind is None:
+        if low is not None or high is not None:
+            kind = "range"
+        elif values is not None:
+            kind = "list"
+        elif isinstance(value, bool):
+            kind = "bool"
+        elif isinstance(value, str):
+            try:
+                parse_literal(value)
+                kind = "number"
+            except ValueError:
+                kind = "text"
+        else:
+            raise _fail(where, "needs value, low/high or values")
+    if kind not in ("number", "range", "text", "list", "bool"):
+        raise _fail(where, f"unknown kind {kind!r}")
+    tolerance: Decimal | None = None
+    if raw.get("tolerance") is not None:
+        tol_text = raw["tolerance"]
+        if not isinstance(tol_text, str):
+            raise _fail(where, "tolerance must be a string such as \"0.1\"")
+        try:
+            tolerance = Decimal(tol_text)
+        except InvalidOperation:
+            raise _fail(where, f"tolerance {tol_text!r} is not a number") from None
+        if tolerance < 0:
+            raise _fail(where, "tolerance must not be negative")
+        if not raw.get("tolerance_reason"):
+            raise _fail(where, "a set tolerance needs tolerance_reason")
+    profile = _opt_str(where, raw, "profile")
+    if profile is not None and profile not in PROFILES:
+        raise _fail(where, f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    fig = StatedFigure(
+        name=name,
+        kind=kind,
+        unit=unit,
+        tolerance=tolerance,
+        tolerance_reason=_opt_str(where, raw, "tolerance_reason"),
+        model=_opt_str(where, raw, "model"),
+        profile=profile,
+        note=_opt_str(where, raw, "note"),
+    )
+    if kind == "number":
+        if not isinstance(value, str):
+            raise _fail(where, "a number needs value as a string")
+        try:
+            parse_literal(value)
+        except ValueError as exc:
+            raise _fail(where, str(exc)) from None
+        return _replace(fig, text=value)
+    if kind == "range":
+        if not isinstance(low, str) or not isinstance(high, str):
+            raise _fail(where, "a range needs low and high as strings")
+        try:
+            lo, hi = parse_literal(low), parse_literal(high)
+        except ValueError as exc:
+            raise _fail(where, str(exc)) from None
+        if lo.value > hi.value:
+            raise _fail(where, f"range low {low} is above high {high}")
+        return _replace(fig, low=low, high=high)
+    if kind == "list":
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise _fail(where, "a list needs values as a list of strings")
+        return _replace(fig, values=tuple(values))
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise _fail(where, "a bool figure needs value true or false")
+        return _replace(fig, flag=value)
+    if not isinstance(value, str):
+        raise _fail(where, "a text figure needs value as a string")
+    return _replace(fig, text=value)
+
+
+def _replace(fig: StatedFigure, **changes: Any) -> StatedFigure:
+    from dataclasses import replace
+
+    return replace(fig, **changes)
+
+
+def _claim(where: str, raw: Any, doc: Document) -> Claim:
+    if not isinstance(raw, dict):
+        raise _fail(where, "each claim must be a table")
+    cid = raw.get("id")
+    if not isinstance(cid, str) or not ID_PATTERN.match(cid):
+        raise _fail(where, f"claim id {cid!r} must look like W2-GGUF-MAGIC")
+    where = f"{where.rsplit(',', 1)[0]}, claim {cid}"
+    _unknown(where, raw, _CLAIM_FIELDS)
+    if not cid.startswith(doc.id + "-"):
+        raise _fail(where, f"id must start with the document id {doc.id}-")
+    section = raw.get("section")
+    if section is None or (isinstance(section, str) and not section.strip()):
+        raise _fail(where, "missing section")
+    if not isinstance(section, str):
+        raise _fail(where, "section must be a string")
+    if section not in doc.sections:
+        raise _fail(where, f"section {section!r} is not one of the document's sections")
+    statement = _req_str(where, raw, "statement")
+    tiers = _str_list(where, raw, "tiers")
+    if not tiers:
+        raise _fail(where, "tiers must name at least one tier")
+    for tier in tiers:
+        if tier not in TIERS:
+            raise _fail(where, f"bad tier {tier!r} (known: {', '.join(TIERS)})")
+    testable = raw.get("testable", True)
+    if not isinstance(testable, bool):
+        raise _fail(where, "testable must be true or false")
+    reason = _opt_str(where, raw, "untestable_reason")
+    if not testable and not reason:
+        raise _fail(where, "an untestable claim needs untestable_reason")
+    if testable and reason:
+        raise _fail(where, "untestable_reason given for a testable claim")
+    profile = _opt_str(where, raw, "profile")
+    if profile is not None and profile not in PROFILES:
+        raise _fail(where, f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    raw_figures = raw.get("stated", [])
+    if not isinstance(raw_figures, list):
+        raise _fail(where, "stated must be a list of tables")
+    figures = tuple(_figure(where, f) for f in raw_figures)
+    names = [f.name for f in figures]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise _fail(where, f"duplicate figure name(s) {', '.join(dupes)}")
+    erratum = None
+    if raw.get("erratum") is not None:
+        e = raw["erratum"]
+        if not isinstance(e, dict):
+            raise _fail(where, "erratum must be a table")
+        _unknown(f"{where}, erratum", e, _ERRATUM_FIELDS)
+        refutes = _str_list(f"{where}, erratum", e, "refutes")
+        for name in refutes:
+            if name not in names:
+                raise _fail(where, f"erratum refutes unknown figure {name!r}")
+        erratum = Erratum(explanation=_req_str(f"{where}, erratum", e, "explanation"), refutes=refutes)
+        if not testable:
+            raise _fail(where, "an untestable claim cannot carry an erratum")
+    return Claim(
+        id=cid,
+        document=doc.id,
+        section=section,
+        statement=statement,
+        tiers=tiers,
+        testable=testable,
+        untestable_reason=reason,
+        profile=profile,
+        stated=figures,
+        erratum=erratum,
+        note=_opt_str(where, raw, "note"),
+    )
+
+
+def load_document(path: Path | str, text: str | None = None) -> Document:
+    """Parse one catalog file. ``text`` overrides reading ``path`` (for tests)."""
+    path = Path(path)
+    where = path.name
+    try:
+        data = tomllib.loads(text if text is not None else path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(where, f"not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise _fail(where, f"cannot read: {exc.strerror}") from None
+    _unknown(where, data, {"document", "claim"})
+    raw_doc = data.get("document")
+    if not isinstance(raw_doc, dict):
+        raise _fail(where, "missing [document] table")
+    _unknown(f"{where}, [document]", raw_doc, _DOC_FIELDS)
+    doc_id = _req_str(f"{where}, [document]", raw_doc, "id")
+    doc = Document(
+        id=doc_id,
+        title=_req_str(f"{where}, [document]", raw_doc, "title"),
+        published=_opt_str(f"{where}, [document]", raw_doc, "published"),
+        seeds=_str_list(f"{where}, [document]", raw_doc, "seeds"),
+        sections=_str_list(f"{where}, [document]", raw_doc, "sections"),
+    )
+    if not doc.sections:
+        raise _fail(where, "[document] lists no sections")
+    raw_claims = data.get("claim", [])
+    if not isinstance(raw_claims, list):
+        raise _fail(where, "claims must be written as [[claim]] tables")
+    claims = tuple(_claim(f"{where}, claim #{i + 1}", c, doc) for i, c in enumerate(raw_claims))
+    ids = [c.id for c in claims]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise _fail(where, f"duplicate id(s) {', '.join(dupes)}")
+    return Document(
+        id=doc.id,
+        title=doc.title,
+        published=doc.published,
+        seeds=doc.seeds,
+        sections=doc.sections,
+        claims=claims,
+    )
+
+
+def _bundled_files() -> list[Path]:
+    base = resources.files("claims.catalog")
+    return sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".toml"))
+
+
+def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
+    """Load every catalog file (default: the bundled W1–W4 and MC files).
+
+    Ids must be unique across files; documents come back in series order.
+    """
+    files = [Path(p) for p in paths] if paths is not None else _bundled_files()
+    if not files:
+        raise CatalogError("no catalog files found")
+    docs = [load_document(p) for p in files]
+    seen: dict[str, str] = {}
+    for doc in docs:
+        for claim in doc.claims:
+            if claim.id in seen:
+                raise CatalogError(
+                    f"{doc.id}: claim {claim.id}: duplicate id (also in {seen[claim.id]})"
+                )
+            seen[claim.id] = doc.id
+    doc_ids = [d.id for d in docs]
+    if len(set(doc_ids)) != len(doc_ids):
+        raise CatalogError(f"duplicate document id among {', '.join(doc_ids)}")
+    order = {d: i for i, d in enumerate(DOCUMENT_ORDER)}
+    docs.sort(key=lambda d: (order.get(d.id, len(order)), d.id))
+    return Catalog(documents=tuple(docs))

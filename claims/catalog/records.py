@@ -1,0 +1,166 @@
+"""The catalog's record types: documents, claims, stated figures and errata.
+
+Records are immutable and carry only what the source documents say plus the
+project's judgement about them (testable or not, known errata). Measurement and
+verdict logic live elsewhere (:mod:`claims.check`, :mod:`claims.verdicts`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal
+
+from claims.figures import Interval, parse_literal
+
+TIERS: tuple[str, ...] = ("offline", "engine", "ollama", "gpu", "hub")
+PROFILES: tuple[str, ...] = ("dgx-spark", "generic")
+FigureKind = Literal["number", "range", "text", "list", "bool"]
+
+
+@dataclass(frozen=True)
+class StatedFigure:
+    """One figure a claim states, as the document printed it.
+
+    ``text`` keeps the literal ("23.3", "6,171,877,376") so that its precision
+    is part of the record; the tolerance follows from it unless ``tolerance`` is
+    set, and then ``tolerance_reason`` says why.
+    """
+
+    name: str
+    kind: FigureKind
+    text: str | None = None
+    unit: str | None = None
+    low: str | None = None
+    high: str | None = None
+    values: tuple[str, ...] = ()
+    flag: bool | None = None
+    tolerance: Decimal | None = None
+    tolerance_reason: str | None = None
+    model: str | None = None
+    profile: str | None = None
+    note: str | None = None
+
+    def expected(self) -> Interval:
+        """The interval a numeric figure or range admits, tolerance included."""
+        if self.kind == "number":
+            assert self.text is not None
+            return parse_literal(self.text).interval(self.tolerance)
+        if self.kind == "range":
+            assert self.low is not None and self.high is not None
+            lo, hi = parse_literal(self.low), parse_literal(self.high)
+            tol_lo = lo.half_unit if self.tolerance is None else self.tolerance
+            tol_hi = hi.half_unit if self.tolerance is None else self.tolerance
+            return Interval(float(lo.value - tol_lo), float(hi.value + tol_hi))
+        raise TypeError(f"stated figure {self.name!r} is {self.kind}, not numeric")
+
+    @property
+    def display(self) -> str:
+        """The figure as a reader would quote it, unit included."""
+        if self.kind == "range":
+            core = f"{self.low}–{self.high}"
+        elif self.kind == "list":
+            core = ", ".join(self.values)
+        elif self.kind == "bool":
+            core = str(self.flag).lower()
+        else:
+            core = str(self.text)
+        return f"{core} {self.unit}" if self.unit else core
+
+    def tolerance_display(self) -> str | None:
+        if self.kind not in ("number", "range"):
+            return "exact"
+        if self.tolerance is not None:
+            return f"±{self.tolerance} (set: {self.tolerance_reason})"
+        if self.kind == "number":
+            assert self.text is not None
+            half = parse_literal(self.text).half_unit
+            return "exact" if parse_literal(self.text).is_integer else f"±{half} (printed precision)"
+        return "bounds ± half the last printed digit"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind, "display": self.display}
+        for key in ("text", "unit", "low", "high", "model", "profile", "note", "tolerance_reason"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.values:
+            out["values"] = list(self.values)
+        if self.flag is not None:
+            out["flag"] = self.flag
+        if self.tolerance is not None:
+            out["tolerance"] = str(self.tolerance)
+        return out
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """A claim the catalog expects to be refuted, and why.
+
+    ``refutes`` names the stated figures expected not to hold; empty means the
+    claim as a whole is expected to fail. A listed figure that starts to hold
+    fails the test strictly, so the catalog is corrected rather than drifting.
+    """
+
+    explanation: str
+    refutes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    document: str
+    section: str
+    statement: str
+    tiers: tuple[str, ...]
+    testable: bool = True
+    untestable_reason: str | None = None
+    profile: str | None = None
+    stated: tuple[StatedFigure, ...] = ()
+    erratum: Erratum | None = None
+    note: str | None = None
+
+    def figure(self, name: str) -> StatedFigure:
+        for fig in self.stated:
+            if fig.name == name:
+                return fig
+        known = ", ".join(repr(f.name) for f in self.stated) or "none"
+        raise KeyError(f"claim {self.id} states no figure {name!r} (it states: {known})")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "document": self.document,
+            "section": self.section,
+            "statement": self.statement,
+            "tiers": list(self.tiers),
+            "testable": self.testable,
+            "untestable_reason": self.untestable_reason,
+            "profile": self.profile,
+            "stated": [f.to_json() for f in self.stated],
+            "erratum": (
+                {"explanation": self.erratum.explanation, "refutes": list(self.erratum.refutes)}
+                if self.erratum
+                else None
+            ),
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    title: str
+    seeds: tuple[str, ...]
+    sections: tuple[str, ...]
+    published: str | None = None
+    claims: tuple[Claim, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "published": self.published,
+            "seeds": list(self.seeds),
+            "sections": list(self.sections),
+        }

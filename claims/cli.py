@@ -1,0 +1,238 @@
+"""``python -m claims``: the catalog, reports and probes from the command line.
+
+Commands::
+
+    claims list [--json] [--document W2]      catalog with the tests covering each claim
+    claims report EVIDENCE.json -o OUT.html   render the HTML report from evidence
+    claims diff A.json B.json [-o OUT.html]   what differs between two runs or machines
+    claims inspect gguf PATH [--json]         GGUF header facts (no tensor data read)
+    claims inspect store DIR [--json] [--model NAME] [--verify]
+                                              an Ollama store: manifests, blobs, sharing
+
+Exit status: 0 success; 1 a verification failed (digest or size mismatch, a
+diff that found regressions with --fail-on-regression); 2 unreadable or
+malformed input or bad usage. Errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
+
+EXIT_OK = 0
+EXIT_VERIFY = 1
+EXIT_INPUT = 2
+
+
+class UsageFailure(Exception):
+    """Bad command-line usage (exit 2)."""
+
+
+def _print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write("\n")
+
+
+def _print_mapping(data: Any, indent: int = 0) -> None:
+    """A readable, stable text rendering of a probe's summary dictionary."""
+    pad = "  " * indent
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(value, (dict, list)) and value:
+                print(f"{pad}{key}:")
+                _print_mapping(value, indent + 1)
+            else:
+                print(f"{pad}{key}: {value}")
+    elif isinstance(data, list):
+        for value in data:
+            if isinstance(value, (dict, list)):
+                print(f"{pad}-")
+                _print_mapping(value, indent + 1)
+            else:
+                print(f"{pad}- {value}")
+    else:
+        print(f"{pad}{data}")
+
+
+# --- list ---------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace) -> int:
+    from claims.catalog import load_catalog
+    from claims.coverage import collect_coverage
+
+    catalog = load_catalog()
+    coverage, note = collect_coverage(Path(args.tests) if args.tests else None)
+    rows = []
+    for doc in catalog.documents:
+        if args.document and doc.id != args.document:
+            continue
+        for claim in doc.claims:
+            tests = coverage.get(claim.id, []) if coverage is not None else None
+            rows.append(
+                {
+                    "id": claim.id,
+                    "document": doc.id,
+                    "section": claim.section,
+                    "statement": claim.statement,
+                    "tiers": list(claim.tiers),
+                    "testable": claim.testable,
+                    "untestable_reason": claim.untestable_reason,
+                    "erratum": claim.erratum.explanation if claim.erratum else None,
+                    "tests": tests,
+                }
+            )
+    if args.json:
+        _print_json(
+            {
+                "documents": [d.to_json() for d in catalog.documents],
+                "claims": rows,
+                "coverage_note": note,
+            }
+        )
+        return EXIT_OK
+    for row in rows:
+        if not row["testable"]:
+            status = "untestable"
+        elif row["tests"] is None:
+            status = "tests unknown"
+        else:
+            status = f"{len(row['tests'])} test(s)" if row["tests"] else "NO TEST"
+        flag = " [erratum]" if row["erratum"] else ""
+        print(f"{row['id']:<28} {','.join(row['tiers']):<22} {status}{flag}")
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    return EXIT_OK
+
+
+# --- report / diff --------------------------------------------------------------
+def cmd_report(args: argparse.Namespace) -> int:
+    from claims.evidence import load_evidence, write_atomic
+    from claims.report import render_html
+
+    doc = load_evidence(args.evidence)
+    out = Path(args.output)
+    write_atomic(out, render_html(doc))
+    print(f"report written: {out}")
+    return EXIT_OK
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from claims.evidence import load_evidence, write_atomic
+    from claims.report.diff import diff_evidence, format_diff_text, render_diff_html
+
+    a, b = load_evidence(args.a), load_evidence(args.b)
+    result = diff_evidence(a, b, labels=(str(args.a), str(args.b)))
+    if args.json:
+        _print_json(result)
+    else:
+        sys.stdout.write(format_diff_text(result))
+    if args.output:
+        write_atomic(Path(args.output), render_diff_html(result, a, b))
+        print(f"diff report written: {args.output}", file=sys.stderr)
+    if args.fail_on_regression and result.get("regressions"):
+        return EXIT_VERIFY
+    return EXIT_OK
+
+
+# --- inspect ----------------------------------------------------------------------
+def cmd_inspect_gguf(args: argparse.Namespace) -> int:
+    from claims.probes.gguf_file import inspect
+
+    summary = inspect(Path(args.path))
+    if args.json:
+        _print_json(summary)
+    else:
+        _print_mapping(summary)
+    return EXIT_OK
+
+
+def cmd_inspect_store(args: argparse.Namespace) -> int:
+    from claims.probes.ollama_store import inspect
+
+    summary = inspect(args.path, model=args.model, verify=args.verify)
+    if args.json:
+        _print_json(summary)
+    else:
+        _print_mapping(summary)
+    problems = summary.get("problems") or []
+    if problems:
+        for problem in problems:
+            print(f"verification failed: {problem}", file=sys.stderr)
+        return EXIT_VERIFY
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m claims",
+        description="The lab write-ups' claims: catalog, evidence reports and probes.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("list", help="the catalog, with the tests covering each claim")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--document", choices=["W1", "W2", "W3", "W4", "MC"], help="one document only")
+    p.add_argument("--tests", help="tests folder to scan for coverage (default: ./tests)")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("report", help="render the HTML report from an evidence file")
+    p.add_argument("evidence", help="evidence.json written by a pytest run")
+    p.add_argument("-o", "--output", default="reports/report.html", help="HTML file to write")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("diff", help="compare two evidence files (two runs or two machines)")
+    p.add_argument("a", help="the earlier or reference evidence.json")
+    p.add_argument("b", help="the later or other evidence.json")
+    p.add_argument("-o", "--output", help="also write a side-by-side HTML page here")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when a claim got worse (e.g. reproduced -> refuted)",
+    )
+    p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("inspect", help="run a probe on a file or folder")
+    isub = p.add_subparsers(dest="what", required=True, metavar="WHAT")
+    g = isub.add_parser("gguf", help="GGUF header: magic, version, metadata, tensor census")
+    g.add_argument("path")
+    g.add_argument("--json", action="store_true")
+    g.set_defaults(func=cmd_inspect_gguf)
+    s = isub.add_parser("store", help="Ollama store: manifests, layers, blobs, shared blobs")
+    s.add_argument("path", help="the models folder (contains manifests/ and blobs/)")
+    s.add_argument("--model", help="one model, as NAME[:TAG]")
+    s.add_argument("--verify", action="store_true", help="hash every blob (SHA-256) and check sizes")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_inspect_store)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed its usage line
+        return EXIT_INPUT if exc.code not in (0, None) else EXIT_OK
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except VerificationError as exc:
+        print(f"claims: verification failed: {exc}", file=sys.stderr)
+        return EXIT_VERIFY
+    except (InputError, PrerequisiteMissing, ProbeError) as exc:
+        print(f"claims: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:  # e.g. `claims list | head`
+        return EXIT_OK
+    except (ValueError, OSError) as exc:
+        # EvidenceError and CatalogError are ValueErrors with file-naming messages.
+        print(f"claims: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("claims: interrupted", file=sys.stderr)
+        return 130

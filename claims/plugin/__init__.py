@@ -1,0 +1,442 @@
+"""The claims suite's pytest plugin (loaded by the root ``conftest.py``).
+
+Hooks, in the order a run meets them:
+
+* ``pytest_addoption`` – the claims option group (:mod:`claims.plugin.options`).
+* ``pytest_configure`` – registers the tier and ``claim`` markers, loads and
+  validates the catalog, resolves the machine profile, and (in the controller
+  process only, so ``-n`` works) opens the evidence log.
+* ``pytest_collection_modifyitems`` – ``--claim`` selection, the loopback-only
+  socket guard, and validation of each test's claim and tier markers.
+* ``pytest_runtest_setup`` / ``_call`` wrappers – profile and tier
+  prerequisites (skip with a reason, or fail under ``--require-live``), then
+  the soft-assertion verdict of the test's :class:`~claims.check.Check`.
+* ``pytest_runtest_makereport`` – puts the check record into the report's
+  ``user_properties``, which pytest-xdist ships to the controller.
+* ``pytest_runtest_logreport`` / ``pytest_sessionfinish`` – the controller
+  aggregates records into ``evidence.json`` (rewritten atomically as tests
+  finish) and renders the HTML report.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claims.catalog import TIERS, Catalog, CatalogError, load_catalog
+from claims.check import Check
+from claims.evidence import EvidenceLog, now_iso, write_atomic
+from claims.plugin.options import Settings, pytest_addoption
+from claims.plugin.outcomes import (
+    ClaimRefuted,
+    ErratumNowHolds,
+    NotApplicable,
+    NotRun,
+    RequiredButNotRun,
+    not_applicable,
+    not_run,
+)
+from claims.plugin.tiers import Tiers
+
+__all__ = ["pytest_addoption"]
+
+MARKERS = {
+    "offline": "needs nothing beyond installed packages and files on disk (CI tier)",
+    "engine": "needs llama-cpp-python and a GGUF model file (llama.cpp on this machine)",
+    "ollama": "needs a reachable Ollama server (--ollama-host) and its model (--ollama-model)",
+    "gpu": "needs torch with CUDA and nvidia-smi",
+    "hub": "needs network access to the Hugging Face Hub (select explicitly with -m hub)",
+    "claim(id)": "links the test to a catalog claim id; select with --claim ID",
+}
+
+SETTINGS = pytest.StashKey[Settings]()
+CATALOG = pytest.StashKey[Catalog]()
+TIERS_KEY = pytest.StashKey[Tiers]()
+PROFILE = pytest.StashKey[str]()
+LOG = pytest.StashKey["EvidenceWriter"]()
+CHECK = pytest.StashKey[Check]()
+PROBLEM = pytest.StashKey[str]()
+
+LOOPBACK = ["127.0.0.1", "::1", "localhost"]
+LIVE_TIERS = ("engine", "ollama", "gpu", "hub")
+RECORD_KEY = "claims.check"
+WRITE_INTERVAL_S = 1.0
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def claim_ids(item: pytest.Item) -> list[str]:
+    ids = []
+    for mark in item.iter_markers("claim"):
+        ids.extend(str(a) for a in mark.args)
+    return list(dict.fromkeys(ids))
+
+
+def item_tiers(item: pytest.Item) -> list[str]:
+    return [t for t in TIERS if item.get_closest_marker(t) is not None]
+
+
+class EvidenceWriter:
+    """Controller-side plugin: aggregates check records into evidence.json.
+
+    Registered only in the controlling process (never in an xdist worker), like
+    pytest's own junitxml writer; records arrive inside each report's
+    ``user_properties``, which xdist transfers from the workers.
+    """
+
+    def __init__(self, log: EvidenceLog, settings: Settings, tiers: Tiers) -> None:
+        self.log = log
+        self.settings = settings
+        self.tiers = tiers
+        self.pending: dict[str, dict[str, Any]] = {}
+        self.last_write = 0.0
+        self.written: dict[str, Any] | None = None
+        self.report_problem: str | None = None
+
+    def _record(self, nodeid: str, rec: dict[str, Any]) -> None:
+        prev = self.pending.get(nodeid)
+        if prev is None:
+            self.pending[nodeid] = rec
+            return
+        if rec["when"] == "teardown":
+            # A teardown error spoils a passing check; otherwise the call result stands.
+            if prev["outcome"] == "passed":
+                prev.update(outcome="error", failure="error", message=rec.get("message"))
+            return
+        self.pending[nodeid] = rec
+
+    def _finalize(self, nodeid: str) -> None:
+        rec = self.pending.pop(nodeid, None)
+        if rec is None:
+            return
+        ids = rec.pop("claims")
+        rec.pop("when", None)
+        self.log.add(ids, rec)
+        if time.monotonic() - self.last_write >= WRITE_INTERVAL_S:
+            self.write(complete=False)
+
+    def write(self, *, complete: bool) -> None:
+        if self.settings.evidence_path is None:
+            return
+        self.written = self.log.write(self.settings.evidence_path, complete=complete)
+        self.last_write = time.monotonic()
+
+    # --- hooks -----------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.write(complete=False)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in report.user_properties:
+            if key == RECORD_KEY:
+                self._record(report.nodeid, dict(value))
+        if report.when == "teardown":
+            self._finalize(report.nodeid)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        for nodeid in list(self.pending):
+            self._finalize(nodeid)
+        interrupted = (
+            exitstatus
+            in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
+            or bool(session.shouldstop)
+            or bool(session.shouldfail)
+        )
+        self.log.run["tier_status"] = {
+            tier: {"available": st.available, "reason": st.reason, **st.details}
+            for tier, st in self.tiers.known().items()
+        }
+        self.write(complete=not interrupted)
+        if self.written is not None and self.settings.report_path is not None:
+            try:
+                from claims.report import render_html
+
+                write_atomic(self.settings.report_path, render_html(self.written))
+            except Exception as exc:  # the evidence is already safe; say why the page is missing
+                self.report_problem = f"HTML report not written: {exc!r}"
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.written is None:
+            return
+        counts = self.written["summary"]["by_verdict"]
+        shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        terminalreporter.write_sep("-", "claims")
+        terminalreporter.write_line(f"verdicts: {shown}")
+        terminalreporter.write_line(f"evidence: {self.settings.evidence_path}")
+        if self.report_problem:
+            terminalreporter.write_line(self.report_problem)
+        elif self.settings.report_path is not None:
+            terminalreporter.write_line(f"report:   {self.settings.report_path}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    settings = Settings.from_config(config)
+    try:
+        catalog = load_catalog()
+    except CatalogError as exc:
+        raise pytest.UsageError(f"claims catalog is invalid: {exc}") from None
+    unknown = [cid for cid in settings.claim_ids if cid not in catalog]
+    if unknown:
+        raise pytest.UsageError(f"--claim: unknown claim id(s) {', '.join(unknown)}")
+    if settings.profile_option == "auto":
+        from claims.probes.system import detect_profile
+
+        profile = detect_profile()
+    else:
+        profile = settings.profile_option
+    config.stash[SETTINGS] = settings
+    config.stash[CATALOG] = catalog
+    config.stash[TIERS_KEY] = Tiers(settings)
+    config.stash[PROFILE] = profile
+    if not _is_worker(config) and settings.evidence_path is not None:
+        from claims.probes.system import fingerprint
+
+        run = {
+            "started": now_iso(),
+            "finished": now_iso(),
+            "markexpr": settings.markexpr,
+            "profile": profile,
+            "machine": fingerprint(),
+            "options": settings.to_json(),
+            "complete": False,
+            "args": [str(a) for a in config.invocation_params.args],
+        }
+        writer = EvidenceWriter(EvidenceLog(catalog, run), settings, config.stash[TIERS_KEY])
+        config.stash[LOG] = writer
+        config.pluginmanager.register(writer, "claims-evidence")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    writer = config.stash.get(LOG, None)
+    if writer is not None:
+        config.pluginmanager.unregister(writer)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    settings = config.stash[SETTINGS]
+    catalog = config.stash[CATALOG]
+    coverage_path = config.getoption("--claims-coverage")
+    if coverage_path:
+        _write_coverage(Path(coverage_path), items)
+    if settings.claim_ids:
+        wanted = set(settings.claim_ids)
+        keep, drop = [], []
+        for item in items:
+            (keep if wanted & set(claim_ids(item)) else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+    ollama_hosts = LOOPBACK + [_host_of(settings.ollama_host)]
+    for item in items:
+        tiers = item_tiers(item)
+        # Offline means offline: any connection beyond loopback fails the test (pytest-socket).
+        if "hub" in tiers:
+            pass
+        elif "ollama" in tiers:
+            item.add_marker(pytest.mark.allow_hosts(ollama_hosts))
+        else:
+            item.add_marker(pytest.mark.allow_hosts(LOOPBACK))
+        ids = claim_ids(item)
+        if not ids:
+            continue
+        problems = []
+        for cid in ids:
+            if cid not in catalog:
+                problems.append(f"unknown claim id {cid!r} (not in the catalog)")
+                continue
+            claim = catalog.get(cid)
+            if not claim.testable:
+                problems.append(f"claim {cid} is catalogued as untestable but has a test")
+            stray = [t for t in tiers if t not in claim.tiers]
+            if stray:
+                problems.append(f"tier(s) {', '.join(stray)} not listed for claim {cid} in the catalog")
+        if not tiers:
+            problems.append("a claim test needs a tier marker (offline, engine, ollama, gpu or hub)")
+        if problems:
+            item.stash[PROBLEM] = "; ".join(problems)
+
+
+def _write_coverage(path: Path, items: list[pytest.Item]) -> None:
+    """Every collected test's claim ids and tiers, before any deselection (for `claims list`)."""
+    import json
+
+    coverage: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        for cid in claim_ids(item):
+            coverage.setdefault(cid, []).append({"nodeid": item.nodeid, "tiers": item_tiers(item)})
+    write_atomic(path, json.dumps(coverage, indent=1, sort_keys=True))
+
+
+def _host_of(url: str) -> str:
+    rest = url.split("://", 1)[-1]
+    if rest.startswith("["):
+        return rest[1 : rest.index("]")]
+    return rest.rsplit(":", 1)[0]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    config = item.config
+    settings = config.stash[SETTINGS]
+    problem = item.stash.get(PROBLEM, None)
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    ids = claim_ids(item)
+    tiers = item_tiers(item)
+    try:
+        if ids:
+            catalog = config.stash[CATALOG]
+            claims = tuple(catalog.get(cid) for cid in ids)
+            live = any(t in LIVE_TIERS for t in tiers)
+            item.stash[CHECK] = Check(
+                claims=claims,
+                nodeid=item.nodeid,
+                source="live" if live else "fixture",
+                profile=config.stash[PROFILE],
+            )
+            profile = config.stash[PROFILE]
+            for claim in claims:
+                if claim.profile and claim.profile != profile:
+                    not_applicable(
+                        f"{claim.id} is about the {claim.profile} profile; this machine is "
+                        f"{profile} (override with --profile)"
+                    )
+        tier_status = config.stash[TIERS_KEY]
+        for tier in tiers:
+            status = tier_status.status(tier)
+            if not status.available:
+                not_run(status.reason or f"{tier} tier unavailable")
+        return (yield)
+    except NotRun as exc:
+        if settings.require_live:
+            raise RequiredButNotRun(f"--require-live: not run: {exc.msg}", pytrace=False) from None
+        raise
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    settings = item.config.stash[SETTINGS]
+    try:
+        result = yield
+    except NotRun as exc:
+        if settings.require_live:
+            raise RequiredButNotRun(f"--require-live: not run: {exc.msg}", pytrace=False) from None
+        raise
+    check = item.stash.get(CHECK, None)
+    if check is None:
+        return result
+    conclusion = check.conclude()
+    if conclusion.kind == "refuted":
+        raise ClaimRefuted(f"refuted: {conclusion.message}", pytrace=False)
+    if conclusion.kind == "known-erratum":
+        pytest.xfail(f"known erratum: {conclusion.message}")
+    if conclusion.kind == "erratum-holds":
+        raise ErratumNowHolds(str(conclusion.message), pytrace=False)
+    return result
+
+
+def _message(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | None:
+    if report.skipped:
+        wasxfail = getattr(report, "wasxfail", None)
+        if wasxfail:
+            return str(wasxfail)
+        longrepr = report.longrepr
+        if isinstance(longrepr, tuple) and len(longrepr) == 3:
+            return str(longrepr[2]).removeprefix("Skipped: ")
+        return str(longrepr)
+    if call.excinfo is not None:
+        value = call.excinfo.value
+        text = getattr(value, "msg", None) or str(value) or call.excinfo.typename
+        return f"{call.excinfo.typename}: {text}" if not isinstance(value, pytest.fail.Exception) else text
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    ids = claim_ids(item)
+    if not ids:
+        return report
+    if report.when in ("setup", "teardown") and report.passed:
+        return report
+    check = item.stash.get(CHECK, None)
+    rec: dict[str, Any] = {
+        "nodeid": item.nodeid,
+        "claims": ids,
+        "when": report.when,
+        "source": check.source if check else "fixture",
+        "duration_s": round(float(report.duration), 6),
+        "message": _message(report, call),
+        "tiers": item_tiers(item),
+    }
+    exc = call.excinfo.value if call.excinfo is not None else None
+    if report.passed:
+        rec["outcome"] = "passed"
+    elif report.skipped:
+        if getattr(report, "wasxfail", None) is not None:
+            rec["outcome"] = "xfailed"
+        else:
+            rec["outcome"] = "skipped"
+            rec["status"] = "not-applicable" if isinstance(exc, NotApplicable) else "not-run"
+    else:
+        if isinstance(exc, RequiredButNotRun):
+            rec.update(outcome="failed", failure="not-run")
+        elif isinstance(exc, ErratumNowHolds):
+            rec.update(outcome="failed", failure="erratum-holds")
+        elif isinstance(exc, (AssertionError, pytest.fail.Exception)) and report.when == "call":
+            rec.update(outcome="failed", failure="refuted")
+        else:
+            rec.update(outcome="error", failure="error")
+    if check is not None:
+        rec.update(check.to_json())
+    else:
+        rec.update(measurements=[], attachments=[], facts={}, notes=[])
+    report.user_properties.append((RECORD_KEY, rec))
+    return report
+
+
+@pytest.fixture
+def check(request: pytest.FixtureRequest) -> Check:
+    """The evidence recorder of a test marked ``@pytest.mark.claim(ID)``."""
+    found = request.node.stash.get(CHECK, None)
+    if found is None:
+        pytest.fail("the check fixture needs @pytest.mark.claim(ID) on the test", pytrace=False)
+    return found
+
+
+@pytest.fixture(scope="session")
+def claims_settings(pytestconfig: pytest.Config) -> Settings:
+    return pytestconfig.stash[SETTINGS]
+
+
+@pytest.fixture(scope="session")
+def catalog(pytestconfig: pytest.Config) -> Catalog:
+    return pytestconfig.stash[CATALOG]
+
+
+@pytest.fixture(scope="session")
+def machine_profile(pytestconfig: pytest.Config) -> str:
+    return pytestconfig.stash[PROFILE]
+
+
+@pytest.fixture(scope="session")
+def tiers(pytestconfig: pytest.Config) -> Tiers:
+    return pytestconfig.stash[TIERS_KEY]
+
+
+@pytest.fixture(scope="session")
+def reports_dir(pytestconfig: pytest.Config) -> Path:
+    return Path(str(pytestconfig.rootpath)) / "reports"

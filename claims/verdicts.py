@@ -1,0 +1,109 @@
+"""Per-claim verdicts from the checks a run made.
+
+One claim can have several checks (recorded figures, a fixture, a live server).
+Each check gets a verdict from its outcome and evidence source; the claim's
+verdict is the most serious among them, in this order:
+
+    refuted > error > known-erratum > reproduced > consistent > not-applicable > not-run
+
+so a live refutation is never hidden by a passing recorded check, and a claim
+is "reproduced" only when at least one check confirmed it live on this machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+VERDICTS: tuple[str, ...] = (
+    "reproduced",
+    "consistent",
+    "refuted",
+    "known-erratum",
+    "not-applicable",
+    "not-run",
+    "error",
+    "untestable",
+)
+PRIORITY: tuple[str, ...] = (
+    "refuted",
+    "error",
+    "known-erratum",
+    "reproduced",
+    "consistent",
+    "not-applicable",
+    "not-run",
+)
+DESCRIPTIONS: dict[str, str] = {
+    "reproduced": "confirmed live on this machine",
+    "consistent": "confirmed on recorded figures or bundled artifacts only",
+    "refuted": "a measurement contradicts the claim",
+    "known-erratum": "refuted, as the catalog expects (documented erratum)",
+    "not-applicable": "does not apply to this machine profile or model",
+    "not-run": "not checked in this run (reason given)",
+    "error": "the probe failed; nothing was decided",
+    "untestable": "a program cannot check it (reason given)",
+}
+
+
+def check_verdict(check: Mapping[str, Any]) -> str:
+    """Verdict of one check record (as stored in evidence.json)."""
+    outcome = check["outcome"]
+    if outcome == "passed":
+        return "reproduced" if check.get("source") == "live" else "consistent"
+    if outcome == "xfailed":
+        return "known-erratum"
+    if outcome == "skipped":
+        return "not-applicable" if check.get("status") == "not-applicable" else "not-run"
+    if outcome == "failed":
+        failure = check.get("failure")
+        if failure == "erratum-holds":
+            return "reproduced" if check.get("source") == "live" else "consistent"
+        if failure == "not-run":  # --require-live turned a missing prerequisite into a failure
+            return "not-run"
+        return "refuted"
+    return "error"
+
+
+def claim_verdict(
+    testable: bool, untestable_reason: str | None, checks: Iterable[Mapping[str, Any]]
+) -> tuple[str, str | None]:
+    """The claim's verdict and a one-line reason, from all of its checks."""
+    if not testable:
+        return "untestable", untestable_reason
+    checks = list(checks)
+    if not checks:
+        return "not-run", "no test of this claim was selected in this run"
+    ranked = sorted(checks, key=lambda c: PRIORITY.index(check_verdict(c)))
+    top = ranked[0]
+    verdict = check_verdict(top)
+    reason = top.get("message")
+    if verdict in ("reproduced", "consistent"):
+        if top.get("failure") == "erratum-holds":
+            reason = top.get("message")
+        else:
+            reason = None
+    if verdict == "not-run" and len(ranked) > 1:
+        # Several skipped checks: keep the distinct reasons, they tell the user what to enable.
+        reasons = sorted({c.get("message") or "" for c in ranked if check_verdict(c) == "not-run"} - {""})
+        reason = " | ".join(reasons) if reasons else reason
+    return verdict, _one_line(reason)
+
+
+def _one_line(text: str | None, limit: int = 400) -> str | None:
+    if text is None:
+        return None
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def summarize(claims: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Counts per verdict overall and per document (the evidence 'summary')."""
+    by_verdict: dict[str, int] = {v: 0 for v in VERDICTS}
+    by_document: dict[str, dict[str, int]] = {}
+    for claim in claims:
+        v = claim["verdict"]
+        by_verdict[v] = by_verdict.get(v, 0) + 1
+        doc = by_document.setdefault(claim["document"], {k: 0 for k in VERDICTS})
+        doc[v] = doc.get(v, 0) + 1
+    return {"by_verdict": by_verdict, "by_document": by_document}

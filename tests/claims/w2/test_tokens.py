@@ -1,0 +1,26 @@
+"""W2 token claims, checked with cl100k_base loaded offline."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.probes import tokens
+
+pytestmark = pytest.mark.offline
+
+
+@pytest.mark.claim("W2-PROMPT-ENCODE")
+def test_prompt_encodes_to_context_ids(check, catalog):
+    prompt = catalog.get("W2-PROMPT-ENCODE").figure("prompt").text
+    ids = tokens.encode(prompt)
+    check.source = "fixture"
+    check.against("prompt ids", ids)
+
+
+@pytest.mark.claim("W2-TOKEN-DECODES")
+def test_sample_ids_decode_to_printed_pieces(check, catalog):
+    claim = catalog.get("W2-TOKEN-DECODES")
+    check.source = "fixture"
+    for fig in claim.stated:
+        (piece,) = tokens.decode_each([int(fig.name)])
+        check.against(fig.name, piece)

@@ -100,6 +100,7 @@ class Check:
     attachments: list[dict[str, Any]] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    charts: list[dict[str, Any]] = field(default_factory=list)
 
     # --- recording -----------------------------------------------------------
     def _figure(self, name: str, claim_id: str | None) -> tuple[Claim, StatedFigure]:
@@ -284,6 +285,16 @@ class Check:
     def note(self, text: str) -> None:
         self.notes.append(text)
 
+    def chart(self, kind: str, rows: list[dict[str, Any]], *, title: str | None = None) -> None:
+        """Data the HTML report plots. Kinds and their row keys (units in the names):
+
+        * ``ttft``: label, cold (bool), ttft_ms, and when known load_ms, prefill_ms, decode_ms
+        * ``matmul``: device ("cpu"/"gpu"), precision ("fp32"/"tf32"), tflops, ms
+        * ``bits_per_param``: file, label (quantization label), bits_per_param
+        * ``kv_growth``: context, measured_bytes, formula_bytes
+        """
+        self.charts.append({"kind": kind, "title": title, "rows": jsonable(rows)})
+
     # --- concluding ------------------------------------------------------------
     def failing(self) -> list[dict[str, Any]]:
         return [m for m in self.measurements if not m["holds"]]
@@ -335,6 +346,7 @@ class Check:
             "attachments": self.attachments,
             "facts": self.facts,
             "notes": self.notes,
+            "charts": self.charts,
         }
 
 

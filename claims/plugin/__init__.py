@@ -403,7 +403,7 @@ def pytest_runtest_makereport(
     if check is not None:
         rec.update(check.to_json())
     else:
-        rec.update(measurements=[], attachments=[], facts={}, notes=[])
+        rec.update(measurements=[], attachments=[], facts={}, notes=[], charts=[])
     report.user_properties.append((RECORD_KEY, rec))
     return report
 

@@ -180,7 +180,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {text}")
     settings = Settings.from_config(config)
     try:
-        catalog = load_catalog()
+        catalog = load_catalog(settings.catalog_paths or None)
     except CatalogError as exc:
         raise pytest.UsageError(f"claims catalog is invalid: {exc}") from None
     unknown = [cid for cid in settings.claim_ids if cid not in catalog]

@@ -145,6 +145,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where to write the HTML report (default: reports/report.html under the rootdir)",
     )
     group.addoption(
+        "--catalog",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="load the catalog from these TOML files or folders instead of the bundled one",
+    )
+    group.addoption(
         "--claims-coverage",
         default=None,
         metavar="PATH",
@@ -175,6 +182,7 @@ class Settings:
     allow_pull: bool
     allow_create: bool
     claim_ids: tuple[str, ...]
+    catalog_paths: tuple[Path, ...]
     markexpr: str
     evidence_path: Path | None
     report_path: Path | None
@@ -202,6 +210,7 @@ class Settings:
             allow_pull=bool(opt("--allow-pull")),
             allow_create=bool(opt("--allow-create")),
             claim_ids=tuple(opt("--claim") or ()),
+            catalog_paths=tuple(_catalog_files(opt("--catalog") or ())),
             markexpr=config.option.markexpr or "",
             evidence_path=None if off else Path(evidence) if evidence else root / "reports" / "evidence.json",
             report_path=None if off else Path(report) if report else root / "reports" / "report.html",
@@ -222,4 +231,13 @@ class Settings:
             "allow_pull": self.allow_pull,
             "allow_create": self.allow_create,
             "claim_ids": list(self.claim_ids),
+            "catalog_paths": [str(p) for p in self.catalog_paths],
         }
+
+
+def _catalog_files(values: tuple[str, ...] | list[str]) -> list[Path]:
+    files: list[Path] = []
+    for value in values:
+        path = Path(value)
+        files.extend(sorted(path.glob("*.toml")) if path.is_dir() else [path])
+    return files

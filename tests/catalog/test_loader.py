@@ -1,0 +1,85 @@
+"""claims.catalog.loader: a malformed catalog fails with file, record and problem named."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.catalog import CatalogError, load_catalog, load_document
+
+HEAD = '''
+[document]
+id = "T3"
+title = "t"
+seeds = []
+sections = ["S"]
+'''
+
+GOOD = '''
+[[claim]]
+id = "T3-OK"
+section = "S"
+statement = "s"
+tiers = ["offline"]
+'''
+
+
+def test_good_document_loads():
+    doc = load_document("T3.toml", text=HEAD + GOOD)
+    assert [c.id for c in doc.claims] == ["T3-OK"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "message"),
+    [
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]\ncolour = "red"',
+         "claim T3-X: unknown field(s) colour"),
+        ('id = "T3-X"\nstatement = "s"\ntiers = ["offline"]', "claim T3-X: missing section"),
+        ('id = "T3-X"\nsection = "Elsewhere"\nstatement = "s"\ntiers = ["offline"]',
+         "section 'Elsewhere' is not one of the document's sections"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["cloud"]', "bad tier 'cloud'"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = []', "tiers must name at least one tier"),
+        ('id = "lower-case"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]', "must look like"),
+        ('id = "W9-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]', "must start with the document id T3-"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]\ntestable = false',
+         "an untestable claim needs untestable_reason"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]\nstated = [{ name = "a", value = 4.1 }]',
+         "write numbers as strings"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]\nstated = [{ name = "a", value = "1" }, { name = "a", value = "2" }]',
+         "duplicate figure name(s) a"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]\nstated = [{ name = "a", value = "1", tolerance = "0.1" }]',
+         "a set tolerance needs tolerance_reason"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]\nstated = [{ name = "a", low = "5", high = "1" }]',
+         "range low 5 is above high 1"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]\nerratum = { explanation = "e", refutes = ["zz"] }',
+         "erratum refutes unknown figure 'zz'"),
+        ('id = "T3-X"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]\nprofile = "laptop"',
+         "unknown profile 'laptop'"),
+    ],
+)
+def test_malformed_claims_are_named(claim, message):
+    with pytest.raises(CatalogError) as info:
+        load_document("T3.toml", text=HEAD + "\n[[claim]]\n" + claim + "\n")
+    text = str(info.value)
+    assert text.startswith("T3.toml")
+    assert message in text
+
+
+def test_duplicate_ids_within_a_file():
+    with pytest.raises(CatalogError, match="duplicate id"):
+        load_document("T3.toml", text=HEAD + GOOD + GOOD)
+
+
+def test_duplicate_ids_across_files(tmp_path):
+    (tmp_path / "a.toml").write_text(HEAD + GOOD)
+    (tmp_path / "b.toml").write_text(HEAD.replace('title = "t"', 'title = "u"') + GOOD)
+    with pytest.raises(CatalogError, match="duplicate id"):
+        load_catalog([tmp_path / "a.toml", tmp_path / "b.toml"])
+
+
+def test_not_toml_and_unreadable_files(tmp_path):
+    with pytest.raises(CatalogError, match="T3.toml: not valid TOML"):
+        load_document("T3.toml", text="[document\n")
+    with pytest.raises(CatalogError, match="cannot read"):
+        load_document(tmp_path / "missing.toml")
+    with pytest.raises(CatalogError, match=r"missing \[document\] table"):
+        load_document("T3.toml", text="[[claim]]\nid = \"T3-A\"\n")

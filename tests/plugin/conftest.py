@@ -1,0 +1,111 @@
+"""Fixtures for testing the claims plugin itself with pytester."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest_plugins = ("pytester",)
+
+# A small, self-contained catalog so the plugin's behaviour is tested apart from
+# the real documents' records (which other tests cover).
+TEST_CATALOG = '''
+[document]
+id = "T1"
+title = "A test document"
+seeds = []
+sections = ["Numbers", "Live"]
+
+[[claim]]
+id = "T1-SUM"
+section = "Numbers"
+statement = "Two plus two is printed as 4.0."
+tiers = ["offline"]
+stated = [{ name = "sum", value = "4.0" }]
+
+[[claim]]
+id = "T1-WRONG"
+section = "Numbers"
+statement = "The document prints 2.2 for 1 + 1 (a known mistake)."
+tiers = ["offline"]
+stated = [{ name = "sum", value = "2.2" }, { name = "parts", value = "2" }]
+[claim.erratum]
+explanation = "1 + 1 is 2, not 2.2."
+refutes = ["sum"]
+
+[[claim]]
+id = "T1-SERVER"
+section = "Live"
+statement = "A server answers."
+tiers = ["ollama", "offline"]
+
+[[claim]]
+id = "T1-SPARK"
+section = "Live"
+statement = "Only true on the Spark."
+tiers = ["offline"]
+profile = "dgx-spark"
+
+[[claim]]
+id = "T1-OPINION"
+section = "Live"
+statement = "Something nobody can measure."
+tiers = ["offline"]
+testable = false
+untestable_reason = "an opinion"
+'''
+
+
+def free_port() -> int:
+    """A loopback port with nothing listening (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ClaimsPytester:
+    """pytester with the claims plugin, the test catalog and a closed Ollama port."""
+
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        catalog = pytester.path / "catalog"
+        catalog.mkdir()
+        (catalog / "T1.toml").write_text(TEST_CATALOG, encoding="utf-8")
+        self.base_args = [
+            "-p",
+            "claims.plugin",
+            "-p",
+            "no:cacheprovider",
+            "--strict-markers",
+            f"--catalog={catalog}",
+            f"--ollama-host=http://127.0.0.1:{free_port()}",
+            "--profile=generic",
+        ]
+
+    def run(self, *args: str, subprocess: bool = False) -> pytest.RunResult:
+        if subprocess:
+            return self.pytester.runpytest_subprocess(*self.base_args, *args)
+        return self.pytester.runpytest(*self.base_args, *args)
+
+    @property
+    def evidence_path(self) -> Path:
+        return self.pytester.path / "reports" / "evidence.json"
+
+    def evidence(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.evidence_path.read_text(encoding="utf-8"))
+        return data
+
+    def claim(self, claim_id: str) -> dict[str, Any]:
+        for claim in self.evidence()["claims"]:
+            if claim["id"] == claim_id:
+                return claim
+        raise KeyError(claim_id)
+
+
+@pytest.fixture
+def claims_pytester(pytester: pytest.Pytester) -> ClaimsPytester:
+    return ClaimsPytester(pytester)

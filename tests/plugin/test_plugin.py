@@ -1,0 +1,406 @@
+"""The claims plugin's behaviour, tested through real pytest runs (pytester)."""
+
+from __future__ import annotations
+
+from claims.evidence import validate
+
+PASSING_OFFLINE = """
+import pytest
+
+pytestmark = pytest.mark.offline
+
+@pytest.mark.claim("T1-SUM")
+def test_sum(check):
+    check.against("sum", 2 + 2)
+"""
+
+OLLAMA_TEST = """
+import pytest
+
+@pytest.mark.ollama
+@pytest.mark.claim("T1-SERVER")
+def test_server(check):
+    check.measure("answered", True, holds=True, expected="an answer")
+"""
+
+
+def test_markers_are_registered_and_strict(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offlin
+        def test_typo():
+            pass
+        """
+    )
+    result = claims_pytester.run()
+    result.stdout.fnmatch_lines(["*'offlin' not found in `markers` configuration option*"])
+    assert result.ret != 0
+
+
+def test_marker_help_lists_every_tier(claims_pytester):
+    result = claims_pytester.run("--markers")
+    for tier in ("offline", "engine", "ollama", "gpu", "hub", "claim(id)"):
+        result.stdout.fnmatch_lines([f"@pytest.mark.{tier}:*"])
+
+
+def test_passing_offline_claim_is_consistent(claims_pytester):
+    claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
+    result = claims_pytester.run()
+    result.assert_outcomes(passed=1)
+    claim = claims_pytester.claim("T1-SUM")
+    assert claim["verdict"] == "consistent"
+    (check,) = claim["checks"]
+    assert check["source"] == "fixture"
+    (m,) = check["measurements"]
+    assert m["measured"] == 4 and m["stated"] == 4.0 and m["holds"] is True
+    assert m["tolerance"] == "±0.05 (printed precision)"
+
+
+def test_refuting_measurement_fails_and_is_reported_refuted(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        def test_sum(check):
+            check.against("sum", 4.2)
+            check.measure("still recorded after the failure", 1, holds=True, expected="1")
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*refuted: sum: measured 4.2, stated 4.0*"])
+    claim = claims_pytester.claim("T1-SUM")
+    assert claim["verdict"] == "refuted"
+    assert len(claim["checks"][0]["measurements"]) == 2  # soft assertion: both kept
+
+
+def test_known_erratum_is_xfailed_not_failed(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-WRONG")
+        def test_wrong(check):
+            check.against("sum", 1 + 1)
+            check.against("parts", 2)
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(xfailed=1)
+    assert result.ret == 0
+    claim = claims_pytester.claim("T1-WRONG")
+    assert claim["verdict"] == "known-erratum"
+    assert claim["reason"] == "1 + 1 is 2, not 2.2."
+
+
+def test_erratum_that_starts_to_hold_fails_strictly(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-WRONG")
+        def test_wrong(check):
+            check.against("sum", 2.2)
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*T1-WRONG is catalogued as a known erratum but now holds*"])
+
+
+def test_unexpected_failure_in_an_erratum_claim_is_a_refutation(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-WRONG")
+        def test_wrong(check):
+            check.against("sum", 2)      # expected to fail: the erratum
+            check.against("parts", 3)    # not expected to fail
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=1)
+    assert claims_pytester.claim("T1-WRONG")["verdict"] == "refuted"
+
+
+def test_missing_server_skips_with_a_precise_reason(claims_pytester):
+    claims_pytester.pytester.makepyfile(OLLAMA_TEST)
+    result = claims_pytester.run("-m", "ollama", "-rs")
+    result.assert_outcomes(skipped=1)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*no Ollama server at http://127.0.0.1:*(connection refused)*"])
+    claim = claims_pytester.claim("T1-SERVER")
+    assert claim["verdict"] == "not-run"
+    assert "no Ollama server" in claim["reason"]
+
+
+def test_require_live_turns_missing_prerequisites_into_failures(claims_pytester):
+    claims_pytester.pytester.makepyfile(OLLAMA_TEST)
+    result = claims_pytester.run("-m", "ollama", "--require-live")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*--require-live: not run: no Ollama server at*"])
+    claim = claims_pytester.claim("T1-SERVER")
+    assert claim["verdict"] == "not-run"
+    assert claim["checks"][0]["outcome"] == "failed"
+
+
+def test_not_run_raised_inside_a_test_obeys_require_live(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+        from claims.plugin.outcomes import needs_flag
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        def test_needs_opt_in(check, claims_settings):
+            needs_flag(claims_settings.allow_unload, "--allow-unload", "unloading the model")
+        """
+    )
+    result = claims_pytester.run("-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*pass --allow-unload to allow it*"])
+    result = claims_pytester.run("--require-live")
+    result.assert_outcomes(failed=1)
+
+
+def test_profile_claims_are_not_applicable_elsewhere(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SPARK")
+        def test_spark(check):
+            raise AssertionError("must not run on a generic machine")
+        """
+    )
+    result = claims_pytester.run("--require-live")
+    result.assert_outcomes(skipped=1)
+    assert result.ret == 0
+    claim = claims_pytester.claim("T1-SPARK")
+    assert claim["verdict"] == "not-applicable"
+    assert "dgx-spark" in claim["reason"]
+
+
+def test_claim_option_selects_by_id(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        PASSING_OFFLINE
+        + """
+@pytest.mark.claim("T1-WRONG")
+def test_other(check):
+    check.against("sum", 2)
+"""
+    )
+    result = claims_pytester.run("--claim", "T1-SUM")
+    result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_unknown_claim_option_is_a_usage_error(claims_pytester):
+    claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
+    result = claims_pytester.run("--claim", "T1-NOPE")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*--claim: unknown claim id(s) T1-NOPE*"])
+
+
+def test_unknown_claim_marker_is_an_error_naming_the_id(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-TYPO")
+        def test_x(check):
+            pass
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*unknown claim id 'T1-TYPO'*"])
+
+
+def test_tier_must_be_listed_for_the_claim(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.gpu
+        @pytest.mark.claim("T1-SUM")
+        def test_x(check):
+            pass
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*tier(s) gpu not listed for claim T1-SUM*"])
+
+
+def test_claim_test_needs_a_tier_marker(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.claim("T1-SUM")
+        def test_x(check):
+            pass
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*a claim test needs a tier marker*"])
+
+
+def test_untestable_claims_are_reported_with_their_reason(claims_pytester):
+    claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
+    claims_pytester.run()
+    claim = claims_pytester.claim("T1-OPINION")
+    assert claim["verdict"] == "untestable"
+    assert claim["reason"] == "an opinion"
+
+
+def test_evidence_validates_and_counts_every_claim(claims_pytester):
+    claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
+    claims_pytester.run()
+    evidence = claims_pytester.evidence()
+    assert validate(evidence) == []
+    assert evidence["run"]["complete"] is True
+    assert evidence["run"]["markexpr"] == ""
+    assert len(evidence["claims"]) == 5
+    assert sum(evidence["summary"]["by_verdict"].values()) == 5
+    assert evidence["summary"]["by_verdict"]["not-run"] == 3  # no test of T1-WRONG, T1-SERVER, T1-SPARK
+    machine = evidence["run"]["machine"]
+    assert machine["memory_bytes"] > 0 and machine["python"]
+
+
+def test_html_report_is_written_as_one_file(claims_pytester):
+    claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
+    result = claims_pytester.run()
+    result.stdout.fnmatch_lines(["*verdicts: 1 consistent*", "*report:*report.html"])
+    html = (claims_pytester.pytester.path / "reports" / "report.html").read_text("utf-8")
+    assert "T1-SUM" in html and "<script src" not in html and "<link" not in html
+
+
+def test_evidence_is_collected_under_xdist(claims_pytester):
+    body = "\n".join(
+        f"""
+@pytest.mark.claim("T1-SUM")
+def test_sum_{i}(check):
+    check.against("sum", 4)
+"""
+        for i in range(6)
+    )
+    claims_pytester.pytester.makepyfile("import pytest\npytestmark = pytest.mark.offline\n" + body)
+    result = claims_pytester.run("-n", "2", "-p", "xdist")
+    result.assert_outcomes(passed=6)
+    claim = claims_pytester.claim("T1-SUM")
+    assert claim["verdict"] == "consistent"
+    assert len(claim["checks"]) == 6
+    assert all(c["measurements"][0]["holds"] for c in claim["checks"])
+    assert validate(claims_pytester.evidence()) == []
+
+
+def test_interrupted_run_leaves_valid_incomplete_evidence(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        PASSING_OFFLINE
+        + """
+@pytest.mark.claim("T1-WRONG")
+def test_interrupt(check):
+    raise KeyboardInterrupt
+"""
+    )
+    # In a subprocess: an in-process KeyboardInterrupt would stop this session too.
+    result = claims_pytester.run(subprocess=True)
+    assert result.ret == 2
+    evidence = claims_pytester.evidence()
+    assert validate(evidence) == []
+    assert evidence["run"]["complete"] is False
+    assert claims_pytester.claim("T1-SUM")["verdict"] == "consistent"
+
+
+def test_stop_on_first_failure_is_an_incomplete_run(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+        pytestmark = pytest.mark.offline
+
+        @pytest.mark.claim("T1-SUM")
+        def test_a(check):
+            check.against("sum", 5)
+
+        @pytest.mark.claim("T1-SUM")
+        def test_b(check):
+            check.against("sum", 4)
+        """
+    )
+    claims_pytester.run("-x")
+    assert claims_pytester.evidence()["run"]["complete"] is False
+
+
+def test_probe_exception_is_an_error_verdict(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        def test_sum(check):
+            raise OSError("disk on fire")
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=1)
+    claim = claims_pytester.claim("T1-SUM")
+    assert claim["verdict"] == "error"
+    assert "OSError: disk on fire" in claim["reason"]
+
+
+def test_offline_tests_cannot_reach_beyond_loopback(claims_pytester):
+    # The real connect is replaced by a recorder first, so that even a broken
+    # guard could not send a packet anywhere.
+    claims_pytester.pytester.makeconftest(
+        """
+        import pytest_socket
+
+        ATTEMPTS = []
+
+        def _record(sock, *args):
+            ATTEMPTS.append(args)
+            raise ConnectionRefusedError("recorded, not sent")
+
+        pytest_socket._true_connect = _record
+        """
+    )
+    claims_pytester.pytester.makepyfile(
+        """
+        import socket
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        def test_reaches_out(check):
+            socket.create_connection(("192.0.2.1", 80), timeout=1)
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        def test_loopback_is_allowed(check):
+            with pytest.raises(ConnectionRefusedError, match="recorded, not sent"):
+                socket.create_connection(("127.0.0.1", 9), timeout=1)
+            check.against("sum", 4)
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*SocketConnectBlockedError*192.0.2.1*"])
+
+
+def test_no_claims_report_writes_nothing(claims_pytester):
+    claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
+    claims_pytester.run("--no-claims-report")
+    assert not claims_pytester.evidence_path.exists()

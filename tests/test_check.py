@@ -1,0 +1,136 @@
+"""claims.check: recording measurements against catalog figures, and concluding."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.catalog import load_document
+from claims.check import Check, CheckUsageError, model_matches
+from claims.figures import Interval
+
+DOC = '''
+[document]
+id = "T2"
+title = "t"
+seeds = []
+sections = ["S"]
+
+[[claim]]
+id = "T2-FIGS"
+section = "S"
+statement = "s"
+tiers = ["offline"]
+stated = [
+  { name = "rate", value = "23.3", unit = "tok/s" },
+  { name = "size", value = "9.1", unit = "GB", model = "phi4" },
+  { name = "span", low = "6.0", high = "6.3", unit = "s" },
+  { name = "name", value = "gguf", kind = "text" },
+  { name = "ids", values = ["1", "2"] },
+  { name = "flag", value = true },
+  { name = "spark", value = "20", profile = "dgx-spark" },
+  { name = "loose", value = "3.5", tolerance = "0.1", tolerance_reason = "stated as about" },
+]
+
+[[claim]]
+id = "T2-ERR"
+section = "S"
+statement = "s"
+tiers = ["offline"]
+stated = [{ name = "a", value = "1" }, { name = "b", value = "2" }]
+[claim.erratum]
+explanation = "a is wrong"
+refutes = ["a"]
+'''
+
+
+@pytest.fixture
+def claims():
+    doc = load_document("T2.toml", text=DOC)
+    return {c.id: c for c in doc.claims}
+
+
+def make(claims, *ids, source="fixture", profile="generic"):
+    return Check(claims=tuple(claims[i] for i in ids), nodeid="t::x", source=source, profile=profile)
+
+
+def test_numbers_use_printed_precision(claims):
+    c = make(claims, "T2-FIGS")
+    assert c.against("rate", 23.34)
+    assert not c.against("rate", 23.36)
+    assert c.against("rate", Interval(23.31, 23.4))  # an overlapping interval agrees
+    assert c.against("loose", 3.59)
+
+
+def test_units_are_converted_explicitly(claims):
+    c = make(claims, "T2-FIGS")
+    assert c.against("span", 6034.1, unit="ms")
+    assert not c.against("span", 6400, unit="ms")
+    with pytest.raises(CheckUsageError, match="cannot convert"):
+        c.against("span", 1, unit="GB")
+
+
+def test_text_lists_and_bools_compare_exactly(claims):
+    c = make(claims, "T2-FIGS")
+    assert c.against("name", "gguf") and not c.against("name", "GGUF")
+    assert c.against("ids", [1, 2]) and not c.against("ids", [2, 1])
+    assert c.against("ids", [2, 1], unordered=True)
+    assert c.against("flag", True) and not c.against("flag", 1)
+
+
+def test_model_specific_figures_are_not_applicable_to_other_models(claims):
+    c = make(claims, "T2-FIGS")
+    assert c.against("size", 2.0, model="llama3.2:3b")
+    m = c.measurements[-1]
+    assert m["compared"] is False and m["applicable"] is False
+    assert not c.against("size", 2.0, model="phi4:latest")
+
+
+def test_profile_figures_apply_to_recorded_data_and_matching_machines(claims):
+    assert make(claims, "T2-FIGS").against("spark", 8)  # generic machine: n/a
+    assert not make(claims, "T2-FIGS", source="recorded").against("spark", 8)
+    assert not make(claims, "T2-FIGS", profile="dgx-spark").against("spark", 8)
+
+
+def test_unknown_figure_is_a_usage_error(claims):
+    with pytest.raises(CheckUsageError, match="no figure named 'nope'"):
+        make(claims, "T2-FIGS").against("nope", 1)
+
+
+def test_measure_requires_a_bool(claims):
+    with pytest.raises(CheckUsageError):
+        make(claims, "T2-FIGS").measure("x", 1, holds=1)  # type: ignore[arg-type]
+
+
+def test_conclusions(claims):
+    c = make(claims, "T2-FIGS")
+    c.against("rate", 23.3)
+    assert c.conclude().kind == "holds"
+    c.against("rate", 1)
+    assert c.conclude().kind == "refuted"
+
+    e = make(claims, "T2-ERR")
+    e.against("a", 5)
+    e.against("b", 2)
+    assert e.conclude().kind == "known-erratum"
+    e2 = make(claims, "T2-ERR")
+    e2.against("a", 1)
+    assert e2.conclude().kind == "erratum-holds"
+    e3 = make(claims, "T2-ERR")
+    e3.against("a", 5)
+    e3.against("b", 5)
+    assert e3.conclude().kind == "refuted"
+
+
+def test_attachments_are_bounded(claims):
+    c = make(claims, "T2-FIGS")
+    c.attach("big", "x" * 20000)
+    assert c.attachments[0]["truncated"] and len(c.attachments[0]["content"]) < 9000
+
+
+@pytest.mark.parametrize(
+    ("stated", "model", "ok"),
+    [("phi4", "phi4", True), ("phi4", "phi4:latest", True), ("phi4", "phi4:14b", False),
+     ("llama3.2:3b", "llama3.2:3b", True), ("phi4", None, False)],
+)
+def test_model_matching(stated, model, ok):
+    assert model_matches(stated, model) is ok

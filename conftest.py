@@ -1,3 +1,5 @@
 """Root conftest: loads the claims suite's pytest plugin for every test run here."""
 
-pytest_plugins = ("claims.plugin",)
+# pytester serves the plugin self-tests in tests/plugin (pytest accepts
+# pytest_plugins only in the root conftest).
+pytest_plugins = ("claims.plugin", "pytester")

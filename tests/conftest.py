@@ -71,3 +71,127 @@ def make_gguf(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return build
+
+
+@pytest.fixture(scope="session")
+def gguf_reference_gemma(gemma_gguf: Path) -> dict[str, Any]:
+    """gguf.GGUFReader's reading of the Gemma file, timed, as plain values.
+
+    GGUFReader needs about 9 s for this file (one numpy view per token string),
+    so it runs once per session; the reader itself is dropped, only its answers
+    and its time are kept (tests/probes/test_gguf_speed.py, test_gguf_file.py).
+    """
+    import time
+
+    import gguf
+
+    start = time.perf_counter()
+    reader = gguf.GGUFReader(gemma_gguf)
+    seconds = time.perf_counter() - start
+    fields = {
+        name: ([int(t) for t in f.types], f.contents())
+        for name, f in reader.fields.items()
+        if not name.startswith("GGUF.")
+    }
+    tensors = [
+        (t.name, [int(d) for d in t.shape], int(t.tensor_type), int(t.data_offset), int(t.n_elements),
+         int(t.n_bytes))
+        for t in reader.tensors
+    ]
+    return {
+        "seconds": seconds,
+        "fields": fields,
+        "tensors": tensors,
+        "alignment": int(reader.alignment),
+        "data_offset": int(reader.data_offset),
+    }
+
+
+@pytest.fixture(scope="session")
+def qwen_snapshot() -> Any:
+    """The pinned Qwen2.5-3B-Instruct snapshot transcribed from Week 3 (fixtures/hub)."""
+    from claims.probes import hf_repo
+
+    return hf_repo.load_snapshot(hf_repo.snapshot_dir(FIXTURES / "hub"))
+
+
+@pytest.fixture(scope="session")
+def qwen_hub_files(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """hub tier: the small files (and LICENSE) downloaded at the pinned revision into a temporary cache."""
+    from claims.probes import hf_repo
+
+    cache = tmp_path_factory.mktemp("hf-cache")
+    return hf_repo.download_files((*hf_repo.SMALL_FILES, "LICENSE"), cache)
+
+
+@pytest.fixture(scope="session")
+def qwen_hub_listing() -> Any:
+    """hub tier: the Hub's file listing of the instruct repo at the pinned revision."""
+    from claims.probes import hf_repo
+
+    return hf_repo.fetch_listing(hf_repo.REPO_ID, hf_repo.REVISION)
+
+
+# --- the Ollama store the store claims run on ------------------------------------------
+class StoreUnderTest:
+    """An Ollama store and where it came from.
+
+    ``source`` is "live" for a real store named by --models-dir or $OLLAMA_MODELS
+    (tests set ``check.source`` from it) and "fixture" for the store built from the
+    Gemma GGUF and generated GGUFs; ``built`` is the builder's record then, else None.
+    """
+
+    def __init__(self, store: Any, source: str, built: Any = None) -> None:
+        self.store = store
+        self.source = source
+        self.built = built
+
+    @property
+    def root(self) -> Path:
+        return Path(self.store.root)
+
+    @property
+    def is_real(self) -> bool:
+        return self.source == "live"
+
+    def subject(self, preferred: str) -> Any:
+        """The manifest a claim is checked on: ``preferred`` (the documents' phi4 by
+        default) when the store holds it; else the fixture's Gemma model, or in a
+        real store the smallest model, so the general form is still checked."""
+        from claims.check import model_matches
+
+        manifests = self.store.manifests(strict=False)  # one bad file must not hide the rest
+        for m in manifests:
+            if model_matches(preferred, m.name.display):
+                return m
+        if self.built is not None:
+            return self.store.manifest(self.built.base)
+        if not manifests:
+            from claims.plugin.outcomes import not_run
+
+            not_run(f"the Ollama store at {self.root} holds no models")
+        return min(manifests, key=lambda m: m.total_size)
+
+
+@pytest.fixture(scope="session")
+def store(claims_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> StoreUnderTest:
+    """The real store when --models-dir or $OLLAMA_MODELS names one, else a fixture store."""
+    from claims.plugin.outcomes import not_run
+    from claims.probes.errors import ProbeError
+    from claims.probes.ollama_store import OllamaStore, locate_store
+
+    if claims_settings.models_dir:
+        try:
+            return StoreUnderTest(OllamaStore(locate_store(claims_settings.models_dir)), "live")
+        except ProbeError as exc:
+            not_run(f"the Ollama store given by --models-dir / $OLLAMA_MODELS is unusable: {exc}")
+    from claims.probes.artifacts import gemma_expected_sha256, gemma_gguf
+    from claims.probes.store_builder import build_fixture_store
+
+    try:
+        gguf_path, sha = gemma_gguf(), gemma_expected_sha256()
+    except ProbeError as exc:
+        not_run(f"cannot build the fixture store: {exc}")
+    root = tmp_path_factory.mktemp("ollama-store")
+    built = build_fixture_store(root, gguf_path, gemma_sha256=sha)
+    return StoreUnderTest(OllamaStore(built.root), "fixture", built)

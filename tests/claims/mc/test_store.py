@@ -1,0 +1,211 @@
+"""MC claims about Ollama's store: where it lives, its manifests, blob sharing, and
+moving a store to another machine."""
+
+from __future__ import annotations
+
+import os
+import tarfile
+from pathlib import Path, PureWindowsPath
+
+import pytest
+
+from claims.plugin.outcomes import not_run
+from claims.probes.errors import InputError, PrerequisiteMissing
+from claims.probes.ollama_store import (
+    CONFIG_MEDIA_TYPE,
+    MODEL_MEDIA_TYPE,
+    SERVICE_STORE,
+    USER_STORE_RELATIVE,
+    OllamaStore,
+    locate_store,
+    store_candidates,
+)
+from claims.probes.store_builder import StoreWriter, write_tiny_gguf
+
+pytestmark = pytest.mark.offline
+
+
+@pytest.mark.claim("MC-STORE-PATHS")
+def test_documented_paths_are_where_the_probe_looks(check, tmp_path):
+    """The probe's defaults are the documented places, tried in Ollama's order."""
+    check.source = "fixture"
+    home = Path("/home/someone")
+    candidates = store_candidates(None, env={}, home=home)
+    check.attach("default candidates", "\n".join(f"{label}: {path}" for label, path in candidates))
+    check.against("Linux", str(candidates[0][1]))
+    check.against("macOS", "~/" + candidates[1][1].relative_to(home).as_posix(),
+                  note="the user store, $HOME/.ollama/models: Ollama's default on every OS")
+    check.against("Windows", str(PureWindowsPath(r"C:\Users\<User>") / USER_STORE_RELATIVE),
+                  note="the same rule (home + .ollama/models) for a Windows home; "
+                  "not run on Windows")
+    # The order, on folders made for the purpose: option > $OLLAMA_MODELS > service > user.
+    service, user_home = tmp_path / "service", tmp_path / "home"
+    user = user_home / USER_STORE_RELATIVE
+    custom, option = tmp_path / "custom", tmp_path / "option"
+    for folder in (service, user, custom, option):
+        folder.mkdir(parents=True)
+    found = []
+    steps = [
+        ("--models-dir", str(option), {"OLLAMA_MODELS": str(custom)}),
+        ("$OLLAMA_MODELS", None, {"OLLAMA_MODELS": str(custom)}),
+        ("service store", None, {}),
+    ]
+    for _label, opt, env in steps:
+        found.append(locate_store(opt, env=env, home=user_home, service_store=service))
+    service.rmdir()
+    found.append(locate_store(None, env={}, home=user_home, service_store=service))
+    check.measure("discovery order", [p.relative_to(tmp_path).as_posix() for p in found],
+                  holds=found == [option, custom, service, user],
+                  expected="--models-dir, then $OLLAMA_MODELS, then the service store, then ~")
+
+
+@pytest.mark.claim("MC-STORE-PATHS")
+def test_this_machine_keeps_its_store_where_documented(check, claims_settings):
+    """Live half: the store this machine actually has (not run where Ollama is absent)."""
+    check.source = "live"
+    candidates = store_candidates(claims_settings.models_dir)
+    try:
+        root = locate_store(claims_settings.models_dir)
+    except PrerequisiteMissing as exc:
+        not_run(f"no Ollama store on this machine: {exc}")
+    label = next(label for label, path in candidates if path == root)
+    store = OllamaStore(root)
+    check.fact("store", str(root))
+    check.observe("store found by", label)
+    check.observe("models", len(store.names()))
+    if label in ("--models-dir", "$OLLAMA_MODELS"):
+        check.note(f"the store was named explicitly ({label}); the documented defaults were not "
+                   "consulted")
+        return
+    documented = {str(SERVICE_STORE), str(Path(os.path.expanduser("~")) / USER_STORE_RELATIVE)}
+    check.measure("store path", str(root), holds=str(root) in documented,
+                  expected="/usr/share/ollama/.ollama/models or ~/.ollama/models")
+    if label == "Linux service store":
+        check.against("Linux", str(root))
+
+
+@pytest.mark.claim("MC-MANIFEST-LAYERS")
+def test_manifests_are_v2_with_content_addressed_layers(check, store):
+    check.source = store.source
+    check.fact("store", str(store.root))
+    manifests, unreadable = [], []
+    for name in store.store.names():
+        try:
+            manifests.append(store.store.manifest(name))
+        except InputError as exc:
+            unreadable.append(f"{name}: {exc}")
+    if not manifests and not unreadable:
+        not_run(f"the Ollama store at {store.root} holds no models")
+    check.measure("manifests that are valid v2 manifests", f"{len(manifests)}/"
+                  f"{len(manifests) + len(unreadable)}", holds=not unreadable, expected="all",
+                  note="; ".join(unreadable) or None)
+    for m in manifests:
+        check.against("schemaVersion", m.schema_version, note=m.name.display)
+    prefixes = sorted({layer.blob_name[: len("sha256-")] for m in manifests for layer in m.blobs})
+    for prefix in prefixes:
+        check.against("blob name prefix", prefix)
+    check.observe("layer kinds in this store",
+                  sorted({layer.kind for m in manifests for layer in m.layers}))
+    with_config = sum(m.config.media_type == CONFIG_MEDIA_TYPE for m in manifests)
+    check.measure("manifests with a config blob", f"{with_config}/{len(manifests)}",
+                  holds=with_config == len(manifests), expected="all")
+    with_model = sum(any(layer.media_type == MODEL_MEDIA_TYPE for layer in m.layers)
+                     for m in manifests)
+    check.measure("manifests with a GGUF model layer", f"{with_model}/{len(manifests)}",
+                  holds=with_model > 0, expected="at least one")
+
+
+@pytest.mark.claim("MC-STORE-DEDUP")
+def test_derived_model_reuses_the_weight_blob(check, store):
+    check.source = store.source
+    check.fact("store", str(store.root))
+    s = store.store
+    manifests = s.manifests(strict=False)
+    users: dict[str, list] = {}
+    for m in manifests:
+        model_layer = next((x for x in m.layers if x.media_type == MODEL_MEDIA_TYPE), None)
+        if model_layer is not None:
+            users.setdefault(model_layer.digest, []).append(m)
+    sharing = {digest: ms for digest, ms in users.items() if len(ms) >= 2}
+    if not sharing:
+        not_run(f"no two manifests in {store.root} share a model blob (derive one with "
+                "`ollama create NAME -f Modelfile` whose FROM names an installed model)")
+    digest, (first, second, *_) = max(sharing.items(), key=lambda kv: kv[1][0].model_layer().size)
+    layer = first.model_layer()
+    path, st = s.existing_blob(layer)
+    check.fact("shared model blob", digest)
+    check.fact("shared model blob file", str(path))
+    names = [first.name.display, second.name.display]
+    check.observe("manifests whose model layer is this blob",
+                  [m.name.display for m in sharing[digest]])
+    probe_view = s.shared_blobs(manifests).get(digest, [])
+    check.measure("the probe's shared-blob report", probe_view,
+                  holds=set(names) <= set(probe_view), expected="lists both manifests")
+    # Measured on the file system, not inferred from digests: no second copy of
+    # the weights sits under another name, and blobs/ holds less than the
+    # manifests list in total.
+    sizes = [entry.stat().st_size for entry in s.blobs_dir.iterdir() if entry.is_file()]
+    copies = sum(size == st.st_size for size in sizes)
+    check.measure("files under blobs/ as large as the weight blob", copies, holds=copies == 1,
+                  expected="one")
+    listed = sum(m.total_size for m in manifests)
+    check.measure("bytes under blobs/ vs bytes all manifests list", sum(sizes), unit="B",
+                  holds=sum(sizes) < listed, expected=f"less than {listed:,} B")
+    check.measure("blob file size vs manifest size", st.st_size, unit="B",
+                  holds=st.st_size == layer.size, expected=f"{layer.size:,} B")
+    # What the second model adds to the first: the blobs the first does not have.
+    first_digests = {b.digest for b in first.blobs}
+    delta = [b for b in second.blobs if b.digest not in first_digests]
+    delta_bytes = sum(b.size for b in delta)
+    check.measure(f"bytes {second.name.display} adds to {first.name.display}", delta_bytes,
+                  unit="B", holds=delta_bytes * 1000 < layer.size,
+                  expected="only the new metadata: under 0.1% of the weight blob",
+                  note=", ".join(f"{b.kind} {b.size:,} B" for b in delta))
+    unique = {b.digest: b.size for m in (first, second) for b in m.blobs}
+    check.observe("stored bytes for both models", sum(unique.values()), unit="B")
+    check.observe("bytes if each kept its own copy", first.total_size + second.total_size,
+                  unit="B")
+    check.against("llama3:8b weight blob", st.st_size, unit="B", model=first.name.display)
+
+
+@pytest.mark.claim("MC-AIRGAP-COPY")
+def test_a_store_archived_and_extracted_elsewhere_works_unchanged(check, tmp_path):
+    """Q36's recipe on a small store: tar -czf the models folder, extract it under
+    another home, and every model lists with the same ID and size and verifies.
+    (A small store keeps the gzip step quick; the offline tier has no network.)"""
+    check.source = "fixture"
+    staging = tmp_path / "staging" / "usr/share/ollama/.ollama/models"
+    w = StoreWriter(staging)
+    model, _ = w.blob_file(write_tiny_gguf(tmp_path / "tiny.gguf"), MODEL_MEDIA_TYPE, link="copy")
+    params = w.blob_bytes(b'{"num_ctx":256}', "application/vnd.ollama.image.params")
+    w.manifest("tiny:latest", w.config("llama", "F32", "1", [model, params]), [model, params])
+    system = w.blob_bytes(b"Be brief.", "application/vnd.ollama.image.system")
+    w.manifest("brief:latest", w.config("llama", "F32", "1", [model, system]), [model, system])
+    before = OllamaStore(staging).list_models()
+
+    archive = tmp_path / "ollama_models.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(staging, arcname="models")
+    target = tmp_path / "airgapped" / "home" / "user" / ".ollama"
+    target.mkdir(parents=True)
+    with tarfile.open(archive, "r:gz") as tar:
+        tar.extractall(target, filter="data")
+    moved = OllamaStore(target / "models")
+    after = moved.list_models()
+    check.observe("archive", archive.stat().st_size, unit="B")
+    check.attach("ollama list before and after", "\n".join(
+        f"{a.name:<16} {a.id} {a.size_display:>8} | {b.name:<16} {b.id} {b.size_display:>8}"
+        for a, b in zip(before, after, strict=False)))
+    check.measure("models listed after the move (name, ID, size)",
+                  [(e.name, e.id, e.size) for e in after],
+                  holds=[(e.name, e.id, e.size) for e in after]
+                  == [(e.name, e.id, e.size) for e in before],
+                  expected="the same as before the move")
+    checks = [c for m in moved.manifests() for c in (moved.check_blob(b) for b in m.blobs)]
+    check.measure("blobs that verify (size and SHA-256) after the move",
+                  f"{sum(c.ok for c in checks)}/{len(checks)}",
+                  holds=all(c.ok for c in checks) and bool(checks), expected="all")
+    mentions = [m.name.display for m in moved.manifests()
+                if str(staging).encode() in m.path.read_bytes()]
+    check.measure("manifests that name a path of the old machine", mentions, holds=not mentions,
+                  expected="none: layers are named by digest only")

@@ -186,12 +186,9 @@ def pytest_configure(config: pytest.Config) -> None:
     unknown = [cid for cid in settings.claim_ids if cid not in catalog]
     if unknown:
         raise pytest.UsageError(f"--claim: unknown claim id(s) {', '.join(unknown)}")
-    if settings.profile_option == "auto":
-        from claims.probes.system import detect_profile
+    from claims.profiles import resolve_profile
 
-        profile = detect_profile()
-    else:
-        profile = settings.profile_option
+    profile = resolve_profile(settings.profile_option)
     config.stash[SETTINGS] = settings
     config.stash[CATALOG] = catalog
     config.stash[TIERS_KEY] = Tiers(settings)

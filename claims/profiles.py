@@ -1,0 +1,141 @@
+"""Machine profiles: the author's DGX Spark, any other machine, and detection.
+
+A profile says which machine a run is certifying. ``dgx-spark`` carries the
+values Week 1 records for the author's Spark; claims and stated figures tied
+to it are "not applicable" on any other profile, while their general forms
+still run. ``generic`` is every other machine. ``auto`` (the default of
+``--profile``) picks ``dgx-spark`` when this machine is one: an aarch64 host
+whose GPU nvidia-smi names "NVIDIA GB10".
+
+:func:`compare` sets a machine's facts beside a profile and sorts what differs
+into two kinds: *hardware* (architecture, cores, memory, GPU, compute
+capability), where a difference means this is not the machine the profile
+describes, and *versions* (driver, CUDA, toolkit, torch), which move with
+every update and are reported as differences, never failures.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "DGX_SPARK",
+    "GENERIC",
+    "PROFILES",
+    "Difference",
+    "Profile",
+    "compare",
+    "detect_profile",
+    "resolve_profile",
+]
+
+Kind = Literal["hardware", "version"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named machine and the facts Week 1 recorded for it (empty for generic)."""
+
+    name: str
+    description: str
+    hardware: Mapping[str, Any] = field(default_factory=dict)
+    versions: Mapping[str, str] = field(default_factory=dict)
+    source: str | None = None
+
+
+# Values as Week 1 prints them (seed 002, from line ~2127): uname, lscpu, free -h,
+# nvidia-smi, nvcc --version, the pip install line and validate_gpu.py.
+DGX_SPARK = Profile(
+    name="dgx-spark",
+    description="NVIDIA DGX Spark: GB10 Grace Blackwell, 20 Arm cores, unified memory",
+    hardware={
+        "arch": "aarch64",
+        "cpu_count": 20,
+        "cpu_models": {"Cortex-X925": 10, "Cortex-A725": 10},
+        "memory_free_h": "121Gi",  # free -h's total (a truncated whole number of GiB)
+        "gpu_name": "NVIDIA GB10",
+        "capability": (12, 1),
+        "gpu_memory_reported": False,  # nvidia-smi's Memory-Usage reads "Not Supported"
+    },
+    versions={
+        "driver": "580.159.03",
+        "cuda_ceiling": "13.0",
+        "nvcc": "13.0.88",
+        "torch": "2.13.0+cu130",
+        "torch_cuda": "13.0",
+    },
+    source="From API to GPU, Week 1 (seed 002)",
+)
+GENERIC = Profile(name="generic", description="any machine; only general forms of claims apply")
+PROFILES: dict[str, Profile] = {p.name: p for p in (DGX_SPARK, GENERIC)}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One fact of this machine that differs from the profile's."""
+
+    key: str
+    kind: Kind
+    expected: Any
+    measured: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "kind": self.kind, "expected": _plain(self.expected),
+                "measured": _plain(self.measured)}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+def compare(profile: Profile, facts: Mapping[str, Any]) -> list[Difference]:
+    """The facts (same keys as the profile's) that differ from the profile's values.
+
+    A key missing from ``facts`` was not measured and is not a difference.
+    """
+    out = []
+    for kind, table in (("hardware", profile.hardware), ("version", profile.versions)):
+        for key, expected in table.items():
+            if key not in facts or facts[key] is None:
+                continue
+            measured = facts[key]
+            if _plain(measured) != _plain(expected):
+                out.append(Difference(key, kind, expected, measured))  # type: ignore[arg-type]
+    return out
+
+
+def _gpu_names() -> list[str]:
+    from claims.probes.system import GPU_QUERY_FIELDS, nvidia_smi_query
+
+    rows = nvidia_smi_query(list(GPU_QUERY_FIELDS[:2])) or []
+    return [row.get("name", "") for row in rows]
+
+
+def detect_profile(arch: str | None = None,
+                   gpu_names: Callable[[], list[str]] | None = None) -> str:
+    """'dgx-spark' on an aarch64 machine whose GPU is an NVIDIA GB10, else 'generic'.
+
+    nvidia-smi is only asked when the architecture already fits, so the check
+    costs nothing on x86_64.
+    """
+    if (arch or platform.machine()) != DGX_SPARK.hardware["arch"]:
+        return GENERIC.name
+    names = (gpu_names or _gpu_names)()
+    is_spark = any(DGX_SPARK.hardware["gpu_name"] in n for n in names)
+    return DGX_SPARK.name if is_spark else GENERIC.name
+
+
+def resolve_profile(option: str) -> str:
+    """The profile a run uses for ``--profile OPTION`` ('auto' detects)."""
+    if option == "auto":
+        return detect_profile()
+    if option not in PROFILES:
+        raise ValueError(f"unknown profile {option!r} (known: auto, {', '.join(PROFILES)})")
+    return option

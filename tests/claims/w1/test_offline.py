@@ -1,0 +1,269 @@
+"""Week 1 claims checked offline: on the outputs the post prints, and on torch's defaults.
+
+The recorded checks parse the command output Week 1 shows (transcribed in
+fixtures/system/w1-post/) with the same parsers the gpu tier uses live, and
+compare it with the catalog's stated figures and with itself (a nvcc release
+that matches the driver's ceiling, a free -h line whose columns add up). A
+pass here means "consistent": the post agrees with itself; whether a machine
+reproduces it is the gpu tier's question.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from claims.figures import Interval
+from claims.plugin.outcomes import not_run
+
+pytestmark = pytest.mark.offline
+
+STATED_N = 4096
+
+
+def _after_prompt(text: str) -> tuple[str, str]:
+    """Split a '$ command' first line from the output under it."""
+    first, _, rest = text.partition("\n")
+    return first.removeprefix("$ ").strip(), rest
+
+
+def _key_values(text: str) -> dict[str, str]:
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def _column(text: str, title: str) -> str:
+    """The cell under ``title`` in a fixed-width listing (the post's trimmed nvidia-smi)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if title in line:
+            start = line.index(title)
+            return re.split(r"\s{2,}", lines[i + 1][start:].strip())[0]
+    raise AssertionError(f"no column {title!r} in the listing")
+
+
+@pytest.mark.claim("W1-TF32-DEFAULT-OFF")
+def test_tf32_is_off_by_default(check):
+    from claims.probes.torch_cuda import tf32_defaults, torch_installed
+
+    if not torch_installed():
+        not_run("torch is not installed (pip install 'claims-suite[gpu]' or any torch build)")
+    # A fresh interpreter: the default, untouched by anything this session set.
+    check.source = "live"
+    defaults = tf32_defaults()
+    check.attach("torch TF32 settings in a fresh interpreter", defaults, kind="json")
+    check.fact("torch.version", defaults["torch"])
+    on = bool(defaults["allow_tf32"]) or defaults["float32_matmul_precision"] != "highest"
+    check.against("TF32 on by default", on,
+                  note=f"allow_tf32={defaults['allow_tf32']}, float32 matmul precision "
+                       f"{defaults['float32_matmul_precision']!r}")
+    check.observe("torch.backends.cuda.matmul.fp32_precision", defaults["fp32_precision"],
+                  note="torch's newer setting; 'none' defers to the two above")
+
+
+@pytest.mark.claim("W1-ARCH")
+def test_recorded_architecture(check, w1_post):
+    check.source = "recorded"
+    line = w1_post("uname_a.txt").strip()
+    fields = line.split()
+    check.attach("uname -a (the post)", line)
+    # uname -a ends with machine, processor, hardware platform, operating system.
+    check.against("Spark architecture", fields[-4])
+    check.measure("uname's machine, processor and platform agree", fields[-4:-1],
+                  holds=len(set(fields[-4:-1])) == 1, expected="three equal fields")
+
+
+@pytest.mark.claim("W1-CPU")
+def test_recorded_cpu_listing(check, w1_post):
+    from claims.probes.system import parse_lscpu
+
+    check.source = "recorded"
+    text = w1_post("lscpu.txt")
+    check.attach("lscpu (the post, trimmed)", text)
+    info = parse_lscpu(text)
+    check.against("logical CPUs", info.cpus)
+    check.against("core types", [m.name for m in info.models], unordered=True)
+    # The post annotates each model line with its core count, e.g. "(10 performance cores)".
+    notes = {m.group(1): int(m.group(2)) for m in
+             re.finditer(r"Model name:\s+(\S+)\s+\((\d+) \w+ cores\)", text)}
+    check.against("Cortex-X925 cores", notes.get("Cortex-X925"))
+    check.against("Cortex-A725 cores", notes.get("Cortex-A725"))
+    total = sum(notes.values())
+    check.measure("the per-type counts add up to CPU(s)", total, holds=total == info.cpus,
+                  expected=str(info.cpus))
+
+
+@pytest.mark.claim("W1-UNIFIED-MEM")
+def test_recorded_free_listing(check, w1_post):
+    from claims.probes.system import parse_free
+
+    check.source = "recorded"
+    text = w1_post("free_h.txt")
+    check.attach("free -h (the post)", text)
+    mem = parse_free(text)["Mem"]
+    check.against("free -h total", mem["total"])
+
+    def shown(cell: str) -> Interval:
+        """What a free -h cell admits in GiB: one decimal is rounded, a whole number truncated."""
+        number = cell.removesuffix("Gi")
+        if "." in number:
+            return Interval.stated(number)
+        return Interval(float(number), float(number) + 1)
+
+    # procps computes used as total - available, so the three cells must fit together.
+    total, used, available = shown(mem["total"]), shown(mem["used"]), shown(mem["available"])
+    together = used + available
+    check.measure("used + available can equal total", str(together),
+                  holds=together.overlaps(total), expected=f"overlaps {total} GiB",
+                  unit="GiB")
+
+
+@pytest.mark.claim("W1-SMI-FIELDS")
+def test_recorded_smi_header(check, w1_post):
+    from claims.probes.nvidia import parse_smi_header
+
+    check.source = "recorded"
+    text = w1_post("nvidia_smi.txt")
+    check.attach("nvidia-smi (the post, trimmed)", text)
+    header = parse_smi_header(text)
+    check.against("driver version", header.driver_version)
+    check.against("CUDA version", header.cuda_version)
+    name = re.search(r"^GPU \d+: (.+?)(?:\s{2,}|$)", text, re.MULTILINE)
+    check.against("GPU name", name.group(1) if name else None)
+    check.measure("the tool and the driver report the same version", header.smi_version,
+                  holds=header.smi_version == header.driver_version,
+                  expected=header.driver_version)
+
+
+@pytest.mark.claim("W1-SMI-NOT-SUPPORTED")
+def test_recorded_memory_usage_blank(check, w1_post):
+    check.source = "recorded"
+    text = w1_post("nvidia_smi.txt")
+    check.attach("nvidia-smi (the post, trimmed)", text)
+    check.against("Memory-Usage", _column(text, "Memory-Usage"))
+
+
+@pytest.mark.claim("W1-CUDA-CEILING")
+def test_recorded_torch_build_within_ceiling(check, w1_post):
+    from claims.probes.nvidia import parse_smi_header, version_tuple
+
+    check.source = "recorded"
+    ceiling = parse_smi_header(w1_post("nvidia_smi.txt")).cuda_version
+    validate = _key_values(w1_post("validate_gpu.txt"))
+    torch_cuda = validate["CUDA version (torch)"]
+    tag = validate["PyTorch"].partition("+")[2]
+    check.against("driver CUDA ceiling", ceiling)
+    check.against("torch CUDA build", torch_cuda)
+    check.measure("the wheel tag names the same CUDA as torch.version.cuda", tag,
+                  holds=version_tuple(tag) == version_tuple(torch_cuda),
+                  expected=f"cu for {torch_cuda}")
+    assert ceiling is not None
+    check.measure("torch's CUDA build is at or below the driver's ceiling", torch_cuda,
+                  holds=version_tuple(torch_cuda) <= version_tuple(ceiling),
+                  expected=f"<= {ceiling}")
+
+
+@pytest.mark.claim("W1-NVCC")
+def test_recorded_nvcc_off_path(check, w1_post):
+    from claims.probes.nvidia import parse_nvcc_version, parse_smi_header, version_tuple
+
+    check.source = "recorded"
+    path_cmd, path_out = _after_prompt(w1_post("nvcc_path.txt"))
+    ls_cmd, ls_out = _after_prompt(w1_post("ls_cuda.txt"))
+    full_cmd, full_out = _after_prompt(w1_post("nvcc_version.txt"))
+    for cmd, out in ((path_cmd, path_out), (ls_cmd, ls_out), (full_cmd, full_out)):
+        check.attach(cmd, out)
+    check.measure("nvcc is not on PATH", path_out.strip(),
+                  holds="command not found" in path_out, expected="command not found")
+    check.against("CUDA directories", ls_out.split())
+    check.against("nvcc location", full_cmd.split()[0])
+    version = parse_nvcc_version(full_out)
+    check.against("nvcc release", version.release)
+    check.against("nvcc build", f"V{version.build}")
+    ceiling = parse_smi_header(w1_post("nvidia_smi.txt")).cuda_version
+    assert ceiling is not None
+    check.measure("the toolkit's release matches the driver's ceiling", version.release,
+                  holds=version_tuple(version.release) == version_tuple(ceiling),
+                  expected=ceiling)
+
+
+@pytest.mark.claim("W1-TORCH-OWN-RUNTIME")
+def test_recorded_runtime_wheels(check, w1_post):
+    check.source = "recorded"
+    text = w1_post("pip_install.txt")
+    check.attach("pip install (the post)", text)
+    installed = [tok for tok in text.replace("Successfully installed", " ").split()
+                 if re.match(r"^[A-Za-z][\w.-]*-\d[\w.]*$", tok)]
+    names = [re.sub(r"-\d[\w.]*$", "", tok) for tok in installed]
+    nvidia = [n for n in names if n.startswith("nvidia-")]
+    check.against("runtime wheels", nvidia)
+    check.measure("pip installed no CUDA toolkit, only torch and its runtime wheels", names,
+                  holds=all(n == "torch" or n.startswith("nvidia-") for n in names)
+                  and "torch" in names,
+                  expected="torch plus nvidia-* wheels")
+
+
+@pytest.mark.claim("W1-TORCH-VALIDATE")
+def test_recorded_validation(check, w1_post):
+    check.source = "recorded"
+    text = w1_post("validate_gpu.txt")
+    check.attach("validate_gpu.py (the post)", text)
+    out = _key_values(text)
+    check.against("CUDA available", out["CUDA available"] == "True")
+    check.against("tensor device", out["Tensor on"])
+    check.against("device name", out["Device"])
+    check.against("compute capability", out["Capability"])
+    check.against("torch version", out["PyTorch"])
+
+
+def _benchmark_lines(text: str) -> dict[str, tuple[str, str | None]]:
+    """{'CPU': (ms, TFLOP/s), 'GPU cold': (ms, None), ...} from benchmark.py's output."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for line in text.splitlines():
+        m = re.match(r"^(CPU|GPU \w+)\s+([\d.]+) ms(?:\s+([\d.]+) TFLOP/s)?", line)
+        if m:
+            out[m.group(1)] = (m.group(2), m.group(3))
+    return out
+
+
+@pytest.mark.claim("W1-TF32-FASTER")
+def test_recorded_tf32_speed(check, w1_post):
+    from claims.probes.gpu import matmul_flops
+
+    check.source = "recorded"
+    text = w1_post("benchmark.txt")
+    check.attach("benchmark.py (the post)", text)
+    lines = _benchmark_lines(text)
+    fp32_ms, _ = lines["GPU FP32"]
+    tf32_ms, _ = lines["GPU TF32"]
+    check.against("FP32 time", float(fp32_ms))
+    check.against("TF32 time", float(tf32_ms))
+    flop = matmul_flops(STATED_N)
+    # Rates recomputed from the printed times, their rounding carried along.
+    fp32_rate = flop / (Interval.stated(fp32_ms) * 1e-3) * 1e-12
+    tf32_rate = flop / (Interval.stated(tf32_ms) * 1e-3) * 1e-12
+    check.against("FP32 rate", fp32_rate, note="2·4096³ / FP32 time")
+    check.against("TF32 rate", tf32_rate, note="2·4096³ / TF32 time")
+    ratio = Interval.stated(fp32_ms) / Interval.stated(tf32_ms)
+    check.measure("TF32 much faster than FP32", str(ratio), unit="x", holds=ratio.lo >= 1.5,
+                  expected=">= 1.5x")
+
+
+@pytest.mark.claim("W1-COLD-KERNEL")
+def test_recorded_cold_call(check, w1_post):
+    check.source = "recorded"
+    text = w1_post("benchmark.txt")
+    check.attach("benchmark.py (the post)", text)
+    lines = _benchmark_lines(text)
+    cold_ms, _ = lines["GPU cold"]
+    warm_ms, _ = lines["GPU FP32"]
+    check.against("cold first call", float(cold_ms))
+    check.against("warm call", float(warm_ms))
+    ratio = Interval.stated(cold_ms) / Interval.stated(warm_ms)
+    check.measure("first call far slower than warm calls", str(ratio), unit="x",
+                  holds=ratio.lo >= 5.0, expected=">= 5x")

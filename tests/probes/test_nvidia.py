@@ -1,0 +1,268 @@
+"""Tests of the NVIDIA tool probe (claims.probes.nvidia) on recorded output.
+
+fixtures/system/gb10 holds what a DGX Spark's nvidia-smi prints (memory fields
+"Not Supported" / "[N/A]" / "N/A"), fixtures/system/h100 a discrete GPU with
+real memory figures, and fixtures/system/w1-post the post's own trimmed
+listings. Running the tools is tested with stand-in executables: a missing
+one, one that fails, one that hangs past its timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from claims.probes import nvidia
+from claims.probes.errors import InputError, PrerequisiteMissing
+from claims.probes.system import GPU_QUERY_FIELDS
+
+pytestmark = pytest.mark.offline
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "system"
+
+
+def read(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+# --- header ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name, driver, cuda", [
+    ("w1-post/nvidia_smi.txt", "580.159.03", "13.0"),
+    ("gb10/nvidia_smi.txt", "580.159.03", "13.0"),
+    ("h100/nvidia_smi.txt", "570.124.06", "12.8"),
+])
+def test_header_gives_driver_and_cuda_ceiling(name, driver, cuda):
+    header = nvidia.parse_smi_header(read(name))
+    assert (header.driver_version, header.cuda_version) == (driver, cuda)
+    assert header.smi_version == driver
+
+
+def test_header_without_libcuda_has_no_cuda_version():
+    line = "| NVIDIA-SMI 535.54.03   Driver Version: 535.54.03   CUDA Version: N/A |"
+    assert nvidia.parse_smi_header(line).cuda_version is None
+
+
+def test_missing_header_is_an_input_error_naming_the_source():
+    with pytest.raises(nvidia.SmiFormatError, match=r"my-source.*no 'NVIDIA-SMI"):
+        nvidia.parse_smi_header("No devices were found\n", source="my-source")
+
+
+# --- table ------------------------------------------------------------------------------------
+def test_gb10_table_memory_usage_is_not_supported():
+    (row,) = nvidia.parse_smi_table(read("gb10/nvidia_smi.txt"))
+    assert (row.index, row.name, row.memory_usage) == (0, "NVIDIA GB10", "Not Supported")
+    assert row.memory_reported is False
+
+
+def test_h100_table_lists_both_gpus_with_memory():
+    rows = nvidia.parse_smi_table(read("h100/nvidia_smi.txt"))
+    assert [(r.index, r.name) for r in rows] == [(0, "NVIDIA H100 80GB HBM3"),
+                                                 (1, "NVIDIA H100 80GB HBM3")]
+    assert rows[0].memory_usage == "1MiB /  81559MiB"
+    assert all(r.memory_reported for r in rows)
+
+
+def test_older_two_line_table_layout():
+    text = """+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  Tesla T4            Off  | 00000000:00:04.0 Off |                    0 |
+| N/A   34C    P8     9W /  70W |      0MiB / 15109MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+"""
+    (row,) = nvidia.parse_smi_table(text)
+    assert (row.name, row.memory_usage) == ("Tesla T4", "0MiB / 15109MiB")
+
+
+@pytest.mark.parametrize("text", ["", "no table here\n", "|====|\n|   x  y | z |\n+---+\n"])
+def test_malformed_tables_are_input_errors(text):
+    with pytest.raises(nvidia.SmiFormatError):
+        nvidia.parse_smi_table(text)
+
+
+# --- CSV query -----------------------------------------------------------------------------------
+def test_gb10_query_reports_no_memory_figures():
+    (row,) = nvidia.parse_smi_query_csv(read("gb10/query_gpu.csv"), GPU_QUERY_FIELDS)
+    assert row["name"] == "NVIDIA GB10" and row["compute_cap"] == "12.1"
+    assert [nvidia.is_reported(row[f]) for f in ("memory.total", "memory.used", "memory.free")] == \
+        [False, False, False]
+
+
+def test_h100_query_reports_memory_in_mib():
+    rows = nvidia.parse_smi_query_csv(read("h100/query_gpu.csv"), GPU_QUERY_FIELDS)
+    assert [r["memory.total"] for r in rows] == ["81559", "81559"]
+    assert all(nvidia.is_reported(r["memory.total"]) for r in rows)
+
+
+def test_query_row_with_wrong_field_count_names_the_line():
+    with pytest.raises(nvidia.SmiFormatError) as err:
+        nvidia.parse_smi_query_csv("0, A\n0, B, extra\n", ["index", "name"])
+    assert err.value.field == "line 2"
+
+
+@pytest.mark.parametrize("value, reported", [
+    ("[N/A]", False), ("N/A", False), ("Not Supported", False), ("[Not Supported]", False),
+    ("", False), (None, False), ("81559", True), ("0", True),
+])
+def test_is_reported(value, reported):
+    assert nvidia.is_reported(value) is reported
+
+
+# --- nvidia-smi -q --------------------------------------------------------------------------------
+def test_gb10_q_report_has_no_framebuffer_figures():
+    report = nvidia.parse_smi_q(read("gb10/nvidia_smi_q.txt"))
+    assert (report.driver_version, report.cuda_version) == ("580.159.03", "13.0")
+    (bus,) = report.gpus
+    assert bus == "0000000F:01:00.0"
+    assert report.gpu_field(bus, "Product Name") == "NVIDIA GB10"
+    assert report.gpu_field(bus, "FB Memory Usage", "Total") == "N/A"
+    assert report.gpu_field(bus, "Addressing Mode") == "ATS"
+    processes = report.gpu_field(bus, "Processes")
+    assert processes["Process ID"] == "2871" and processes["Process ID #2"] == "3104"
+    assert report.gpu_field(bus, "No Such", "Thing") is None
+
+
+def test_h100_q_report_has_framebuffer_figures_per_gpu():
+    report = nvidia.parse_smi_q(read("h100/nvidia_smi_q.txt"))
+    assert report.cuda_version == "12.8"
+    assert list(report.gpus) == ["00000000:18:00.0", "00000000:2A:00.0"]
+    for bus in report.gpus:
+        assert report.gpu_field(bus, "FB Memory Usage", "Total") == "81559 MiB"
+        assert report.gpu_field(bus, "FB Memory Usage", "Reserved") == "551 MiB"
+
+
+def test_q_report_faults():
+    with pytest.raises(nvidia.SmiFormatError, match="Driver Version"):
+        nvidia.parse_smi_q("nothing useful\n")
+    with pytest.raises(nvidia.SmiFormatError, match="tab"):
+        nvidia.parse_smi_q("Driver Version : 1\n\tProduct Name : X\n")
+
+
+# --- nvcc ----------------------------------------------------------------------
+def test_nvcc_version_from_the_post():
+    version = nvidia.parse_nvcc_version(read("w1-post/nvcc_version.txt"))
+    assert version == nvidia.NvccVersion("13.0", "13.0.88")
+
+
+def test_nvcc_version_full_banner_and_garbage():
+    banner = ("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA Corporation\n"
+              "Built on Thu_Jun__6_02:18:23_PDT_2024\n"
+              "Cuda compilation tools, release 12.5, V12.5.82\nBuild cuda_12.5.r12.5/compiler.0\n")
+    assert nvidia.parse_nvcc_version(banner) == nvidia.NvccVersion("12.5", "12.5.82")
+    with pytest.raises(nvidia.SmiFormatError):
+        nvidia.parse_nvcc_version("bash: nvcc: command not found\n")
+
+
+@pytest.mark.parametrize("text, parts", [
+    ("13.0", (13, 0)), ("580.159.03", (580, 159, 3)), ("cu130", (13, 0)), ("cu128", (12, 8)),
+    ("cu92", (9, 2)),
+])
+def test_version_tuple(text, parts):
+    assert nvidia.version_tuple(text) == parts
+
+
+@pytest.mark.parametrize("text", ["", "cpu", "13.x", "v13.0", "cu1"])
+def test_version_tuple_refuses_non_versions(text):
+    with pytest.raises(ValueError):
+        nvidia.version_tuple(text)
+
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text(f"#!{sys.executable}\n{body}", encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def test_find_nvcc_off_path_but_installed(tmp_path):
+    cuda = tmp_path / "cuda-13.0" / "bin"
+    cuda.mkdir(parents=True)
+    _script(cuda / "nvcc", "print('Cuda compilation tools, release 13.0, V13.0.88')\n")
+    (tmp_path / "cuda").symlink_to(tmp_path / "cuda-13.0")
+    (tmp_path / "cuda-notes.txt").write_text("not a directory", encoding="utf-8")
+    found = nvidia.find_nvcc(path_env=str(tmp_path / "empty"), pattern=str(tmp_path / "cuda*"))
+    assert found.on_path is None
+    assert found.cuda_dirs == (str(tmp_path / "cuda"), str(tmp_path / "cuda-13.0"))
+    assert found.installed == (str(tmp_path / "cuda" / "bin" / "nvcc"),
+                               str(tmp_path / "cuda-13.0" / "bin" / "nvcc"))
+    version, run = nvidia.nvcc_version(found.any or "")
+    assert version.build == "13.0.88" and run.transcript().startswith("$ ")
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"),
+                    reason="no CUDA toolkit on this machine")
+def test_real_nvcc_parses():
+    exe = nvidia.find_nvcc().any
+    assert exe is not None
+    version, _ = nvidia.nvcc_version(exe)
+    assert nvidia.version_tuple(version.release) == nvidia.version_tuple(version.build)[:2]
+
+
+# --- running tools ------------------------------------------------------------
+def test_missing_tool_is_a_missing_prerequisite(tmp_path):
+    with pytest.raises(PrerequisiteMissing, match="no such program"):
+        nvidia.run_tool([str(tmp_path / "nvidia-smi")], timeout=5)
+
+
+def test_failing_tool_names_its_status_and_first_line(tmp_path):
+    body = "import sys\nprint('NVIDIA-SMI has failed', file=sys.stderr)\nsys.exit(9)\n"
+    tool = _script(tmp_path / "tool", body)
+    with pytest.raises(nvidia.ToolFailed, match="status 9: NVIDIA-SMI has failed"):
+        nvidia.run_tool([str(tool)], timeout=10)
+    assert nvidia.run_tool([str(tool)], timeout=10, check=False).returncode == 9
+
+
+def test_hung_tool_fails_within_its_timeout(tmp_path):
+    tool = _script(tmp_path / "tool", "import time\ntime.sleep(30)\n")
+    t0 = time.monotonic()
+    with pytest.raises(nvidia.ToolFailed, match=r"no answer within 0\.5 s"):
+        nvidia.run_tool([str(tool)], timeout=0.5)
+    assert time.monotonic() - t0 < 5
+
+
+def test_nvidia_smi_absent_from_path(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(PrerequisiteMissing, match="nvidia-smi is not on PATH"):
+        nvidia.nvidia_smi_text()
+
+
+def test_runners_parse_a_stand_in_nvidia_smi(monkeypatch, tmp_path):
+    fake = Path(__file__).resolve().parents[2] / "claims" / "testing" / "fake_nvidia_smi.py"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{fake}" "$@"\n', encoding="utf-8")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("CLAIMS_FAKE_SMI", "h100")
+    rows, run = nvidia.nvidia_smi_query(["name", "memory.total"])
+    assert rows == [{"name": "NVIDIA H100 80GB HBM3", "memory.total": "81559"}] * 2
+    assert "--query-gpu=name,memory.total" in run.transcript()
+    report, _ = nvidia.nvidia_smi_q()
+    assert report.driver_version == "570.124.06"
+    assert nvidia.parse_smi_header(nvidia.nvidia_smi_text().stdout).cuda_version == "12.8"
+
+
+@given(st.text(max_size=300))
+def test_parsers_raise_only_input_errors(text):
+    for parse in (nvidia.parse_smi_header, nvidia.parse_smi_table, nvidia.parse_smi_q,
+                  nvidia.parse_nvcc_version):
+        with contextlib.suppress(InputError):
+            parse(text)
+    with contextlib.suppress(InputError):
+        nvidia.parse_smi_query_csv(text, ["a", "b"])
+
+
+def test_oversized_output_is_refused():
+    with pytest.raises(nvidia.SmiFormatError, match="limit"):
+        nvidia.parse_smi_header("x" * (nvidia.MAX_OUTPUT_CHARS + 1))

@@ -1,20 +1,219 @@
-"""W4 weight-memory formula claims."""
+"""W4: the weight-memory formula, precisions, GB vs GiB, and the worked examples.
+
+Measurements come from independent sources where one exists: the byte sizes
+of real buffers (numpy, torch when importable), ggml's type sizes from gguf-py,
+and the Qwen config in the pinned snapshot. The arithmetic itself is exact
+(fractions), so a printed figure is compared at the precision it was printed
+with and nothing else.
+"""
 
 from __future__ import annotations
 
-import pytest
+import warnings
+from typing import Any
 
-from claims.probes.memory import PRECISION_BITS, gb, gib, weight_bytes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from claims.probes import memory
+from claims.probes.memory import GB, GIB, PRECISION_BITS, gb, gib, weight_bytes, weight_bytes_exact
 
 pytestmark = pytest.mark.offline
 
 QWEN_PARAMETERS = 3_085_938_688  # W3/W4: the Hub's safetensors total at the pinned revision
+NOMINAL_70B = 70_000_000_000
+
+# Week 4's precision names -> the ggml type of one element of that precision.
+GGML_ELEMENT_TYPES = {"FP32": "F32", "FP16": "F16", "BF16": "BF16", "INT8": "I8"}
+
+
+def _torch() -> Any | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+@pytest.mark.claim("W4-PRECISION-BYTES")
+def test_bytes_per_parameter_by_precision(check):
+    check.source = "fixture"
+    for label, ggml_type in GGML_ELEMENT_TYPES.items():
+        block, size = memory.quant_block(ggml_type)
+        check.against(
+            f"{label} bytes", size / block, unit="B", note=f"gguf GGML_QUANT_SIZES[{ggml_type}]"
+        )
+    # INT4: Q4_0 packs 32 four-bit values into 16 bytes next to its 2-byte scale.
+    block, size = memory.quant_block("Q4_0")
+    check.against(
+        "INT4 bytes",
+        (size - 2) / block,
+        unit="B",
+        note="gguf Q4_0 block: (18 B - 2 B fp16 scale) / 32 values",
+    )
+    torch = _torch()
+    if torch is None:
+        check.note("torch is not importable: element sizes from gguf only")
+        return
+    check.fact("torch", torch.__version__)
+    dtypes = {
+        "FP32": torch.float32,
+        "FP16": torch.float16,
+        "BF16": torch.bfloat16,
+        "INT8": torch.int8,
+    }
+    for label, dtype in dtypes.items():
+        check.against(
+            f"{label} bytes",
+            torch.empty(16, dtype=dtype).element_size(),
+            unit="B",
+            note=f"torch {dtype} element_size()",
+        )
+    quint4x2 = getattr(torch, "quint4x2", None)
+    if quint4x2 is not None:
+        values = torch.linspace(-1.0, 1.0, 64)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter(
+                    "ignore"
+                )  # quantized tensor creation is deprecated in torch 2.x
+                packed = torch.quantize_per_tensor(values, 0.125, 8, quint4x2)
+            per_value = packed.untyped_storage().nbytes() / packed.numel()
+        except (RuntimeError, NotImplementedError) as exc:
+            check.note(f"torch quint4x2 unavailable here ({exc}); INT4 from gguf only")
+        else:
+            check.against(
+                "INT4 bytes", per_value, unit="B", note="torch quint4x2 storage bytes / values"
+            )
+
+
+@pytest.mark.claim("W4-GB-GIB")
+def test_gb_and_gib_divisors(check):
+    check.source = "fixture"
+    # The probe's divisors, found by what it returns for 1 GB and 1 GiB of bytes.
+    check.against("GB divisor", 10**12 / memory.gb(10**12), unit="B")
+    check.against("GiB divisor", 2**40 / memory.gib(2**40), unit="B")
+    check.measure(
+        "1024 x 1024 x 1024",
+        GIB,
+        holds=GIB == 1024 * 1024 * 1024,
+        expected="1,073,741,824",
+        unit="B",
+    )
+    check.measure("GB != GiB", GIB - GB, holds=GIB > GB, expected="GiB larger by 7.37%", unit="B")
+
+
+@pytest.mark.claim("W4-FORMULA")
+def test_formula_matches_real_buffer_sizes(check):
+    """parameters × bits / 8 equals the bytes of real arrays of that many elements."""
+    check.source = "fixture"
+    np_types = {"fp32": np.float32, "fp16": np.float16, "int8": np.int8}
+    torch = _torch()
+    tried: list[tuple[str, int]] = []
+
+    @settings(
+        max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
+    @given(
+        st.sampled_from(sorted(np_types) + (["bf16"] if torch is not None else [])),
+        st.integers(min_value=0, max_value=200_000),
+    )
+    def formula_is_buffer_size(precision: str, n: int) -> None:
+        tried.append((precision, n))
+        if precision == "bf16":
+            nbytes = torch.empty(n, dtype=torch.bfloat16).untyped_storage().nbytes()
+        else:
+            nbytes = np.empty(n, dtype=np_types[precision]).nbytes
+        assert weight_bytes_exact(n, PRECISION_BITS[precision]) == nbytes
+
+    try:
+        formula_is_buffer_size()
+        counterexample = None
+    except AssertionError as exc:
+        counterexample = str(exc) or repr(tried[-1])
+    check.measure(
+        "formula = buffer bytes (Hypothesis, numpy/torch arrays)",
+        f"{len(tried)} cases, precisions {sorted({p for p, _ in tried})}",
+        holds=counterexample is None,
+        expected="equal for every count and precision",
+        note=counterexample,
+    )
+    # Exact on a real checkpoint: the Qwen index total (W3, W4-QWEN-EXACT).
+    exact = weight_bytes_exact(QWEN_PARAMETERS, PRECISION_BITS["bf16"])
+    check.measure(
+        "Qwen BF16 bytes",
+        int(exact),
+        holds=exact == 6_171_877_376,
+        expected="6,171,877,376 (the shard index total_size)",
+        unit="B",
+    )
+
+
+@pytest.mark.claim("W4-70B-INT4")
+def test_70b_at_int4(check, recorded):
+    check.source = "fixture"
+    n = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["int4"])
+    check.against("weight bytes", int(n), unit="B")
+    check.against("weight GB", float(n), unit="B")
+    check.against("weight GiB", float(n), unit="B")
+    check.attach(
+        "calculator output as printed", "\n".join(recorded("W4")["calculator_runs"][0]["output"])
+    )
+
+
+@pytest.mark.claim("W4-70B-BF16")
+def test_70b_at_bf16(check):
+    check.source = "fixture"
+    bf16 = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["bf16"])
+    int4 = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["int4"])
+    check.against("ratio to INT4", float(bf16 / int4), unit="x")
+    check.against("weight GB", float(bf16), unit="B")
+    check.against("weight GiB", float(bf16), unit="B")
+    # The post compares with the Spark's 121 GiB pool (W1 measures the pool itself).
+    check.measure(
+        "BF16 weights exceed a 121 GiB pool",
+        round(gib(float(bf16)), 2),
+        holds=float(bf16) > 121 * GIB,
+        expected="> 121 GiB",
+        unit="GiB",
+    )
 
 
 @pytest.mark.claim("W4-QWEN-EXACT")
-def test_formula_matches_index_total_exactly(check):
+def test_formula_matches_index_total_exactly(check, qwen_snapshot):
+    from claims.probes.hf_repo import index_total_size
+
     check.source = "recorded"
     n = weight_bytes(QWEN_PARAMETERS, PRECISION_BITS["bf16"])
-    check.against("weight bytes", int(n))
-    check.against("weight GB", gb(n))
-    check.against("weight GiB", gib(n))
+    check.against("weight bytes", int(n), unit="B")
+    check.against("weight GB", gb(n), unit="GB")
+    check.against("weight GiB", gib(n), unit="GiB")
+    total = index_total_size(qwen_snapshot.index())
+    check.measure(
+        "formula vs index total_size",
+        total - int(n),
+        holds=total == int(n),
+        expected="0 bytes apart",
+        unit="B",
+        note="index from the pinned W3 snapshot",
+    )
+
+
+@pytest.mark.claim("W4-BIAS-COUNTED")
+def test_reported_count_includes_biases(check, qwen_snapshot):
+    check.source = "recorded"
+    config = qwen_snapshot.config()
+    with_biases = memory.parameters_from_config(config, source="config.json")
+    without = memory.parameters_from_config(config, source="config.json", biases=False)
+    check.against("parameters", with_biases.total)
+    bias_params = with_biases.total - without.total
+    check.observe("bias parameters (q, k, v over 36 layers)", bias_params)
+    check.measure(
+        "count without biases",
+        without.total,
+        holds=without.total != with_biases.total,
+        expected="falls short of the reported count",
+    )
+    check.attach("per-component count", with_biases.breakdown(), kind="json")

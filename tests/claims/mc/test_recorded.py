@@ -1,0 +1,53 @@
+"""MC claims checked offline on recorded figures: the masterclass's own example reply, and
+Week 2's recorded cold starts of phi4 on the DGX Spark (fixtures/recorded/MC.json, W2.json)."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.figures import Interval
+
+pytestmark = pytest.mark.offline
+
+PHASES = ("load_duration", "prompt_eval_duration", "eval_duration")
+
+
+@pytest.mark.claim("MC-CHAT-REPLY")
+def test_printed_chat_reply(check, catalog, recorded):
+    check.source = "recorded"
+    reply = recorded("MC")["chat_example"]["reply"]
+    stated = set(catalog.get("MC-CHAT-REPLY").figure("fields").values)
+    check.against(
+        "fields",
+        [k for k in reply if k in stated],
+        unordered=True,
+        note=f"all fields: {', '.join(reply)}",
+    )
+    check.against("message role", (reply.get("message") or {}).get("role"))
+    phases = sum(int(reply[k]) for k in PHASES)
+    total = int(reply["total_duration"])
+    check.measure(
+        "load + prompt eval + eval within total_duration",
+        f"{phases:,} of {total:,}",
+        holds=0 < phases <= total,
+        expected="the phases fit inside the total",
+    )
+    check.observe("total not in the three phases", total - phases, unit="ns")
+
+
+@pytest.mark.claim("MC-MMAP-COLD-START")
+def test_recorded_cold_starts_of_phi4(check, recorded):
+    check.source = "recorded"
+    bench = recorded("W2")["benchmark"]
+    cold = [row for row in bench["rows"] if row["cold"]]
+    assert cold, "W2's benchmark records cold runs"
+    for row in cold:
+        load_s = Interval.stated(row["load_ms"]) / 1000
+        check.against(
+            "cold start",
+            load_s,
+            unit="s",
+            model="phi4",
+            note=f"W2 num_ctx {row['context']}: load_duration {row['load_ms']} ms after a stop",
+        )
+        check.observe(f"first token at num_ctx {row['context']}", row["ttft_ms"], unit="ms")

@@ -1,0 +1,179 @@
+"""MC throughput arithmetic, checked on its own example and on Week 2's recorded phi4 run.
+
+Week 2 recorded a real decode on the DGX Spark (fixtures/recorded/W2.json):
+phi4's 9,053,114,464-byte model blob decoded at 23.3-23.5 tokens/s. With the
+GB10's memory bandwidth that gives the masterclass's ceiling formula a
+measured data point: how close a real decode came to bandwidth / model size.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.figures import Interval
+from claims.plugin.outcomes import not_applicable, not_run
+from claims.probes.memory import GB, max_decode_tokens_per_s
+
+# NVIDIA's published DGX Spark (GB10) specification: 273 GB/s LPDDR5x memory
+# bandwidth. Not stated in these documents; used only for the cross-check.
+GB10_BANDWIDTH_GB_S = 273
+NS_PER_S = 1_000_000_000
+
+
+def _stated(catalog, claim: str, name: str) -> Interval:
+    text = catalog.get(claim).figure(name).text
+    assert text is not None
+    return Interval.stated(text.replace(",", ""))
+
+
+def _phi4_model_bytes(w2: dict) -> int:
+    layers = [layer for layer in w2["manifest"]["layers"] if layer["mediaType"].endswith(".model")]
+    assert len(layers) == 1, "W2's manifest should list one model layer"
+    return int(layers[0]["size"])
+
+
+@pytest.mark.offline
+@pytest.mark.claim("MC-TOKS-THEORETICAL")
+def test_decode_ceiling_and_real_world_share(check, catalog, recorded):
+    check.source = "recorded"
+    claim = "MC-TOKS-THEORETICAL"
+    bandwidth = _stated(catalog, claim, "bandwidth")
+    size = _stated(catalog, claim, "model size")
+    ceiling = bandwidth / size  # GB/s over GB: tokens/s, with the printed rounding carried
+    check.against("theoretical max", ceiling, unit="tok/s", note="1,008 GB/s / 4.7 GB")
+    for bound in ("low", "high"):
+        share = _stated(catalog, claim, f"efficiency {bound}") / 100
+        check.against(
+            f"real-world {bound}", ceiling * share, unit="tok/s", note=f"{share} of {ceiling}"
+        )
+
+    # Week 2's recorded run against the same formula.
+    w2 = recorded("W2")
+    model_bytes = _phi4_model_bytes(w2)
+    warm = [
+        Interval.stated(r["tokens_per_second"]) for r in w2["benchmark"]["rows"] if not r["cold"]
+    ]
+    rate = Interval(min(r.lo for r in warm), max(r.hi for r in warm))
+    gb10 = max_decode_tokens_per_s(GB10_BANDWIDTH_GB_S * GB, model_bytes)
+    check.observe(
+        "phi4 ceiling on the GB10 (273 GB/s / 9,053,114,464 B)", round(gb10, 2), unit="tok/s"
+    )
+    check.measure(
+        "W2 warm decode rate below that ceiling",
+        str(rate),
+        holds=rate.hi < gb10,
+        expected=f"< {gb10:.2f} tok/s",
+        unit="tok/s",
+    )
+    share = rate / gb10
+    check.observe(
+        "W2 warm decode as a share of the ceiling",
+        f"{share.lo:.1%} to {share.hi:.1%}",
+        note="above the masterclass's 'typically 60-70%'; one model on one machine, so reported, "
+        "not judged",
+    )
+    check.observe(
+        "weight bytes streamed per second in W2's decode", str(rate * model_bytes / GB), unit="GB/s"
+    )
+    check.fact("GB10 memory bandwidth (NVIDIA specification)", f"{GB10_BANDWIDTH_GB_S} GB/s")
+
+
+@pytest.mark.offline
+@pytest.mark.claim("MC-TOKS-FORMULA")
+def test_tokens_per_second_formula(check, recorded):
+    check.source = "recorded"
+    # The masterclass's own example reply (section 4.2, fixtures/recorded/MC.json).
+    example = recorded("MC")["chat_example"]["reply"]
+    check.observe(
+        f"MC example: {example['eval_count']} tokens / {example['eval_duration']:,} ns x 1e9",
+        round(example["eval_count"] / example["eval_duration"] * NS_PER_S, 2),
+        unit="tok/s",
+        note="the document states no rate for it",
+    )
+    w2 = recorded("W2")
+    reply = w2["generate_reply"]
+    rate = reply["eval_count"] / reply["eval_duration"] * NS_PER_S
+    printed = Interval.stated(w2["prose_figures"]["tokens_per_second"])
+    check.measure(
+        "W2 reply: eval_count / eval_duration x 1e9",
+        round(rate, 3),
+        holds=printed.contains(rate),
+        expected=f"Week 2's printed {w2['prose_figures']['tokens_per_second']} tok/s",
+        unit="tok/s",
+        note=f"{reply['eval_count']} tokens in {reply['eval_duration']:,} ns",
+    )
+
+
+@pytest.mark.offline
+@pytest.mark.claim("MC-PREFILL-DECODE")
+def test_prefill_is_far_faster_per_token_than_decode(check, recorded):
+    check.source = "recorded"
+    reply = recorded("W2")["generate_reply"]
+    prefill = reply["prompt_eval_count"] / reply["prompt_eval_duration"] * NS_PER_S
+    decode = reply["eval_count"] / reply["eval_duration"] * NS_PER_S
+    check.measure(
+        "prefill rate (W2 phi4, 18 prompt tokens)",
+        round(prefill, 1),
+        holds=100 <= prefill < 10_000,
+        expected="hundreds to thousands of tokens/s",
+        unit="tok/s",
+    )
+    check.measure(
+        "decode rate",
+        round(decode, 2),
+        holds=decode < prefill,
+        expected="below the prefill rate",
+        unit="tok/s",
+    )
+    check.observe("prefill / decode per token", round(prefill / decode, 1), unit="x")
+
+
+LIVE_PROMPT = "List the planets of the solar system, one per line, with one fact about each."
+
+
+@pytest.mark.ollama
+@pytest.mark.claim("MC-TOKS-THEORETICAL")
+def test_live_decode_against_the_bandwidth_ceiling(live, check, machine_profile):
+    """Decode rate of the model under test against memory bandwidth / model bytes.
+
+    The bandwidth is known only for the DGX Spark profile (273 GB/s); elsewhere
+    the rate and the weight bytes it implies are recorded and the comparison is
+    not applicable.
+    """
+    model = live.model()
+    if model.size is None:
+        not_applicable(f"/api/tags gives no size for {model.name}")
+    body = {
+        "model": live.model_name,
+        "prompt": LIVE_PROMPT,
+        "options": {"temperature": 0, "seed": 42, "num_predict": 128},
+    }
+    live.generate("warm-up (loads the model)", {**body, "options": {"num_predict": 1}})
+    reply = live.generate("timed decode", body)
+    count, duration = reply.get("eval_count"), reply.get("eval_duration")
+    if not isinstance(count, int) or not isinstance(duration, int) or duration <= 0 or count < 1:
+        not_run(
+            f"the reply carries no decode timing (eval_count {count}, eval_duration {duration})"
+        )
+    rate = count / duration * NS_PER_S
+    check.observe("decode rate", round(rate, 2), unit="tok/s", note=f"{count} tokens, {model.name}")
+    check.observe("model bytes (/api/tags size)", model.size, unit="B")
+    check.observe("weight bytes streamed per second", round(rate * model.size / GB, 1), unit="GB/s")
+    if machine_profile != "dgx-spark":
+        not_applicable(
+            f"this machine's memory bandwidth is not known to the suite (profile "
+            f"{machine_profile}); decode {rate:.1f} tok/s recorded"
+        )
+    ceiling = max_decode_tokens_per_s(GB10_BANDWIDTH_GB_S * GB, model.size)
+    check.measure(
+        "decode rate below bandwidth / model bytes",
+        round(rate, 2),
+        holds=rate < ceiling,
+        expected=f"< {ceiling:.2f} tok/s (273 GB/s GB10)",
+        unit="tok/s",
+    )
+    check.observe(
+        "share of the ceiling",
+        f"{rate / ceiling:.1%}",
+        note="the masterclass says 60-70% is typical",
+    )

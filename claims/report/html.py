@@ -1,60 +1,40 @@
-"""Render the evidence document into one self-contained HTML page (jinja2)."""
+"""Render the evidence document into one self-contained HTML page (jinja2).
+
+Autoescaping is on for every template, so claim text, measured values, reasons
+and raw HTTP exchanges from the evidence are shown as text, never as markup;
+the only markup inserted unescaped is the SVG that :mod:`claims.report.plots`
+produced with matplotlib, whose text matplotlib escapes itself.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 import jinja2
 
-from claims.verdicts import DESCRIPTIONS, PRIORITY, VERDICTS, check_verdict
+from claims.report.view import build_view
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("claims.report", "templates"),
-    autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-    trim_blocks=True,
-    lstrip_blocks=True,
-    undefined=jinja2.StrictUndefined,
-)
+__all__ = ["environment", "render_html"]
+
+_ENV: jinja2.Environment | None = None
 
 
-def _gib(n: Any) -> str:
-    try:
-        return f"{int(n) / 1024**3:.1f} GiB"
-    except (TypeError, ValueError):
-        return "unknown"
+def environment() -> jinja2.Environment:
+    """The shared template environment (report and diff pages)."""
+    global _ENV
+    if _ENV is None:
+        _ENV = jinja2.Environment(
+            loader=jinja2.PackageLoader("claims.report", "templates"),
+            autoescape=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            undefined=jinja2.StrictUndefined,
+        )
+    return _ENV
 
 
-_ENV.filters["gib"] = _gib
-_ENV.globals["check_verdict"] = check_verdict
-
-
-def _grouped(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Documents in series order, their sections in document order, claims inside."""
-    docs = {d["id"]: d for d in doc.get("documents", [])}
-    out = []
-    for doc_id, meta in docs.items():
-        claims = [c for c in doc["claims"] if c["document"] == doc_id]
-        sections = []
-        for name in meta.get("sections", []):
-            inside = [c for c in claims if c["section"] == name]
-            if inside:
-                sections.append({"name": name, "claims": inside})
-        counts = Counter(c["verdict"] for c in claims)
-        out.append({"meta": meta, "sections": sections, "counts": counts, "total": len(claims)})
-    return out
-
-
-def render_html(evidence: dict[str, Any]) -> str:
+def render_html(evidence: Mapping[str, Any]) -> str:
     """The report page for one evidence document."""
-    template = _ENV.get_template("report.html.j2")
-    return template.render(
-        ev=evidence,
-        run=evidence["run"],
-        machine=evidence["run"]["machine"],
-        groups=_grouped(evidence),
-        verdicts=VERDICTS,
-        order=PRIORITY + ("untestable",),
-        descriptions=DESCRIPTIONS,
-        totals=evidence["summary"]["by_verdict"],
-    )
+    template = environment().get_template("report.html.j2")
+    return template.render(**build_view(evidence)).lstrip()

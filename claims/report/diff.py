@@ -1,0 +1,371 @@
+"""What differs between two runs: verdicts, measured figures, machines, options.
+
+``diff_evidence(a, b)`` compares two evidence documents (two runs on one
+machine, or the same suite on two machines) and returns a JSON-ready dict:
+
+* ``verdict_changes`` - claims whose verdict differs, each classified
+  (``regression``: it became refuted or error; ``improvement``: it stopped
+  being one; ``no longer checked`` / ``newly checked``; ``weaker evidence`` /
+  ``stronger evidence`` between reproduced and consistent; ``changed``);
+* ``regressions`` - the subset a CI job fails on (``--fail-on-regression``);
+* ``moved_figures`` - same claim, same test, same measurement name, a
+  different measured value: both values and the relative change;
+* ``machine_differences`` / ``option_differences`` - fingerprint fields and
+  run options that differ (field, value in A, value in B);
+* ``only_in_a`` / ``only_in_b`` - claim ids one catalog has and the other lacks.
+
+Timestamps are never differences: two runs of the same suite on the same
+machine with the same results give an empty diff (``identical: true``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from claims.report import machine
+from claims.report.plots import ChartError, render_chart, svg_with_prefix
+from claims.report.view import ORDER, SOURCES
+from claims.verdicts import DESCRIPTIONS, VERDICTS
+
+__all__ = ["diff_evidence", "format_diff_text", "render_diff_html"]
+
+BAD = frozenset({"refuted", "error"})
+CONFIRMED = frozenset({"reproduced", "consistent"})
+UNCHECKED = frozenset({"not-run", "not-applicable"})
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _claims(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    return {str(c.get("id")): c for c in _list(doc.get("claims")) if isinstance(c, Mapping)}
+
+
+def change_kind(a: str, b: str) -> str:
+    """How a verdict change reads: regression, improvement, coverage or evidence strength."""
+    if b in BAD and a not in BAD:
+        return "regression"
+    if a in BAD and b not in BAD:
+        return "improvement"
+    if a in CONFIRMED and b in UNCHECKED:
+        return "no longer checked"
+    if a in UNCHECKED and b in CONFIRMED:
+        return "newly checked"
+    if (a, b) == ("reproduced", "consistent"):
+        return "weaker evidence"
+    if (a, b) == ("consistent", "reproduced"):
+        return "stronger evidence"
+    return "changed"
+
+
+def _number(value: Any) -> float | None:
+    """A measured value as one number: plain numbers, or an interval's midpoint."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    m = _mapping(value)
+    lo, hi = m.get("lo"), m.get("hi")
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and not isinstance(lo, bool):
+        mid = (float(lo) + float(hi)) / 2
+        return mid if math.isfinite(mid) else None
+    return None
+
+
+def relative_change(a: Any, b: Any) -> float | None:
+    """(b - a) / |a| for numeric values; None when either is not a number or a is zero."""
+    x, y = _number(a), _number(b)
+    if x is None or y is None or x == 0:
+        return None
+    return (y - x) / abs(x)
+
+
+def _measurements(
+    claim: Mapping[str, Any],
+) -> dict[tuple[str, str, int], tuple[Mapping[str, Any], str]]:
+    """Measurements keyed by (test, name, occurrence), with the check's evidence source."""
+    out: dict[tuple[str, str, int], tuple[Mapping[str, Any], str]] = {}
+    for check in _list(claim.get("checks")):
+        check = _mapping(check)
+        seen: dict[str, int] = {}
+        for m in _list(check.get("measurements")):
+            if not isinstance(m, Mapping):
+                continue
+            name = str(m.get("name"))
+            seen[name] = seen.get(name, 0) + 1
+            out[(str(check.get("nodeid")), name, seen[name])] = (
+                m,
+                str(check.get("source", "fixture")),
+            )
+    return out
+
+
+def _display(m: Mapping[str, Any]) -> str:
+    shown = m.get("measured_display")
+    return str(shown) if shown is not None else machine.text(m.get("measured"))
+
+
+def _field_differences(a: Mapping[str, str], b: Mapping[str, str]) -> list[dict[str, str]]:
+    out = []
+    for key in list(a) + [k for k in b if k not in a]:
+        va, vb = a.get(key, "(absent)"), b.get(key, "(absent)")
+        if va != vb:
+            out.append({"field": key, "a": va, "b": vb})
+    return out
+
+
+def _machine_fields(doc: Mapping[str, Any]) -> dict[str, str]:
+    run = _mapping(doc.get("run"))
+    fields = machine.fingerprint(run)
+    for key, value in _mapping(run.get("facts")).items():
+        fields[f"fact {key}"] = machine.text(value)
+    return fields
+
+
+def _run_summary(doc: Mapping[str, Any], label: str) -> dict[str, Any]:
+    run = _mapping(doc.get("run"))
+    counts = {
+        str(k): v for k, v in _mapping(_mapping(doc.get("summary")).get("by_verdict")).items()
+    }
+    return {
+        "label": label,
+        "started": run.get("started"),
+        "finished": run.get("finished"),
+        "complete": bool(run.get("complete")),
+        "markexpr": run.get("markexpr") or "",
+        "profile": run.get("profile"),
+        "claims": len(_list(doc.get("claims"))),
+        "by_verdict": counts,
+    }
+
+
+def diff_evidence(
+    a: Mapping[str, Any], b: Mapping[str, Any], labels: Sequence[str] = ("A", "B")
+) -> dict[str, Any]:
+    """Compare two evidence documents (see the module docstring for the result's keys)."""
+    label_a, label_b = (str(labels[0]), str(labels[1])) if len(labels) >= 2 else ("A", "B")
+    claims_a, claims_b = _claims(a), _claims(b)
+    changes: list[dict[str, Any]] = []
+    moved: list[dict[str, Any]] = []
+    for cid, ca in claims_a.items():
+        cb = claims_b.get(cid)
+        if cb is None:
+            continue
+        va, vb = str(ca.get("verdict")), str(cb.get("verdict"))
+        if va != vb:
+            changes.append(
+                {
+                    "id": cid,
+                    "document": ca.get("document"),
+                    "section": ca.get("section"),
+                    "statement": ca.get("statement"),
+                    "a": va,
+                    "b": vb,
+                    "kind": change_kind(va, vb),
+                    "reason_a": ca.get("reason"),
+                    "reason_b": cb.get("reason"),
+                }
+            )
+        ma, mb = _measurements(ca), _measurements(cb)
+        for key, (m1, source_a) in ma.items():
+            found = mb.get(key)
+            if found is None:
+                continue
+            m2, source_b = found
+            if m1.get("measured") == m2.get("measured"):
+                continue
+            moved.append(
+                {
+                    "claim": cid,
+                    "nodeid": key[0],
+                    "name": key[1],
+                    "unit": m1.get("unit") or m2.get("unit"),
+                    "a": m1.get("measured"),
+                    "b": m2.get("measured"),
+                    "a_display": _display(m1),
+                    "b_display": _display(m2),
+                    "relative_change": relative_change(m1.get("measured"), m2.get("measured")),
+                    "holds_a": m1.get("holds"),
+                    "holds_b": m2.get("holds"),
+                    "source_a": source_a,
+                    "source_b": source_b,
+                }
+            )
+    moved.sort(
+        key=lambda r: (r["relative_change"] is None, -abs(r["relative_change"] or 0.0), r["claim"])
+    )
+    machines = _field_differences(_machine_fields(a), _machine_fields(b))
+    options = _field_differences(
+        machine.options(_mapping(a.get("run"))), machine.options(_mapping(b.get("run")))
+    )
+    only_a = [cid for cid in claims_a if cid not in claims_b]
+    only_b = [cid for cid in claims_b if cid not in claims_a]
+    regressions = [c for c in changes if c["kind"] == "regression"]
+    return {
+        "labels": [label_a, label_b],
+        "runs": [_run_summary(a, label_a), _run_summary(b, label_b)],
+        "verdict_changes": changes,
+        "regressions": regressions,
+        "moved_figures": moved,
+        "machine_differences": machines,
+        "option_differences": options,
+        "only_in_a": only_a,
+        "only_in_b": only_b,
+        "identical": not (changes or moved or machines or options or only_a or only_b),
+    }
+
+
+# --- terminal -------------------------------------------------------------------
+def _percent(change: float | None) -> str:
+    return "n/a" if change is None else f"{change * 100:+.1f}%"
+
+
+def _counts(run: Mapping[str, Any]) -> str:
+    counts = _mapping(run.get("by_verdict"))
+    shown = ", ".join(f"{counts[v]} {v}" for v in ORDER if counts.get(v))
+    return shown or "no claims"
+
+
+def format_diff_text(result: Mapping[str, Any]) -> str:
+    """A terminal summary of :func:`diff_evidence`'s result (ends with a newline)."""
+    label_a, label_b = result["labels"]
+    run_a, run_b = result["runs"]
+    lines = []
+    for name, label, run in (("A", label_a, run_a), ("B", label_b, run_b)):
+        incomplete = "" if run.get("complete") else ", INCOMPLETE"
+        lines.append(f"{name}: {label}  (started {run.get('started')}{incomplete})")
+        lines.append(f"   {_counts(run)}")
+    if result.get("identical"):
+        lines.append(
+            "no differences: same verdicts, same measured values, same machine and options"
+        )
+        return "\n".join(lines) + "\n"
+    changes = result["verdict_changes"]
+    if changes:
+        regressions = len(result["regressions"])
+        lines.append("")
+        plural = "s" if regressions != 1 else ""
+        lines.append(f"verdict changes: {len(changes)} ({regressions} regression{plural})")
+        width = max(len(c["id"]) for c in changes)
+        for c in changes:
+            mark = "!" if c["kind"] == "regression" else " "
+            line = f" {mark} {c['id']:<{width}}  {c['a']} -> {c['b']}  [{c['kind']}]"
+            if c["kind"] == "regression" and c.get("reason_b"):
+                line += f"  {c['reason_b']}"
+            lines.append(line)
+    moved = result["moved_figures"]
+    if moved:
+        lines.append("")
+        lines.append(f"figures that moved: {len(moved)}")
+        for m in moved:
+            change = _percent(m["relative_change"])
+            lines.append(
+                f"   {m['claim']}  {m['name']}: {m['a_display']} -> {m['b_display']}  ({change})"
+            )
+    for key, title in (
+        ("machine_differences", "machines differ"),
+        ("option_differences", "options differ"),
+    ):
+        rows = result[key]
+        if rows:
+            lines.append("")
+            lines.append(f"{title}: {len(rows)} field{'s' if len(rows) != 1 else ''}")
+            width = max(len(r["field"]) for r in rows)
+            for r in rows:
+                lines.append(f"   {r['field']:<{width}}  A: {r['a']}")
+                lines.append(f"   {'':<{width}}  B: {r['b']}")
+    for key, label in (("only_in_a", "A"), ("only_in_b", "B")):
+        if result[key]:
+            lines.append("")
+            lines.append(f"claims only in {label}: {', '.join(result[key])}")
+    return "\n".join(lines) + "\n"
+
+
+# --- HTML -----------------------------------------------------------------------
+def _charts(doc: Mapping[str, Any]) -> dict[tuple[str, str, int], Mapping[str, Any]]:
+    out: dict[tuple[str, str, int], Mapping[str, Any]] = {}
+    for claim in _list(doc.get("claims")):
+        for check in _list(_mapping(claim).get("checks")):
+            for index, chart in enumerate(_list(_mapping(check).get("charts"))):
+                if isinstance(chart, Mapping):
+                    key = (str(_mapping(check).get("nodeid")), str(chart.get("kind")), index)
+                    out.setdefault(key, chart)
+    return out
+
+
+def _svg(chart: Mapping[str, Any] | None, prefix: str) -> dict[str, str | None]:
+    if chart is None:
+        return {"svg": None, "problem": "not in this run"}
+    try:
+        return {"svg": svg_with_prefix(render_chart(chart), prefix), "problem": None}
+    except ChartError as exc:
+        return {"svg": None, "problem": f"could not be drawn: {exc}"}
+    except Exception as exc:  # a plot must never cost the whole page
+        return {"svg": None, "problem": f"could not be drawn: {type(exc).__name__}: {exc}"}
+
+
+def render_diff_html(result: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+    """The two runs side by side: verdict changes, moved figures, machines, every claim, plots."""
+    from claims.report.html import environment
+
+    claims_a, claims_b = _claims(a), _claims(b)
+    rows = []
+    for cid in list(claims_a) + [c for c in claims_b if c not in claims_a]:
+        ca, cb = claims_a.get(cid, {}), claims_b.get(cid, {})
+        va, vb = ca.get("verdict"), cb.get("verdict")
+        rows.append(
+            {
+                "id": cid,
+                "document": (ca or cb).get("document"),
+                "statement": (ca or cb).get("statement"),
+                "a": va,
+                "b": vb,
+                "changed": va != vb,
+            }
+        )
+    fields_a, fields_b = _machine_fields(a), _machine_fields(b)
+    opts_a, opts_b = (
+        machine.options(_mapping(a.get("run"))),
+        machine.options(_mapping(b.get("run"))),
+    )
+    charts_a, charts_b = _charts(a), _charts(b)
+    plots = []
+    for n, key in enumerate(list(charts_a) + [k for k in charts_b if k not in charts_a], start=1):
+        chart = charts_a.get(key) or charts_b.get(key) or {}
+        plots.append(
+            {
+                "nodeid": key[0],
+                "kind": key[1],
+                "title": chart.get("title") or key[1],
+                "a": _svg(charts_a.get(key), f"d{n}a-"),
+                "b": _svg(charts_b.get(key), f"d{n}b-"),
+            }
+        )
+    template = environment().get_template("diff.html.j2")
+    return template.render(
+        result=result,
+        labels=result["labels"],
+        runs=result["runs"],
+        machine_rows=[
+            (k, fields_a.get(k, "(absent)"), fields_b.get(k, "(absent)"))
+            for k in list(fields_a) + [k for k in fields_b if k not in fields_a]
+        ],
+        option_rows=[
+            (k, opts_a.get(k, "(absent)"), opts_b.get(k, "(absent)"))
+            for k in list(opts_a) + [k for k in opts_b if k not in opts_a]
+        ],
+        claim_rows=rows,
+        plots=plots,
+        order=ORDER,
+        verdicts=VERDICTS,
+        descriptions=DESCRIPTIONS,
+        sources=SOURCES,
+        percent=_percent,
+    ).lstrip()

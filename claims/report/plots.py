@@ -1,0 +1,357 @@
+"""Charts of the report: the rows of ``check.chart(...)`` drawn as small inline SVG.
+
+Each chart kind (see :meth:`claims.check.Check.chart`) has one drawing
+function. Drawing uses matplotlib's object API (``Figure`` with the SVG
+canvas, never pyplot), so no display, no global state and no GUI backend is
+involved. Text stays text (``svg.fonttype = none``) with a generic font family
+at the end of the list: the page never needs a font file, and an SVG stays a
+few kilobytes. Evidence comes from files, so rows are validated first; a chart
+that cannot be drawn raises :class:`ChartError` with a reason the page shows.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["CHART_KINDS", "ChartError", "nominal_bits", "render_chart", "svg_with_prefix"]
+
+CHART_KINDS: dict[str, str] = {
+    "ttft": "Cold vs warm time to first token",
+    "matmul": "Matrix multiply throughput, CPU vs GPU",
+    "bits_per_param": "Bits per parameter against the quantization label",
+    "kv_growth": "KV cache size against context length",
+}
+
+# More rows than this would make an unreadable plot (and a heavy page).
+MAX_ROWS = 40
+
+COLD, WARM = "#b8422e", "#2f6fad"
+PHASES = (
+    ("load_ms", "model load", "#8a6fb0"),
+    ("prefill_ms", "prompt prefill", "#d08c2f"),
+    ("decode_ms", "decode", "#4f9a6b"),
+)
+DEVICE_COLORS = {"cpu": "#8a8f94", "gpu": "#1a7f37"}
+MEASURED, FORMULA, REFERENCE = "#2f6fad", "#a15c00", "#c62828"
+
+_RC: dict[str, Any] = {
+    "svg.fonttype": "none",
+    # Fixed salt: the same evidence renders to the same bytes, so reports diff cleanly.
+    "svg.hashsalt": "claims-report",
+    "font.family": ["sans-serif"],
+    "font.sans-serif": ["DejaVu Sans"],
+    "font.size": 9.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 10.0,
+    "axes.titleweight": "bold",
+    "axes.titlelocation": "left",
+    "legend.frameon": False,
+    "legend.fontsize": 8.0,
+    "text.usetex": False,
+    # Evidence text is shown literally: a '$' must not switch matplotlib into mathtext.
+    "text.parse_math": False,
+}
+
+
+class ChartError(ValueError):
+    """A chart's rows cannot be drawn (unknown kind, missing or non-numeric values)."""
+
+
+# --- row validation -----------------------------------------------------------------
+def _number(row: Mapping[str, Any], key: str) -> float:
+    """A required finite number of a row (bools are not numbers here)."""
+    value = _maybe(row, key)
+    if value is None:
+        raise ChartError(f"row {dict(row)!r:.120}: {key} is not a finite number")
+    return value
+
+
+def _maybe(row: Mapping[str, Any], key: str) -> float | None:
+    """An optional number of a row: None when absent or not a finite number."""
+    value = row.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _text(row: Mapping[str, Any], key: str, default: str = "") -> str:
+    value = row.get(key, default)
+    text = default if value is None else str(value)
+    return text[:80]
+
+
+def _rows(chart: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    rows = chart.get("rows")
+    if not isinstance(rows, list) or not rows:
+        raise ChartError("the chart has no rows")
+    if not all(isinstance(r, Mapping) for r in rows):
+        raise ChartError("chart rows must be objects")
+    if len(rows) > MAX_ROWS:
+        raise ChartError(f"{len(rows)} rows is more than a readable plot holds ({MAX_ROWS})")
+    return rows
+
+
+def nominal_bits(label: str) -> float | None:
+    """The bits per weight a quantization label names: Q4_K_M -> 4, Q8_0 -> 8, BF16 -> 16.
+
+    The label's number is nominal; block scales and mixed tensor types put the
+    real figure above it, which is what the bits-per-parameter plot shows.
+    """
+    match = re.search(r"(?i)(?:^|[^a-z])(?:mxfp|iq|bf|fp|q|f)(\d{1,2})(?![0-9])", label)
+    return float(match.group(1)) if match else None
+
+
+# --- drawing ----------------------------------------------------------------------
+def _height(n: int, per_row: float = 0.34, base: float = 1.1) -> float:
+    return min(9.0, base + per_row * n)
+
+
+def _wrap(label: str, width: int = 36) -> str:
+    """Long row labels on two lines, so the bars keep most of the figure's width."""
+    return "\n".join(textwrap.wrap(label, width, max_lines=2, placeholder="…")) or label
+
+
+def _annotate_bars(ax: Any, bars: Any, texts: Sequence[str]) -> None:
+    for bar, text in zip(bars, texts, strict=True):
+        ax.annotate(
+            text,
+            (bar.get_x() + bar.get_width(), bar.get_y() + bar.get_height() / 2),
+            xytext=(3, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
+
+
+def _draw_ttft(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+    labels, ttft, colors = [], [], []
+    for row in rows:
+        cold = bool(row.get("cold"))
+        label = _text(row, "label", "?")
+        # Say cold or warm unless the label already does ("cold (load + request)").
+        if not re.search(r"(?i)\b(cold|warm)\b", label):
+            label += " (cold)" if cold else " (warm)"
+        labels.append(label)
+        ttft.append(_number(row, "ttft_ms"))
+        colors.append(COLD if cold else WARM)
+    split = [[_maybe(row, key) for key, _, _ in PHASES] for row in rows]
+    has_split = any(v is not None for phases in split for v in phases)
+    axes = fig.subplots(1, 2 if has_split else 1, sharey=True, squeeze=False)[0]
+    y = list(range(len(rows)))
+    ax = axes[0]
+    bars = ax.barh(y, ttft, color=colors, height=0.6)
+    _annotate_bars(ax, bars, [f"{v:,.0f} ms" if v >= 10 else f"{v:.3g} ms" for v in ttft])
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("time to first token, client-observed (ms)")
+    ax.set_title("Time to first token")
+    ax.margins(x=0.25)
+    from matplotlib.patches import Patch
+
+    handles = [
+        Patch(color=COLD, label="cold (model loaded first)"),
+        Patch(color=WARM, label="warm (model resident)"),
+    ]
+    if has_split:
+        ax = axes[1]
+        left = [0.0] * len(rows)
+        for index, (_, name, color) in enumerate(PHASES):
+            if all(phases[index] is None for phases in split):
+                continue  # e.g. llama.cpp reports no load time: no empty legend entry
+            widths = [phases[index] or 0.0 for phases in split]
+            ax.barh(y, widths, left=left, color=color, height=0.6)
+            handles.append(Patch(color=color, label=name))
+            left = [a + b for a, b in zip(left, widths, strict=True)]
+        ax.set_xlabel("server-reported duration (ms)")
+        ax.set_title("Where the request's time went")
+        ax.tick_params(axis="y", left=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles))
+
+
+def _draw_matmul(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+    ax = fig.subplots()
+    labels, values, colors, texts = [], [], [], []
+    for row in rows:
+        device = _text(row, "device", "?")
+        precision = _text(row, "precision")
+        labels.append(f"{device.upper()} {precision}".strip())
+        tflops = _number(row, "tflops")
+        ms = _maybe(row, "ms")
+        values.append(tflops)
+        colors.append(DEVICE_COLORS.get(device.lower(), "#4e5d6c"))
+        texts.append(f"{tflops:.3g} TFLOP/s" + (f" · {ms:.3g} ms" if ms is not None else ""))
+    y = list(range(len(rows)))
+    bars = ax.barh(y, values, color=colors, height=0.6)
+    _annotate_bars(ax, bars, texts)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.margins(x=0.35)
+    ax.set_xlabel("throughput (TFLOP/s, higher is faster)")
+    ax.set_title("Matrix multiply throughput")
+
+
+def _draw_bits(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+    ax = fig.subplots()
+    labels, values, nominal = [], [], []
+    for row in rows:
+        label = _text(row, "label", "?")
+        labels.append(_wrap(f"{_text(row, 'file', '?')} · {label}"))
+        values.append(_number(row, "bits_per_param"))
+        given = _maybe(row, "nominal_bits")
+        nominal.append(given if given is not None else nominal_bits(str(row.get("label", ""))))
+    y = list(range(len(rows)))
+    bars = ax.barh(y, values, color=MEASURED, height=0.6, label="measured bits per parameter")
+    _annotate_bars(ax, bars, [f"{v:.3g}" for v in values])
+    marked = [(i, n) for i, n in enumerate(nominal) if n is not None]
+    if marked:
+        ax.vlines(
+            [n for _, n in marked],
+            [i - 0.42 for i, _ in marked],
+            [i + 0.42 for i, _ in marked],
+            colors=REFERENCE,
+            linewidth=2,
+            label="nominal bits of the label",
+        )
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(values + [n for _, n in marked]) * 1.2)
+    ax.set_xlabel("bits per parameter (bytes x 8 / parameters)")
+    ax.set_title("Bits per parameter")
+    fig.legend(loc="outside lower center", ncols=2)
+
+
+def _draw_kv(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+    ax = fig.subplots()
+    points = []
+    for row in rows:
+        context = _number(row, "context")
+        measured = _maybe(row, "measured_bytes")
+        formula = _maybe(row, "formula_bytes")
+        if measured is None and formula is None:
+            raise ChartError("a kv_growth row has neither measured_bytes nor formula_bytes")
+        points.append((context, measured, formula))
+    points.sort(key=lambda p: p[0] or 0.0)
+    top = max(v for p in points for v in p[1:] if v is not None)
+    scale, unit = (1024.0**3, "GiB") if top >= 4 * 1024.0**3 else (1024.0**2, "MiB")
+    xs_m = [p[0] for p in points if p[1] is not None]
+    if xs_m:
+        ax.plot(
+            xs_m,
+            [p[1] / scale for p in points if p[1] is not None],
+            marker="o",
+            linestyle="-",
+            color=MEASURED,
+            label="measured",
+            linewidth=2.2,
+            markersize=5,
+        )
+    xs_f = [p[0] for p in points if p[2] is not None]
+    if xs_f:
+        # Drawn on top, thin and dashed: where measured and formula agree both stay visible.
+        ax.plot(
+            xs_f,
+            [p[2] / scale for p in points if p[2] is not None],
+            linestyle="--",
+            color=FORMULA,
+            label="formula",
+            linewidth=1.3,
+            marker="x",
+            markersize=5,
+            zorder=3,
+        )
+    both = [(x, m, f) for x, m, f in points if m is not None and f is not None]
+    growth = ""
+    if len(both) >= 2:
+        # Growth is the claim (a loaded size includes the weights, a KV formula does not):
+        # compare what each series adds from the shortest to the longest context.
+        (x0, m0, f0), (x1, m1, f1) = both[0], both[-1]
+        growth = (
+            f"\ngrowth from {x0:,.0f} to {x1:,.0f} tokens:"
+            f" measured +{(m1 - m0) / scale:,.4g} {unit}, formula +{(f1 - f0) / scale:,.4g} {unit}"
+        )
+    contexts = [p[0] for p in points if p[0]]
+    if contexts and min(contexts) > 0 and max(contexts) / min(contexts) >= 16:
+        from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_locator(FixedLocator(sorted(set(contexts))))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlabel("context length (tokens)" + growth)
+    ax.set_ylabel(f"memory ({unit})")
+    ax.set_title("KV cache growth")
+    ax.legend(loc="upper left")
+    ax.grid(True, alpha=0.3)
+
+
+_DRAW: dict[
+    str,
+    tuple[Callable[[Any, Sequence[Mapping[str, Any]]], None], Callable[[int], tuple[float, float]]],
+] = {
+    "ttft": (_draw_ttft, lambda n: (8.2, _height(n))),
+    "matmul": (_draw_matmul, lambda n: (6.4, _height(n, base=1.0))),
+    "bits_per_param": (_draw_bits, lambda n: (7.0, _height(n, per_row=0.42, base=1.3))),
+    "kv_growth": (_draw_kv, lambda n: (6.0, 3.2)),
+}
+
+
+def render_chart(chart: Mapping[str, Any]) -> str:
+    """SVG markup (no XML prolog, no metadata) for one chart of the evidence."""
+    kind = chart.get("kind")
+    if kind not in _DRAW:
+        raise ChartError(f"unknown chart kind {kind!r} (known: {', '.join(_DRAW)})")
+    rows = _rows(chart)
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    draw, size = _DRAW[str(kind)]
+    rc: Any = _RC  # matplotlib types rc keys as a Literal union; these are all valid keys
+    with matplotlib.rc_context(rc):
+        fig = Figure(figsize=size(len(rows)), layout="constrained")
+        draw(fig, rows)
+        buffer = io.StringIO()
+        fig.savefig(
+            buffer,
+            format="svg",
+            metadata={"Date": None, "Creator": None, "Format": None, "Type": None},
+        )
+    return _clean(buffer.getvalue())
+
+
+_PROLOG = re.compile(r"^.*?(?=<svg\b)", re.S)
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+
+
+def _clean(svg: str) -> str:
+    """Drop the XML prolog, DOCTYPE and RDF metadata (the page needs neither)."""
+    svg = _PROLOG.sub("", svg, count=1)
+    return _METADATA.sub("", svg, count=1).strip()
+
+
+_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def svg_with_prefix(svg: str, prefix: str) -> str:
+    """The same SVG with every id (and reference to it) prefixed.
+
+    Several SVGs inlined in one page share one id namespace; matplotlib names
+    groups ``figure_1``, ``axes_1``... in every plot, and a plot shown twice
+    (beside its claim and in the Figures section) would repeat its clip-path ids.
+    """
+    ids = set(_ID.findall(svg))
+    if not ids:
+        return svg
+
+    def rename(match: re.Match[str]) -> str:
+        quote_or_paren, name = match.group(1), match.group(2)
+        return f"{quote_or_paren}{prefix}{name}" if name in ids else match.group(0)
+
+    svg = re.sub(r'(\bid=")([^"]+)', rename, svg)
+    svg = re.sub(r"(url\(#)([^)]+)", rename, svg)
+    return re.sub(r'(href="#)([^"]+)', rename, svg)

@@ -1,0 +1,156 @@
+"""`python -m claims report` and `python -m claims diff`, run as a user runs them.
+
+The first test drives the whole path: a pytest run with the claims plugin
+writes evidence and its report; the CLI re-renders the same page from that
+evidence; a second run whose measurement changed is compared with the first.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.offline
+
+TIMEOUT_S = 120
+
+CATALOG = """
+[document]
+id = "T1"
+title = "A test document"
+seeds = ["000_test.txt"]
+sections = ["Numbers"]
+
+[[claim]]
+id = "T1-SUM"
+section = "Numbers"
+statement = "Two plus two is printed as 4.0."
+tiers = ["offline"]
+stated = [{ name = "sum", value = "4.0" }]
+
+[[claim]]
+id = "T1-OPINION"
+section = "Numbers"
+statement = "Arithmetic is pleasant."
+tiers = ["offline"]
+testable = false
+untestable_reason = "an opinion"
+"""
+
+TEST_FILE = """
+import pytest
+
+pytestmark = pytest.mark.offline
+
+@pytest.mark.claim("T1-SUM")
+def test_sum(check):
+    check.attach("working", "2 + 2 = {value}")
+    check.chart("matmul", [{{"device": "cpu", "precision": "fp32", "tflops": {value}, "ms": 1.0}}])
+    check.against("sum", {value})
+"""
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=TIMEOUT_S, cwd=cwd
+    )
+
+
+def pytest_run(tmp_path: Path, name: str, value: float) -> tuple[Path, Path]:
+    work = tmp_path / name
+    work.mkdir()
+    (work / "catalog.toml").write_text(CATALOG, encoding="utf-8")
+    (work / "test_sum.py").write_text(
+        textwrap.dedent(TEST_FILE.format(value=value)), encoding="utf-8"
+    )
+    evidence, report = work / "evidence.json", work / "report.html"
+    proc = run(
+        "-m",
+        "pytest",
+        "-p",
+        "claims.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--strict-markers",
+        "--catalog",
+        "catalog.toml",
+        "--evidence",
+        str(evidence),
+        "--report-html",
+        str(report),
+        "test_sum.py",
+        cwd=work,
+    )
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return evidence, report
+
+
+def test_pytest_run_report_and_diff_end_to_end(tmp_path, audit):
+    ev_a, page_a = pytest_run(tmp_path, "a", 4.0)
+    ev_b, _ = pytest_run(tmp_path, "b", 5.0)  # the sum no longer holds: a regression
+
+    out = tmp_path / "again.html"
+    proc = run("-m", "claims", "report", str(ev_a), "-o", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text("utf-8")
+    # The plugin and the CLI render the same page from the same evidence.
+    assert html == page_a.read_text("utf-8")
+    assert 'id="T1-SUM"' in html and "an opinion" in html and "<svg" in html
+    assert audit(html).problems == []
+
+    proc = run("-m", "claims", "diff", str(ev_a), str(ev_b), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "T1-SUM  consistent -> refuted  [regression]" in proc.stdout
+    assert "T1-SUM  sum: 4 -> 5  (+25.0%)" in proc.stdout
+
+    side_by_side = tmp_path / "diff.html"
+    proc = run(
+        "-m",
+        "claims",
+        "diff",
+        str(ev_a),
+        str(ev_b),
+        "--json",
+        "-o",
+        str(side_by_side),
+        "--fail-on-regression",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1, "a regression fails the diff under --fail-on-regression"
+    result = json.loads(proc.stdout)
+    assert [c["id"] for c in result["regressions"]] == ["T1-SUM"]
+    assert audit(side_by_side.read_text("utf-8")).problems == []
+
+    proc = run("-m", "claims", "diff", str(ev_a), str(ev_a), "--fail-on-regression", cwd=tmp_path)
+    assert proc.returncode == 0 and "no differences" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "no such file"),
+        ("{not json", "not JSON"),
+        ('{"schema": "claims-evidence/1"}', "not claims evidence"),
+        ("[1, 2]", "top level is not an object"),
+    ],
+)
+def test_bad_evidence_is_one_line_and_exit_2(tmp_path, content, expected):
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_text(content, encoding="utf-8")
+    for args in (
+        ("report", str(bad), "-o", str(tmp_path / "x.html")),
+        ("diff", str(bad), str(bad)),
+    ):
+        proc = run("-m", "claims", *args, cwd=tmp_path)
+        assert proc.returncode == 2
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and expected in lines[0] and str(bad) in lines[0]
+        assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "x.html").exists()

@@ -1,0 +1,320 @@
+"""The HTML evidence report: every verdict, outcome and chart; one file; hostile text as text."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+import pytest
+
+from claims.catalog import load_catalog
+from claims.evidence import EvidenceLog, validate
+from claims.report import render_html
+from claims.verdicts import VERDICTS
+
+pytestmark = pytest.mark.offline
+
+HOSTILE_STATEMENT = 'Claim with <script>alert("x")</script> & a </table> in it'
+HOSTILE_MEASURED = "\"><img src=x onerror=alert(1)> 'quoted'"
+
+
+def test_synthetic_evidence_follows_the_schema_and_covers_every_verdict(evidence):
+    assert validate(evidence) == []
+    assert {c["verdict"] for c in evidence["claims"]} == set(VERDICTS)
+    outcomes = {k["outcome"] for c in evidence["claims"] for k in c["checks"]}
+    assert outcomes == {"passed", "failed", "skipped", "xfailed", "xpassed", "error"}
+    kinds = {ch["kind"] for c in evidence["claims"] for k in c["checks"] for ch in k["charts"]}
+    assert {"ttft", "matmul", "bits_per_param", "kv_growth"} <= kinds
+
+
+def test_every_verdict_is_shown_on_a_claim(page, evidence):
+    assert page == render_html(evidence), "the same evidence renders to the same page"
+    for claim in evidence["claims"]:
+        assert f'id="{claim["id"]}"' in page
+    for verdict in VERDICTS:
+        assert f'data-verdict="{verdict}"' in page, verdict
+        assert f'class="badge v-{verdict}"' in page
+
+
+def test_every_check_outcome_is_described(page):
+    for text in (
+        "passed",
+        "failed",
+        "skipped",
+        "failed as the erratum expects",
+        "passed unexpectedly",
+        "error",
+    ):
+        assert f"· {text} ·" in page, text
+
+
+def test_page_opens_with_run_machine_options_and_summary(page):
+    head = page[: page.index('id="figures"')]
+    for expected in (
+        # the command, shell-quoted
+        "pytest -m &#39;offline or gpu&#39; --evidence reports/evidence.json",
+        "Debian GNU/Linux 12 (bookworm) (x86_64)",
+        "AMD EPYC, 2 logical cores",
+        "23.5 GiB",
+        "NVIDIA GB10",
+        "580.159.03",
+        "CUDA (driver&#39;s ceiling)",
+        "13.0",  # CUDA from the gpu tier's detector
+        "6.1.0-28-amd64",
+        "2.13.0+cu130",
+        "0.12.3 at http://127.0.0.1:11434",
+        "sha256:fd7b6731c33c57f61767612f56517460ec2d1e2e5a3f0163e0eb3d8d8cb5df20",
+        "allow_unload",
+        "At a glance",
+    ):
+        assert expected in head, expected
+    # Summary per document: D1 holds 10 claims, 9 testable, 6 of them checked (3 not run).
+    assert "6 / 9" in head and "5 / 5" in head
+
+
+def test_documents_and_sections_keep_document_order(page):
+    positions = [
+        page.index(marker)
+        for marker in (
+            "D1 — Doc one",
+            "§1 Introduction",
+            "§2 Timing",
+            "§3 Memory",
+            "D2 — Doc two",
+            "§1 Quantization",
+            "§2 Serving",
+        )
+    ]
+    assert positions == sorted(positions)
+
+
+def test_claims_cite_document_section_and_seed_file(page):
+    assert (
+        "Source: D1, section §2 “Timing”, in 000_fea255ecdc112ea8.txt, 001_9a78a547d9ff624e.txt"
+        in page
+    )
+    assert "003_7edf31972a8b2ffd.txt" in page
+
+
+def test_stated_vs_measured_table_has_units_tolerance_and_source(page):
+    table = page[page.index('id="D1-ERRATUM"') :]
+    table = table[: table.index("</table>")]
+    for expected in (
+        "reduction",
+        "3.5 x",
+        "3.55556 x",
+        "±0.05 (printed precision)",
+        "does not hold (known erratum)",
+        "src-fixture",
+    ):
+        assert expected in table, expected
+    refuted = page[page.index('id="D1-REFUTED"') :]
+    assert "accepts 4.05 to 4.15" in refuted[: refuted.index("</article>")]
+
+
+def test_errata_not_run_and_not_applicable_carry_reasons_and_how_to_run(page):
+    def article(cid: str) -> str:
+        part = page[page.index(f'id="{cid}"') :]
+        return part[: part.index("</article>")]
+
+    assert "The ratio is 16/4.5 = 3.56, not 3.5" in article("D1-ERRATUM")
+    not_run = article("D1-NOT-RUN")
+    assert "Not run." in not_run and "To run it:</strong> pass --allow-unload" in not_run
+    not_selected = article("D1-NOT-SELECTED")
+    assert "add --claim D1-NOT-SELECTED" in not_selected and "pip install" in not_selected
+    assert "96 KiB" in not_selected  # the stated figure a run would check
+    assert "CUDA machine" in article("D1-REQUIRED")
+    assert "--profile dgx-spark" in article("D1-NOT-APPLICABLE")
+    assert "no longer reproduces" in article("D2-ERRATUM-HOLDS")
+    assert "passed unexpectedly" in article("D2-XPASSED")
+
+
+def test_untestable_claims_are_grouped_per_section_collapsed(page):
+    assert "3 claims in this section a program cannot check" in page
+    assert "1 claim in this section a program cannot check" in page
+    assert "advice about organisations, not a property of software" in page
+    group = page[page.index('<details class="untestable-group">') :]
+    assert group.index("</summary>") < group.index("D1-OPINION")
+
+
+def test_raw_evidence_sits_in_collapsed_details(page):
+    part = page[page.index('id="D1-COLD-WARM"') :]
+    part = part[: part.index("</article>")]
+    assert "<details><summary>http: POST /api/generate (cold)</summary><pre>" in part
+    assert "&lt;b&gt;Hello&lt;/b&gt;" in part  # the reply is shown as text
+    assert "text: generated text (truncated)" in part
+    assert "Note: TF32 disabled explicitly" in page
+    assert '<details class="tests">' in part and '<details class="tests" open' not in page
+
+
+def test_plots_appear_in_figures_and_beside_their_claims(page):
+    figures = page[page.index('<section id="figures">') : page.index('id="filters"')]
+    assert (
+        figures.count("<svg") == 5
+    )  # ttft x2, bits, matmul, kv; the two broken charts explain why
+    assert figures.count("This chart could not be drawn") == 2
+    for number, claim in ((1, "D1-COLD-WARM"), (3, "D1-ERRATUM"), (4, "D2-MATMUL"), (5, "D2-KV")):
+        assert f'id="figure-{number}"' in figures
+        assert f'id="figure-{number}-{claim}"' in page
+
+
+def test_a_broken_chart_costs_only_its_own_plot(page):
+    assert "bits_per_param is not a finite number" in page
+    assert "unknown chart kind &#39;sparkline&#39;" in page
+
+
+def test_filters_by_verdict_and_tier_are_inline_and_hidden_without_javascript(page):
+    assert '<div class="filters" id="filters" hidden>' in page
+    for verdict in VERDICTS:
+        assert f'data-filter="verdict" value="{verdict}"' in page
+    for tier in ("offline", "engine", "ollama", "gpu"):
+        assert f'data-filter="tier" value="{tier}"' in page
+    assert page.count("<script") == 1
+
+
+def test_incomplete_run_is_flagged(make_evidence):
+    assert "Incomplete run." in render_html(make_evidence(complete=False))
+    assert "Incomplete run." not in render_html(make_evidence(complete=True))
+
+
+def test_page_is_one_file_without_external_references(page, audit):
+    result = audit(page)
+    assert result.problems == []
+    assert len(result.ids) == len(set(result.ids)), "ids must be unique (plots are inlined twice)"
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_hostile_strings_are_escaped_and_shown_literally(page):
+    assert "<script>alert" not in page and "<img" not in page
+    parser = _Text()
+    parser.feed(page)
+    assert [t for t, _ in parser.tags].count("script") == 1
+    assert not any(k.startswith("on") for _, attrs in parser.tags for k in attrs)
+    text = "".join(parser.text)
+    assert HOSTILE_STATEMENT in text
+    assert HOSTILE_MEASURED in text
+    assert "note with <i>tags</i>" in text
+
+
+def test_evidence_missing_optional_keys_still_renders(evidence):
+    """Old or hand-made evidence: only the schema's required keys."""
+    minimal = {
+        "schema": "claims-evidence/1",
+        "run": {
+            key: evidence["run"][key]
+            for key in ("started", "finished", "markexpr", "profile", "complete", "options")
+        }
+        | {"machine": {"os": "x", "arch": "y", "cpu": "z", "memory_bytes": 1, "python": "3"}},
+        "claims": [
+            {
+                key: c[key]
+                for key in (
+                    "id",
+                    "document",
+                    "section",
+                    "statement",
+                    "tiers",
+                    "testable",
+                    "verdict",
+                )
+            }
+            | {
+                "checks": [
+                    {key: k[key] for key in ("nodeid", "outcome", "source", "measurements")}
+                    for k in c["checks"]
+                ]
+            }
+            for c in evidence["claims"]
+        ],
+        "summary": {"by_verdict": evidence["summary"]["by_verdict"]},
+    }
+    assert validate(minimal) == []
+    html = render_html(minimal)
+    assert "D1-REFUTED" in html and "D2 — D2" in html  # no document titles: the id stands in
+
+
+def test_real_catalog_renders_with_every_claim(tmp_path, audit):
+    """The catalog as it is today, nothing run: every claim listed, not run or untestable."""
+    catalog = load_catalog()
+    log = EvidenceLog(
+        catalog,
+        {
+            "started": "2026-11-29T08:00:00+00:00",
+            "finished": "2026-11-29T08:00:00+00:00",
+            "markexpr": "offline",
+            "profile": "generic",
+            "complete": True,
+            "options": {},
+            "machine": {
+                "os": "x",
+                "arch": "x86_64",
+                "cpu": "c",
+                "memory_bytes": 1,
+                "python": "3.11",
+            },
+        },
+    )
+    doc = json.loads(json.dumps(log.document(complete=True)))
+    html = render_html(doc)
+    for claim in catalog:
+        assert f'id="{claim.id}"' in html
+    assert audit(html).problems == []
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        '<script src="https://cdn.example/x.js"></script>',
+        '<link rel="stylesheet" href="//cdn.example/x.css">',
+        '<img src="file:///etc/passwd">',
+        '<a href="https://example.com/">out</a>',
+        '<style>@import "theme.css";</style>',
+        "<style>body { background: url(http://example.com/bg.png) }</style>",
+        "<div style=\"background-image: url('//example.com/x.png')\"></div>",
+        '<svg><image href="http://example.com/x.png"/></svg>',
+        '<svg><use xlink:href="other.svg#icon"/></svg>',
+        '<iframe srcdoc="x"></iframe>',
+        '<meta http-equiv="refresh" content="0; url=http://example.com">',
+        '<script>fetch("/api")</script>',
+        '<div onclick="x()"></div>',
+    ],
+)
+def test_the_audit_catches_each_kind_of_external_reference(audit, snippet):
+    assert audit(f"<!DOCTYPE html><html><body>{snippet}</body></html>").problems
+
+
+def test_the_audit_accepts_fragments_and_inline_data(audit):
+    page = (
+        '<a href="#D1-X">x</a><svg><clipPath id="p1"></clipPath><path clip-path="url(#p1)"/>'
+        '<use xlink:href="#m1"/></svg><style>.a { color: red }</style><script>var a = 1;</script>'
+    )
+    assert audit(page).problems == []
+
+
+def test_templates_are_package_data():
+    """A wheel must carry every template, or an installed suite renders no report."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"][
+        "package-data"
+    ]["claims.report"]
+    folder = root / "claims" / "report"
+    files = [p.relative_to(folder).as_posix() for p in (folder / "templates").iterdir()]
+    assert files
+    for name in files:
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), name

@@ -1,0 +1,170 @@
+"""The report's charts: every kind draws, bad rows are refused with a reason, SVG ids are unique."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from claims.report.plots import CHART_KINDS, ChartError, nominal_bits, render_chart, svg_with_prefix
+
+pytestmark = pytest.mark.offline
+
+
+@pytest.fixture
+def charts(evidence):
+    found = {}
+    for claim in evidence["claims"]:
+        for check in claim["checks"]:
+            for chart in check["charts"]:
+                found.setdefault(chart["kind"], chart)
+    return found
+
+
+@pytest.mark.parametrize("kind", sorted(CHART_KINDS))
+def test_every_kind_draws_a_small_standalone_svg(charts, kind):
+    svg = render_chart(charts[kind])
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "<?xml" not in svg and "<!DOCTYPE" not in svg and "<metadata" not in svg
+    assert len(svg) < 40_000, "a plot should stay a few kilobytes"
+    assert re.search(r"\burl\((?!#)", svg) is None
+    assert re.search(r'href="(?!#)', svg) is None
+
+
+def test_ttft_with_split_draws_the_server_phases(charts):
+    svg = render_chart(charts["ttft"])
+    assert "model load" in svg and "prompt prefill" in svg and "decode" in svg
+    assert "6,123 ms" in svg and "180 ms" in svg
+
+
+def test_ttft_without_split_draws_one_panel():
+    svg = render_chart(
+        {
+            "kind": "ttft",
+            "rows": [
+                {"label": "x", "cold": True, "ttft_ms": 10.0},
+                {"label": "x", "cold": False, "ttft_ms": 2.0},
+            ],
+        }
+    )
+    assert (
+        "prompt prefill" not in svg
+        and "Where the request" not in svg
+        and "Time to first token" in svg
+    )
+
+
+def test_rendering_is_deterministic(charts):
+    assert render_chart(charts["matmul"]) == render_chart(charts["matmul"])
+
+
+@pytest.mark.parametrize(
+    ("label", "bits"),
+    [
+        ("Q4_K_M", 4.0),
+        ("Q8_0", 8.0),
+        ("F16", 16.0),
+        ("BF16", 16.0),
+        ("F32", 32.0),
+        ("IQ2_XXS", 2.0),
+        ("MXFP4", 4.0),
+        ("q4_0", 4.0),
+        ("Q5_K_S", 5.0),
+        ("gemma3 270M", None),
+        ("", None),
+    ],
+)
+def test_nominal_bits_of_quantization_labels(label, bits):
+    assert nominal_bits(label) == bits
+
+
+def test_bits_chart_marks_the_nominal_bits_of_each_label():
+    svg = render_chart(
+        {
+            "kind": "bits_per_param",
+            "rows": [
+                {"file": "a.gguf", "label": "Q4_K_M", "bits_per_param": 4.9},
+                {"file": "b.gguf", "label": "Q8_0", "bits_per_param": 8.5},
+            ],
+        }
+    )
+    assert "nominal bits of the label" in svg and "4.9" in svg and "8.5" in svg
+
+
+@pytest.mark.parametrize(
+    ("chart", "why"),
+    [
+        ({"kind": "sparkline", "rows": [{"x": 1}]}, "unknown chart kind"),
+        ({"kind": "matmul", "rows": []}, "no rows"),
+        ({"kind": "matmul"}, "no rows"),
+        ({"kind": "matmul", "rows": ["not an object"]}, "must be objects"),
+        (
+            {"kind": "matmul", "rows": [{"device": "cpu", "tflops": "fast"}]},
+            "tflops is not a finite number",
+        ),
+        (
+            {"kind": "ttft", "rows": [{"label": "x", "ttft_ms": float("nan")}]},
+            "ttft_ms is not a finite number",
+        ),
+        (
+            {
+                "kind": "bits_per_param",
+                "rows": [{"file": "f", "label": "Q4_0", "bits_per_param": True}],
+            },
+            "not a finite",
+        ),
+        (
+            {"kind": "kv_growth", "rows": [{"context": 1}]},
+            "neither measured_bytes nor formula_bytes",
+        ),
+        (
+            {"kind": "matmul", "rows": [{"device": "cpu", "tflops": 1.0}] * 41},
+            "more than a readable plot",
+        ),
+    ],
+)
+def test_malformed_charts_are_refused_with_a_reason(chart, why):
+    with pytest.raises(ChartError, match=why):
+        render_chart(chart)
+
+
+def test_dollar_signs_in_labels_are_text_not_mathtext():
+    svg = render_chart(
+        {"kind": "matmul", "rows": [{"device": "$x^2$", "precision": "fp32", "tflops": 1.0}]}
+    )
+    assert "$X^2$" in svg  # upper-cased device name, dollars kept literally
+
+
+def test_hostile_labels_are_escaped_inside_the_svg():
+    svg = render_chart(
+        {
+            "kind": "bits_per_param",
+            "rows": [{"file": "<script>alert(1)</script>", "label": "Q4_0", "bits_per_param": 4.5}],
+        }
+    )
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+
+
+class _Ids(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if key == "id" and value:
+                self.ids.append(value)
+            if key in ("href", "xlink:href") and value and value.startswith("#"):
+                self.refs.append(value[1:])
+            if value and "url(#" in value:
+                self.refs.extend(re.findall(r"url\(#([^)]+)\)", value))
+
+
+def test_prefixed_copies_of_one_plot_share_no_ids_and_keep_references(charts):
+    svg = render_chart(charts["kv_growth"])
+    parser = _Ids()
+    parser.feed(svg_with_prefix(svg, "one-") + svg_with_prefix(svg, "two-"))
+    assert parser.ids and len(parser.ids) == len(set(parser.ids))
+    assert parser.refs and set(parser.refs) <= set(parser.ids)

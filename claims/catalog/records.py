@@ -75,7 +75,8 @@ class StatedFigure:
         if self.kind == "number":
             assert self.text is not None
             half = parse_literal(self.text).half_unit
-            return "exact" if parse_literal(self.text).is_integer else f"±{half} (printed precision)"
+            # An integer literal admits ±0.5: exact for whole counts, not for measured rates.
+            return f"±{half} (printed precision)"
         return "bounds ± half the last printed digit"
 
     def to_json(self) -> dict[str, Any]:

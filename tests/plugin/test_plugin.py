@@ -395,7 +395,9 @@ def test_offline_tests_cannot_reach_beyond_loopback(claims_pytester):
             check.against("sum", 4)
         """
     )
-    result = claims_pytester.run()
+    # In a subprocess: the conftest above replaces pytest_socket's real connect,
+    # which must not leak into this session.
+    result = claims_pytester.run(subprocess=True)
     result.assert_outcomes(failed=1, passed=1)
     result.stdout.fnmatch_lines(["*SocketConnectBlockedError*192.0.2.1*"])
 

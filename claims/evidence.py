@@ -153,6 +153,14 @@ class EvidenceLog:
         run["finished"] = finished or now_iso()
         run["complete"] = complete
         run["facts"] = dict(self.facts)
+        if "ollama_version" in self.facts and isinstance(run.get("machine"), dict):
+            # The ollama tier records the server it measured (check.fact); the
+            # machine fingerprint shows it beside OS, GPU and driver.
+            run["machine"] = {
+                **run["machine"],
+                "ollama": {"version": self.facts["ollama_version"],
+                           "host": self.facts.get("ollama_host")},
+            }
         out: dict[str, Any] = {
             "schema": SCHEMA_ID,
             "run": run,

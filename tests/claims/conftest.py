@@ -1,0 +1,312 @@
+"""Fixtures shared by the claim tests (by tier)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from claims.plugin.options import Settings
+from claims.plugin.outcomes import not_run
+
+# --- engine tier: llama.cpp running a GGUF file, loaded once per session ---------
+
+# One context large enough for the prefill test's long prompt; 42 is the seed
+# Week 2 uses, so a run of the suite is reproducible end to end.
+ENGINE_N_CTX = 2048
+ENGINE_SEED = 42
+
+
+@pytest.fixture(scope="session")
+def engine_model(claims_settings: Settings) -> Any:
+    """Which model file the engine tier runs (--engine-model, default the Gemma file)."""
+    from claims.probes.engine_model import describe_engine_model
+    from claims.probes.errors import ProbeError
+
+    try:
+        return describe_engine_model(claims_settings.engine_model, claims_settings.models_dir)
+    except ProbeError as exc:
+        not_run(f"engine tier has no model file: {exc}")
+
+
+@pytest.fixture(scope="session")
+def engine(engine_model: Any) -> Iterator[Any]:
+    """The model loaded in llama.cpp, once for the whole session."""
+    from claims.probes.engine import Engine, llama_cpp_module
+    from claims.probes.errors import PrerequisiteMissing
+
+    try:
+        llama_cpp_module()
+    except PrerequisiteMissing as exc:
+        not_run(str(exc))
+    loaded = Engine.load(engine_model.path, n_ctx=ENGINE_N_CTX, seed=ENGINE_SEED)
+    try:
+        yield loaded
+    finally:
+        loaded.close()
+
+
+@pytest.fixture(scope="session")
+def engine_header(engine_model: Any) -> Any:
+    """The engine model's GGUF header, read by the file probe (not by the engine)."""
+    from claims.probes.gguf_file import read_header
+
+    return read_header(engine_model.path)
+
+
+@pytest.fixture
+def engine_facts(check: Any, engine: Any, engine_model: Any) -> Any:
+    """Record which engine and model a check ran on; returns the engine."""
+    import llama_cpp
+
+    check.fact("engine", f"llama-cpp-python {llama_cpp.__version__}")
+    check.fact("engine_model", engine_model.name)
+    check.fact("engine_model_path", str(engine_model.path))
+    check.fact("engine_model_source", engine_model.source)
+    if engine_model.sha256:
+        check.fact("engine_model_sha256", engine_model.sha256)
+    check.fact("engine_model_description", engine.description)
+    check.fact("engine_threads", engine.n_threads)
+    check.fact("engine_n_ctx", engine.n_ctx)
+    return engine
+
+
+# About 300 prompt tokens: enough that prompt processing runs in full batches
+# and its rate is not dominated by fixed per-call costs. Shared by the Week 2
+# and masterclass prefill/decode claims, so the model is asked only once.
+PREFILL_PROMPT = " ".join(["Explain Kubernetes scheduling in three sentences."] * 40)
+PREFILL_REPLY_TOKENS = 32
+PREFILL_REPEATS = 3
+
+
+@pytest.fixture(scope="session")
+def engine_prefill_runs(engine: Any) -> list[Any]:
+    """Greedy generations from a long prompt, with llama.cpp's perf counters.
+
+    Several, so each phase's rate can be taken at its best: on a shared machine
+    another process slows a run down, never up.
+    """
+    return [
+        engine.generate(PREFILL_PROMPT, max_tokens=PREFILL_REPLY_TOKENS, temperature=0.0)
+        for _ in range(PREFILL_REPEATS)
+    ]
+
+
+# --- ollama tier: a live Ollama server -------------------------------------------------
+#
+# Every request goes through one session client with explicit timeouts: the read
+# timeout (--ollama-timeout, default 120 s) covers a cold load before the first
+# chunk (phi4 loads in ~6 s on the Spark), the stall timeout the silence between
+# two chunks once a stream has begun (Ollama's own integration tests use 30 s).
+# Nothing here unloads, pulls, creates or deletes without its opt-in flag.
+
+OLLAMA_STALL_S = 30.0
+OLLAMA_STREAM_TOTAL_S = 600.0  # a whole streamed reply; 96 tokens take ~4 s on the Spark
+REPLY_EXCERPT_CHARS = 1500
+
+
+@pytest.fixture(scope="session")
+def ollama_client(claims_settings: Settings) -> Iterator[Any]:
+    from claims.probes.ollama_api import OllamaClient
+
+    client = OllamaClient(
+        claims_settings.ollama_host,
+        connect_timeout=5.0,
+        read_timeout=claims_settings.ollama_timeout,
+        stall_timeout=min(OLLAMA_STALL_S, claims_settings.ollama_timeout),
+    )
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def ollama_version(ollama_client: Any) -> str:
+    version: str = ollama_client.version()
+    return version
+
+
+class ServerModel:
+    """A model as the server lists it (/api/tags) and describes it (/api/show)."""
+
+    def __init__(self, name: str, entry: dict[str, Any], show: dict[str, Any]) -> None:
+        self.name = name
+        self.entry = entry
+        self.show = show
+
+    @property
+    def digest(self) -> str:
+        return str(self.entry.get("digest", ""))
+
+    @property
+    def size(self) -> int | None:
+        size = self.entry.get("size")
+        return size if isinstance(size, int) else None
+
+    @property
+    def model_info(self) -> dict[str, Any]:
+        info = self.show.get("model_info")
+        return info if isinstance(info, dict) else {}
+
+    @property
+    def architecture(self) -> str | None:
+        arch = self.model_info.get("general.architecture")
+        return arch if isinstance(arch, str) else None
+
+    def info(self, suffix: str) -> Any:
+        """model_info[<arch>.<suffix>] (e.g. "context_length")."""
+        return self.model_info.get(f"{self.architecture}.{suffix}")
+
+
+def _server_model(client: Any, settings: Settings, name: str) -> ServerModel:
+    from claims.probes.ollama_api import find_model
+
+    entry = find_model(client.tags(), name)
+    if entry is None:
+        if not settings.allow_pull:
+            not_run(f"model {name} is not on the server; pull it or pass --allow-pull")
+        client.pull(name, total_timeout=3600.0)
+        entry = find_model(client.tags(), name)
+        if entry is None:
+            not_run(f"model {name} is still not listed after pulling it")
+    return ServerModel(str(entry.get("name") or name), entry, client.show(name))
+
+
+@pytest.fixture(scope="session")
+def ollama_model(ollama_client: Any, claims_settings: Settings) -> ServerModel:
+    """The model under test (--ollama-model, default phi4), present on the server."""
+    return _server_model(ollama_client, claims_settings, claims_settings.ollama_model)
+
+
+class LiveOllama:
+    """The ollama tier's view of one test: the client plus evidence recording.
+
+    Every exchange it makes is attached to the check (request body and an
+    excerpt of the reply), and the server version and host are recorded as facts.
+    """
+
+    def __init__(self, check: Any, client: Any, settings: Settings, version: str) -> None:
+        self.check = check
+        self.client = client
+        self.settings = settings
+        self.version = version
+        check.source = "live"
+        check.fact("ollama_version", version)
+        check.fact("ollama_host", settings.ollama_host)
+
+    @property
+    def model_name(self) -> str:
+        return self.settings.ollama_model
+
+    def exchange(self, label: str, method: str, path: str, body: Any, reply: Any) -> None:
+        import json
+
+        text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+        if len(text) > REPLY_EXCERPT_CHARS:
+            text = text[:REPLY_EXCERPT_CHARS] + f" … [{len(text) - REPLY_EXCERPT_CHARS} more chars]"
+        self.check.attach(
+            label,
+            {
+                "request": {
+                    "method": method,
+                    "url": f"{self.settings.ollama_host}{path}",
+                    "body": body,
+                },
+                "reply_excerpt": text,
+            },
+            kind="http",
+        )
+
+    def model(self, name: str | None = None) -> ServerModel:
+        model = _server_model(self.client, self.settings, name or self.model_name)
+        self.check.fact(f"model_digest:{model.name}", model.digest)
+        return model
+
+    def generate(self, label: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A non-streaming /api/generate with ``body`` (stream false is added)."""
+        body = {**body, "stream": False}
+        reply: dict[str, Any] = self.client.post_json("/api/generate", body)
+        self.exchange(label, "POST", "/api/generate", body, reply)
+        return reply
+
+    def chat(self, label: str, body: dict[str, Any]) -> dict[str, Any]:
+        body = {**body, "stream": False}
+        reply: dict[str, Any] = self.client.post_json("/api/chat", body)
+        self.exchange(label, "POST", "/api/chat", body, reply)
+        return reply
+
+    def timed(self, label: str, path: str, body: dict[str, Any]) -> Any:
+        """A streamed request timed by the TTFT instrument (claims.probes.timing)."""
+        from claims.probes.timing import measure_stream
+
+        timing = measure_stream(
+            self.client,
+            path,
+            body,
+            text_key="message" if path == "/api/chat" else "response",
+            total_timeout=OLLAMA_STREAM_TOTAL_S,
+        )
+        final = {k: v for k, v in timing.final.items() if k != "context"}
+        self.exchange(
+            label,
+            "POST",
+            path,
+            {**body, "stream": True},
+            {"streamed_text": timing.text, "final_chunk": final, "lines": timing.lines},
+        )
+        return timing
+
+    def ps_entry(self, name: str | None = None) -> dict[str, Any] | None:
+        from claims.probes.ollama_api import find_model
+
+        models = self.client.ps()
+        self.exchange("GET /api/ps", "GET", "/api/ps", None, {"models": models})
+        return find_model(models, name or self.model_name)
+
+    def unload(self, name: str | None = None) -> Any:
+        """Unload a model (opt-in: --allow-unload) and wait until /api/ps drops it."""
+        from claims.plugin.outcomes import needs_flag
+
+        needs_flag(self.settings.allow_unload, "--allow-unload", "unloading a model (a cold start)")
+        result = self.client.unload(name or self.model_name, timeout=60.0)
+        self.check.observe(
+            "unload: seconds until /api/ps dropped the model",
+            round(result.seconds_until_gone, 3),
+            unit="s",
+        )
+        return result
+
+    def matching_store(self, model: ServerModel) -> Any:
+        """(store, manifest) of the server's own store for ``model``, or why not (a str).
+
+        A store on this machine counts only when its manifest for the model has
+        the SHA-256 the server lists as the model's digest: another store (a
+        copy, another user's) would describe a different file.
+        """
+        from claims.probes.errors import ProbeError
+        from claims.probes.ollama_store import OllamaStore, locate_store
+
+        try:
+            store = OllamaStore(locate_store(self.settings.models_dir))
+            manifest = store.manifest(model.name)
+        except ProbeError as exc:
+            return f"no readable model store for {model.name} ({exc}); pass --models-dir"
+        except OSError as exc:
+            return f"the model store cannot be read ({exc.strerror}); pass --models-dir"
+        if manifest.digest != model.digest:
+            return (
+                f"the store at {store.root} has a different {model.name} (manifest "
+                f"{manifest.digest[:12]}, server {model.digest[:12]}); pass --models-dir"
+            )
+        self.check.fact("ollama_store", str(store.root))
+        return store, manifest
+
+
+@pytest.fixture
+def live(
+    check: Any, ollama_client: Any, ollama_version: str, claims_settings: Settings
+) -> LiveOllama:
+    """The live Ollama server for one claim test, with evidence recording."""
+    return LiveOllama(check, ollama_client, claims_settings, ollama_version)

@@ -1,0 +1,1083 @@
+"""The masterclass's API claims, measured against a live Ollama server (the ollama tier).
+
+Where the masterclass and Ollama's source disagree, the project's notes on the
+source decide what is expected, and the catalog records the masterclass's
+statement as a known erratum. Requests are small (num_predict of a few dozen
+tokens at most) so the module runs in well under a minute on a warm model.
+Anything that changes the server needs its opt-in flag: unloading
+(--allow-unload), creating and deleting models (--allow-create).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from datetime import datetime
+from statistics import median
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from claims.plugin.outcomes import needs_flag, not_applicable, not_run
+
+pytestmark = pytest.mark.ollama
+
+TAGLINE_PROMPT = "Give me a one-sentence tagline for a coffee shop."
+COUNT_PROMPT = "Count from 1 to 200, separated by commas, and nothing else."
+LOOPBACK_NAMES = {"127.0.0.1", "::1", "localhost"}
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    m = re.match(r"^v?(\d+)\.(\d+)\.(\d+)", text.strip())
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def parse_time(text: str) -> datetime:
+    """Ollama's RFC 3339 times carry nanoseconds; Python parses up to microseconds."""
+    trimmed = re.sub(r"(\.\d{6})\d+", r"\1", text.strip()).replace("Z", "+00:00")
+    return datetime.fromisoformat(trimmed)
+
+
+# --- 1.5 / 4.x: the REST API ------------------------------------------------------------
+@pytest.mark.claim("MC-VERSION")
+def test_version_endpoint(live, check):
+    reply = live.client.get_json("/api/version")
+    live.exchange("GET /api/version", "GET", "/api/version", None, reply)
+    version = reply.get("version") if isinstance(reply, dict) else None
+    check.measure(
+        'reply is {"version": string}',
+        reply,
+        holds=isinstance(version, str),
+        expected='{"version": "<x.y.z>"}',
+    )
+    check.measure(
+        "version string",
+        version,
+        holds=isinstance(version, str) and parse_version(version) is not None,
+        expected="a dotted x.y.z version",
+    )
+
+
+@pytest.mark.claim("MC-HEALTH-TAGS")
+def test_tags_as_health_check(live, check):
+    started = time.perf_counter()
+    models = live.client.tags()  # raises ServerHTTPError on a non-2xx status
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    live.exchange("GET /api/tags", "GET", "/api/tags", None, {"models": models})
+    check.measure(
+        "HTTP 200 with a model list",
+        len(models),
+        holds=isinstance(models, list),
+        unit="models",
+        expected="status 200 and a 'models' list",
+    )
+    check.observe("answered in", round(elapsed_ms, 1), unit="ms")
+
+
+def expected_num_ctx(
+    version: tuple[int, int, int] | None, trained: int | None, modelfile: int | None
+) -> tuple[set[int], str]:
+    """The default context Ollama's source implies for this version (and why)."""
+    if modelfile is not None:
+        return {modelfile}, f"the Modelfile sets num_ctx {modelfile}"
+    if version is None:
+        return set(), "unparsable server version"
+    if version < (0, 6, 7):
+        return {2048}, "2048 before v0.6.7"
+    if version < (0, 15, 5):
+        return {4096}, "4096 from v0.6.7 to v0.15.4"
+    tiers = {4096, 32768, 262144}
+    capped = {min(t, trained) for t in tiers} if trained else tiers
+    return capped, (
+        "from v0.15.5 chosen by total VRAM (4096 / 32768 / 262144), capped at the "
+        f"model's trained context {trained}"
+    )
+
+
+@pytest.mark.claim("MC-PARAM-DEFAULTS")
+def test_default_num_ctx(live, check):
+    model = live.model()
+    parameters = str(model.show.get("parameters") or "")
+    from_modelfile = next(
+        (
+            int(line.split()[1])
+            for line in parameters.splitlines()
+            if line.split()[:1] == ["num_ctx"] and len(line.split()) > 1
+        ),
+        None,
+    )
+    live.generate(
+        "generate without num_ctx",
+        {"model": model.name, "prompt": "hi", "options": {"num_predict": 1}},
+    )
+    entry = live.ps_entry(model.name)
+    if entry is None:
+        not_run("/api/ps did not list the model right after the request")
+    if "context_length" not in entry:
+        not_run(f"Ollama {live.version} does not report context_length in /api/ps (v0.10.0+)")
+    context = int(entry["context_length"])
+    trained = model.info("context_length")
+    admissible, why = expected_num_ctx(parse_version(live.version), trained, from_modelfile)
+    check.observe(
+        f"default this version's source implies (Ollama {live.version})",
+        sorted(admissible),
+        note=why + "; OLLAMA_CONTEXT_LENGTH on the server overrides",
+    )
+    for name in ("temperature", "top_k", "top_p", "repeat_penalty", "seed"):
+        check.observe(
+            name,
+            "not reported by any endpoint",
+            note="sampling defaults are internal to the runner",
+        )
+    check.against(
+        "num_ctx", context, note=f"/api/ps context_length after a request without num_ctx ({why})"
+    )
+
+
+@pytest.mark.claim("MC-STREAM-DEFAULT")
+def test_streams_by_default(live, check):
+    body = {
+        "model": live.model_name,
+        "prompt": TAGLINE_PROMPT,
+        "options": {"temperature": 0, "num_predict": 16},
+    }
+    lines = list(live.client.stream("/api/generate", body, total_timeout=300.0))
+    live.exchange(
+        "POST /api/generate without 'stream'",
+        "POST",
+        "/api/generate",
+        body,
+        {
+            "lines": [ln.raw.decode("utf-8", "replace") for ln in lines[:8]],
+            "total_lines": len(lines),
+        },
+    )
+    check.measure(
+        "no stream field: NDJSON, one object per line",
+        len(lines),
+        holds=len(lines) > 1 and lines[-1].data.get("done") is True,
+        unit="lines",
+        expected="several lines ending with done: true",
+    )
+    one = live.generate("POST /api/generate with stream false", body)
+    check.measure(
+        "stream false: one object",
+        sorted(one),
+        holds=one.get("done") is True and isinstance(one.get("response"), str),
+        expected="a single JSON object with done: true and the whole response",
+    )
+
+
+@pytest.mark.claim("MC-CHAT-REPLY")
+def test_chat_reply_fields(live, check, catalog):
+    body = {
+        "model": live.model_name,
+        "messages": [{"role": "user", "content": TAGLINE_PROMPT}],
+        "options": {"temperature": 0, "num_predict": 32},
+    }
+    started = time.perf_counter_ns()
+    reply = live.chat("POST /api/chat (stream false)", body)
+    client_ns = time.perf_counter_ns() - started
+    stated = set(catalog.get("MC-CHAT-REPLY").figure("fields").values)
+    check.against(
+        "fields",
+        [k for k in reply if k in stated],
+        unordered=True,
+        note=f"all fields: {', '.join(reply)}",
+    )
+    check.against("message role", (reply.get("message") or {}).get("role"))
+    total = reply.get("total_duration")
+    unit = "unknown"
+    if isinstance(total, int) and total > 0 and 0.3 <= total / client_ns <= 1.05:
+        unit = "ns"
+    check.against(
+        "duration unit",
+        unit,
+        note=f"total_duration {total} against {client_ns:,} ns on the client clock",
+    )
+    parts = [reply.get(k) for k in ("load_duration", "prompt_eval_duration", "eval_duration")]
+    if all(isinstance(p, int) for p in parts) and isinstance(total, int):
+        check.measure(
+            "the total covers the phases",
+            {"sum": sum(parts), "total": total},
+            holds=sum(parts) <= total,
+            expected="load + prefill + decode <= total",
+        )
+
+
+@pytest.mark.claim("MC-TOKS-FORMULA")
+def test_tokens_per_second_formula(live, check):
+    timing = live.timed(
+        "streamed generate (num_predict 32)",
+        "/api/generate",
+        {
+            "model": live.model_name,
+            "prompt": COUNT_PROMPT,
+            "options": {"temperature": 0, "num_predict": 32},
+        },
+    )
+    server = timing.server
+    if server.decode_tokens_per_s is None or timing.client_decode_tokens_per_s is None:
+        check.measure(
+            "eval_count and eval_duration reported",
+            timing.final.get("eval_count"),
+            holds=False,
+            expected="both in the final chunk",
+        )
+        return
+    formula = server.decode_tokens_per_s
+    client = timing.client_decode_tokens_per_s
+    check.observe("eval_count / eval_duration x 1e9", round(formula, 2), unit="tok/s")
+    check.observe(
+        "(eval_count - 1) over first-to-last chunk, client clock", round(client, 2), unit="tok/s"
+    )
+    ratio = formula / client
+    check.measure(
+        "formula rate over client-clock rate",
+        round(ratio, 3),
+        holds=0.8 <= ratio <= 1.25,
+        expected="between 0.8 and 1.25: eval_duration is the decode time in ns",
+    )
+    if timing.final.get("done_reason") == "length":
+        check.measure(
+            "eval_count counts the generated tokens",
+            server.eval_count,
+            holds=server.eval_count == 32,
+            unit="tokens",
+            expected="32 (num_predict) for a reply cut at the limit",
+        )
+
+
+@pytest.mark.claim("MC-STOP-SEQUENCE")
+def test_stop_sequence(live, check):
+    body = {
+        "model": live.model_name,
+        "prompt": COUNT_PROMPT,
+        "options": {"temperature": 0, "num_predict": 64, "stop": ["7"]},
+    }
+    reply = live.generate("generate with stop ['7']", body)
+    text = str(reply.get("response", ""))
+    free = live.generate(
+        "same request without stop", {**body, "options": {"temperature": 0, "num_predict": 64}}
+    )
+    check.observe("reply without stop", str(free.get("response", ""))[:200])
+    if "7" not in str(free.get("response", "")):
+        not_run("the model's reply never contained the stop string, so nothing was stopped")
+    check.measure(
+        "stop string not returned",
+        text,
+        holds="7" not in text,
+        expected="the reply ends before '7' and does not contain it",
+    )
+    check.measure(
+        "generation ended at the stop",
+        reply.get("done_reason"),
+        holds=reply.get("done_reason") == "stop",
+        expected="done_reason stop",
+    )
+
+
+@pytest.mark.claim("MC-GO-TEMPLATES")
+def test_templates_are_go_templates(live, check):
+    model = live.model()
+    template = str(model.show.get("template") or "")
+    check.attach("template", template, kind="text")
+    variables = sorted(
+        set(re.findall(r"\.(System|Prompt|Response|Messages|Content|Role|Tools)\b", template))
+    )
+    check.observe("template variables", variables)
+    check.measure(
+        "Go text/template actions",
+        template.count("{{"),
+        holds="{{" in template and "}}" in template,
+        expected="{{ ... }} actions over the request's fields",
+    )
+    specials = sorted(
+        set(re.findall(r"<\|[a-z_]+\|>|<start_of_turn>|<end_of_turn>|\[INST\]", template))
+    )
+    check.observe("special tokens in the template", specials)
+    check.measure(
+        "request fields reach the template",
+        variables,
+        holds=bool({"Prompt", "Messages", "Content"} & set(variables)),
+        expected=".Prompt (or, in current templates, .Messages with .Content)",
+        note="current templates often iterate over .Messages instead of .Prompt",
+    )
+
+
+# --- 4.3: OpenAI compatibility ---------------------------------------------------------
+@pytest.mark.claim("MC-OPENAI-COMPAT")
+def test_openai_compatible_chat(live, check):
+    messages = [{"role": "user", "content": TAGLINE_PROMPT}]
+    replies = []
+    for key in ("sk-any-value", "another-key-entirely"):
+        reply = live.client.openai_chat(
+            live.model_name, messages, api_key=key, temperature=0, max_tokens=32
+        )
+        live.exchange(
+            f"POST /v1/chat/completions (Bearer {key})",
+            "POST",
+            "/v1/chat/completions",
+            {"model": live.model_name, "messages": messages, "temperature": 0, "max_tokens": 32},
+            reply,
+        )
+        replies.append(reply)
+    check.against("base path", "/v1", note="the OpenAI base_url path both requests used")
+    first = replies[0]
+    content = ((first.get("choices") or [{}])[0].get("message") or {}).get("content")
+    check.measure(
+        "chat.completion with an assistant message",
+        first.get("object"),
+        holds=first.get("object") == "chat.completion" and bool(content),
+        expected="object chat.completion, choices[0].message.content non-empty",
+    )
+    usage = first.get("usage") or {}
+    check.measure(
+        "usage token counts",
+        usage,
+        holds=all(isinstance(usage.get(k), int) for k in ("prompt_tokens", "completion_tokens")),
+        expected="prompt_tokens and completion_tokens",
+    )
+    check.measure(
+        "any API key is accepted",
+        [bool(r.get("choices")) for r in replies],
+        holds=all(r.get("choices") for r in replies),
+        expected="both keys answered (Ollama ignores the key)",
+    )
+    models = live.client.openai_models()
+    ids = [m.get("id") for m in models]
+    live.exchange("GET /v1/models", "GET", "/v1/models", None, {"data": models})
+    from claims.probes.ollama_api import normalize_model_name
+
+    check.measure(
+        "/v1/models lists the model",
+        ids,
+        holds=normalize_model_name(live.model_name) in {normalize_model_name(str(i)) for i in ids},
+        expected=f"{live.model_name} among the ids",
+    )
+
+
+# --- 5.2: structured output ---------------------------------------------------------------
+COUNTRY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "capital": {"type": "string"},
+        "languages": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["name", "capital", "languages"],
+}
+
+
+@pytest.mark.claim("MC-STRUCTURED")
+def test_structured_output_validates(live, check):
+    result = live.client.structured(
+        live.model_name,
+        "Tell me about Canada. Respond in JSON.",
+        COUNTRY_SCHEMA,
+        options={"temperature": 0},
+    )
+    live.exchange(
+        "POST /api/generate with format = schema",
+        "POST",
+        "/api/generate",
+        {"model": live.model_name, "format": COUNTRY_SCHEMA},
+        result.reply,
+    )
+    check.measure(
+        "reply validates against the schema",
+        result.value,
+        holds=result.valid,
+        expected="JSON that jsonschema accepts",
+        note="; ".join(result.errors) or None,
+    )
+
+
+@pytest.mark.claim("MC-JSON-GUARANTEE")
+def test_json_output_is_not_always_valid(live, check):
+    from claims.probes.ollama_api import ReplyError
+
+    outcomes = {}
+    for label, num_predict in (("ended naturally", 256), ("cut by num_predict 8", 8)):
+        reply = live.generate(
+            f"format json, {label}",
+            {
+                "model": live.model_name,
+                "prompt": "Describe Canada as JSON with several fields.",
+                "format": "json",
+                "options": {"temperature": 0, "num_predict": num_predict},
+            },
+        )
+        text = reply.get("response")
+        if not isinstance(text, str):
+            raise ReplyError(f"/api/generate: no response text in {str(reply)[:200]}")
+        try:
+            json.loads(text)
+            valid = True
+        except json.JSONDecodeError:
+            valid = False
+        outcomes[label] = {"valid": valid, "done_reason": reply.get("done_reason")}
+    check.observe("outcomes", outcomes)
+    check.against(
+        "always valid JSON",
+        all(o["valid"] for o in outcomes.values()),
+        note="valid JSON in every reply, including one cut by num_predict",
+    )
+
+
+# --- 4.4: tools ---------------------------------------------------------------------------------
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_current_weather",
+        "description": "Get the current weather for a city",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "description": "The city name"}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+@pytest.mark.claim("MC-TOOL-CALLS")
+def test_tool_calls(live, check):
+    name = live.settings.ollama_tools_model
+    if not name:
+        not_run("needs a tools-capable model: pass --ollama-tools-model (e.g. llama3.2:3b)")
+    model = live.model(name)
+    check.observe("capabilities", model.show.get("capabilities"))
+    question = {"role": "user", "content": "What is the weather in Toronto right now?"}
+    body = {
+        "model": model.name,
+        "messages": [question],
+        "tools": [WEATHER_TOOL],
+        "options": {"temperature": 0},
+    }
+    reply = live.chat("chat with tools", body)
+    message = reply.get("message") or {}
+    calls = message.get("tool_calls") or []
+    check.measure(
+        "message.tool_calls present",
+        len(calls),
+        holds=bool(calls),
+        expected="at least one tool call",
+    )
+    if not calls:
+        return
+    function = calls[0].get("function") or {}
+    check.measure(
+        "function name",
+        function.get("name"),
+        holds=function.get("name") == "get_current_weather",
+        expected="get_current_weather",
+    )
+    key = next((k for k, v in function.items() if isinstance(v, dict)), None)
+    check.against("arguments key", key, note=f"the key holding the arguments object: {function}")
+    follow = live.chat(
+        "tool result sent back",
+        {
+            "model": model.name,
+            "options": {"temperature": 0},
+            "tools": [WEATHER_TOOL],
+            "messages": [
+                question,
+                message,
+                {
+                    "role": "tool",
+                    "content": "22 degrees Celsius, sunny",
+                    "tool_name": "get_current_weather",
+                },
+            ],
+        },
+    )
+    content = str((follow.get("message") or {}).get("content", ""))
+    check.measure(
+        "a role tool message is accepted",
+        content[:200],
+        holds=bool(content.strip()),
+        expected="an assistant reply using the tool's result",
+    )
+
+
+# --- 5.4: embeddings --------------------------------------------------------------------------
+EMBED_TEXTS = [f"Sentence number {i} about local inference on a GPU." for i in range(32)]
+
+
+@pytest.mark.claim("MC-EMBED-BATCH")
+def test_embed_takes_an_input_array(live, check):
+    model = live.model(live.settings.ollama_embed_model)
+    inputs = EMBED_TEXTS[:3]
+    reply = live.client.embed(model.name, inputs)
+    vectors = reply["embeddings"]
+    live.exchange(
+        "POST /api/embed (3 inputs)",
+        "POST",
+        "/api/embed",
+        {"model": model.name, "input": inputs},
+        {**reply, "embeddings": [[*v[:4], "…"] for v in vectors]},
+    )
+    check.measure(
+        "one vector per input",
+        len(vectors),
+        holds=len(vectors) == len(inputs),
+        expected=f"{len(inputs)} vectors",
+    )
+    dims = sorted({len(v) for v in vectors})
+    check.measure(
+        "vectors share one dimension",
+        dims,
+        holds=len(dims) == 1 and dims[0] > 0,
+        expected="the model's embedding width",
+    )
+    check.observe("L2 norms", [round(sum(x * x for x in v) ** 0.5, 4) for v in vectors])
+
+
+@pytest.mark.claim("MC-EMBED-BATCH-FASTER")
+def test_batched_embedding_throughput(live, check):
+    model = live.model(live.settings.ollama_embed_model)
+    live.client.embed(model.name, EMBED_TEXTS[0])  # load and warm up
+    batch_s = []
+    for _ in range(3):
+        started = time.perf_counter()
+        live.client.embed(model.name, EMBED_TEXTS)
+        batch_s.append(time.perf_counter() - started)
+    started = time.perf_counter()
+    for text in EMBED_TEXTS:
+        live.client.embed(model.name, text)
+    sequential_s = time.perf_counter() - started
+    n = len(EMBED_TEXTS)
+    check.observe(
+        "one batched call", [round(s, 4) for s in batch_s], unit="s", note=f"{n} texts, 3 repeats"
+    )
+    check.observe("sequential calls", round(sequential_s, 4), unit="s", note=f"{n} requests")
+    speedup = sequential_s / median(batch_s)
+    check.measure(
+        "throughput gain of one batched call",
+        round(speedup, 1),
+        holds=speedup >= 100,
+        unit="x",
+        expected="at least 100x, 'orders of magnitude' (catalog note)",
+    )
+
+
+# --- 6.1 / Q26: the listening address ------------------------------------------------------
+@pytest.mark.claim("MC-HOST-DEFAULT")
+def test_default_bind_address(live, check):
+    from claims.probes.listeners import listeners, owner_environment
+
+    parts = urlsplit(live.settings.ollama_host)
+    if parts.hostname not in LOOPBACK_NAMES:
+        not_run(
+            "the listening address is read from this machine's socket table; the server "
+            f"under test is at {parts.hostname}"
+        )
+    port = parts.port or 11434
+    if port != 11434:
+        not_run(
+            f"the server listens on port {port}, so it was started with OLLAMA_HOST; the "
+            "default bind is not observable"
+        )
+    found = listeners(port)
+    if not found:
+        not_run(
+            f"no socket on this machine listens on port {port}: the server runs in "
+            "another network namespace (a container) or elsewhere"
+        )
+    env = owner_environment(found[0].inode, ("OLLAMA_HOST",))
+    if env and env.get("OLLAMA_HOST"):
+        not_run(
+            f"the server was started with OLLAMA_HOST={env['OLLAMA_HOST']}; its default "
+            "bind is not observable"
+        )
+    check.observe(
+        "server environment",
+        "readable, no OLLAMA_HOST"
+        if env is not None
+        else "not readable (another user's process); a bind set by OLLAMA_HOST would look the same",
+    )
+    shown = [
+        f"[{s.address}]:{s.port}" if ":" in s.address else f"{s.address}:{s.port}" for s in found
+    ]
+    check.observe("listening sockets", shown, note="from /proc/net/tcp and /proc/net/tcp6")
+    check.against("default bind", ", ".join(sorted(set(shown))))
+
+
+# --- 6.x / Q31: loaded models -------------------------------------------------------------
+@pytest.mark.claim("MC-PS")
+def test_ps_lists_loaded_models(live, check):
+    live.client.load(live.model_name)
+    entry = live.ps_entry()
+    if entry is None:
+        check.measure(
+            "the loaded model is listed",
+            None,
+            holds=False,
+            expected="/api/ps lists the model right after loading it",
+        )
+        return
+    wanted = ("name", "model", "size", "size_vram", "digest", "details", "expires_at")
+    check.measure(
+        "fields", sorted(entry), holds=all(k in entry for k in wanted), expected=", ".join(wanted)
+    )
+    size, vram = entry.get("size"), entry.get("size_vram")
+    if isinstance(size, int) and isinstance(vram, int) and size > 0:
+        gpu = round(100 * vram / size)
+        split = (
+            "100% GPU"
+            if gpu == 100
+            else "100% CPU"
+            if gpu == 0
+            else (f"{100 - gpu}%/{gpu}% CPU/GPU")
+        )
+        check.measure(
+            "where it runs",
+            split,
+            holds=size > 0 and 0 <= vram <= size,
+            expected="100% GPU, 100% CPU or a CPU/GPU split from size_vram / size",
+            note=f"size {size:,} B, size_vram {vram:,} B",
+        )
+
+
+@pytest.mark.claim("MC-KEEPALIVE")
+def test_keep_alive(live, check):
+    needs_flag(live.settings.allow_unload, "--allow-unload", "testing keep_alive (it unloads)")
+    name = live.model_name
+    live.unload()
+
+    def remaining_s(label: str, body: dict[str, Any]) -> float:
+        reply = live.generate(
+            label, {"model": name, "prompt": "hi", "options": {"num_predict": 1}, **body}
+        )
+        entry = live.ps_entry()
+        if entry is None or "expires_at" not in entry:
+            not_run("/api/ps did not list the model with expires_at after the request")
+        return (
+            parse_time(str(entry["expires_at"])) - parse_time(str(reply["created_at"]))
+        ).total_seconds()
+
+    default_s = remaining_s("fresh load without keep_alive", {})
+    check.against(
+        "default keep-alive",
+        default_s / 60,
+        note="expires_at minus the reply's "
+        "created_at; OLLAMA_KEEP_ALIVE on the server changes the default",
+    )
+    day_s = remaining_s("keep_alive 24h", {"keep_alive": "24h"})
+    check.measure(
+        'keep_alive "24h"',
+        round(day_s / 3600, 3),
+        holds=abs(day_s - 86400) < 120,
+        unit="h",
+        expected="expires about 24 h after the request",
+    )
+    forever_s = remaining_s("keep_alive -1", {"keep_alive": -1})
+    check.measure(
+        "keep_alive -1",
+        round(forever_s / 86400 / 365, 1),
+        holds=forever_s > 10 * 365 * 86400,
+        unit="years",
+        expected="never expires (a far-future expires_at)",
+    )
+    result = live.client.unload(name, timeout=60.0)
+    check.measure(
+        "keep_alive 0 unloads",
+        round(result.seconds_until_gone, 3),
+        holds=result.done_reason in (None, "unload"),
+        unit="s",
+        expected="done_reason unload, then /api/ps drops the model",
+        note=f"done_reason {result.done_reason!r} after {result.polls} polls",
+    )
+
+
+@pytest.mark.claim("MC-MMAP-COLD-START")
+def test_cold_start_after_stop(live, check):
+    needs_flag(
+        live.settings.allow_unload, "--allow-unload", "measuring a cold start (unload first)"
+    )
+    live.unload()
+    reply = live.generate(
+        "first request after unload",
+        {"model": live.model_name, "prompt": "hi", "options": {"num_predict": 1}},
+    )
+    load_s = (reply.get("load_duration") or 0) / 1e9
+    check.observe("load_duration", round(load_s, 3), unit="s")
+    check.against("cold start", load_s, unit="s", model=live.model_name)
+    if check.measurements[-1].get("applicable") is False:
+        not_applicable(
+            f"the stated sub-second cold start is checked for phi4 on the "
+            f"dgx-spark profile; measured {load_s:.2f} s for {live.model_name}"
+        )
+
+
+@pytest.mark.claim("MC-PREFILL-DECODE")
+def test_prefill_far_faster_than_decode(live, check):
+    # A fresh nonce keeps the prompt out of Ollama's prompt cache.
+    nonce = uuid.uuid4().hex
+    prompt = f"Reference {nonce}. " + " ".join(
+        f"Item {i}: the scheduler assigns pods to nodes by resources." for i in range(40)
+    )
+    reply = live.generate(
+        "long prompt, short answer",
+        {
+            "model": live.model_name,
+            "prompt": prompt + "\nSummarise in one sentence.",
+            "options": {"temperature": 0, "num_predict": 32},
+        },
+    )
+    from claims.probes.timing import ServerDurations
+
+    d = ServerDurations.from_final(reply)
+    if d.prefill_tokens_per_s is None or d.decode_tokens_per_s is None:
+        not_run("the reply lacks prompt_eval or eval timings")
+    check.observe("prompt tokens", d.prompt_eval_count, unit="tokens")
+    check.measure(
+        "prefill rate",
+        round(d.prefill_tokens_per_s, 1),
+        holds=d.prefill_tokens_per_s >= 100,
+        unit="tok/s",
+        expected="hundreds to thousands of tokens per second",
+    )
+    check.measure(
+        "prefill over decode, per token",
+        round(d.prefill_tokens_per_s / d.decode_tokens_per_s, 1),
+        holds=d.prefill_tokens_per_s > 2 * d.decode_tokens_per_s,
+        unit="x",
+        expected="decode far slower per token (at least 2x)",
+    )
+
+
+@pytest.mark.claim("MC-NO-AUTH")
+def test_no_authentication(live, check):
+    from claims.probes.ollama_api import ServerHTTPError
+
+    show = live.client.show(live.model_name)
+    live.exchange(
+        "POST /api/show without credentials",
+        "POST",
+        "/api/show",
+        {"model": live.model_name},
+        {k: show.get(k) for k in ("details", "parameters")},
+    )
+    check.measure(
+        "model details readable without credentials",
+        sorted(show),
+        holds="details" in show,
+        expected="HTTP 200 with the model's metadata",
+    )
+    missing = f"claims-no-such-model-{uuid.uuid4().hex[:8]}"
+    answers: dict[str, str] = {}
+    for method in ("DELETE", "POST"):
+        try:
+            live.client._request(method, "/api/delete", json={"model": missing})
+            answers[method] = "200"
+        except ServerHTTPError as exc:
+            answers[method] = str(exc)
+        check.attach(f"{method} /api/delete (a model that does not exist)", answers[method])
+    check.observe(
+        "answer by method",
+        answers,
+        note=f"deleting {missing}, which does not exist: nothing is removed",
+    )
+    # The delete handler says the model was not found; an unrouted method gets the
+    # router's plain "404 page not found" (or 405) and never reaches it.
+    reached = [
+        m for m, text in answers.items() if "not found" in text and "page not found" not in text
+    ]
+    check.measure(
+        "delete needs no credentials",
+        answers,
+        holds=bool(reached)
+        and not any(("HTTP 401" in t or "HTTP 403" in t) for t in answers.values()),
+        expected="the delete handler answers (model not found), never 401/403",
+    )
+    check.against(
+        "delete route",
+        ", ".join(f"{m} /api/delete" for m in reached) or "none",
+        note="the method whose request reached the delete handler",
+    )
+
+
+# --- 1.4: the store de-duplicates blobs ------------------------------------------------------
+@pytest.mark.claim("MC-STORE-DEDUP")
+def test_derived_model_shares_the_weight_blob(live, check):
+    needs_flag(
+        live.settings.allow_create, "--allow-create", "creating (and then deleting) a derived model"
+    )
+    model = live.model()
+    found = live.matching_store(model)
+    if isinstance(found, str):
+        not_run(f"the blob comparison needs the server's model store: {found}")
+    store, base = found
+    before, _ = store.blob_files()
+    derived_name = f"claims-dedup-{uuid.uuid4().hex[:10]}"
+    created = False
+    try:
+        live.client.create(derived_name, base=model.name, system="Answer in one short sentence.")
+        created = True
+        live.exchange(
+            "POST /api/create",
+            "POST",
+            "/api/create",
+            {"model": derived_name, "from": model.name, "system": "…"},
+            {"status": "success"},
+        )
+        derived = store.manifest(derived_name)
+        after, _ = store.blob_files()
+        base_layer, derived_layer = base.model_layer(), derived.model_layer()
+        check.attach(
+            "manifests",
+            {
+                "base": [layer.to_json() for layer in base.layers],
+                "derived": [layer.to_json() for layer in derived.layers],
+            },
+        )
+        check.measure(
+            "derived model layer digest",
+            derived_layer.digest,
+            holds=derived_layer.digest == base_layer.digest,
+            expected=f"the base's {base_layer.digest}",
+        )
+        check.measure(
+            "blob files for both models' weights",
+            len({store.blob_path(base_layer.digest), store.blob_path(derived_layer.digest)}),
+            holds=store.blob_path(base_layer.digest) == store.blob_path(derived_layer.digest),
+            expected="1 (one file on disk)",
+        )
+        new_blobs = sorted(set(after) - set(before))
+        new_bytes = sum((store.blobs_dir / b).stat().st_size for b in new_blobs)
+        check.measure(
+            "bytes added to the store",
+            new_bytes,
+            unit="B",
+            holds=new_bytes < base_layer.size // 100,
+            expected="only metadata layers (far below 1% of the weight blob)",
+            note=f"new blobs: {', '.join(b[:19] for b in new_blobs) or 'none'}",
+        )
+        check.against("llama3:8b weight blob", base_layer.size, unit="B", model=model.name)
+    finally:
+        if created:
+            live.client.delete(derived_name)
+            check.observe("cleanup", f"deleted {derived_name}")
+
+
+# --- 1.2: how the server reaches its runner ---------------------------------------------------
+def _runner_processes() -> list[tuple[int, list[str]]]:
+    """(pid, argv) of local `ollama runner` processes, from /proc (world-readable cmdlines)."""
+    from pathlib import Path
+
+    found = []
+    for pid_dir in Path("/proc").iterdir():
+        if not pid_dir.name.isdigit():
+            continue
+        try:
+            argv = (pid_dir / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+        except OSError:
+            continue
+        if len(argv) > 1 and argv[0].endswith("ollama") and argv[1] == "runner":
+            found.append((int(pid_dir.name), [a for a in argv if a]))
+    return found
+
+
+@pytest.mark.claim("MC-RUNNER-IPC")
+def test_runner_transport(live, check):
+    from claims.probes.listeners import listeners
+
+    if urlsplit(live.settings.ollama_host).hostname not in LOOPBACK_NAMES:
+        not_run("the runner process is found in this machine's /proc; the server is remote")
+    live.client.load(live.model_name)  # a runner exists only while a model is loaded
+    runners = _runner_processes()
+    if not runners:
+        not_run(
+            "no `ollama runner` process is visible here (a container, or another PID namespace)"
+        )
+    pid, argv = runners[0]
+    check.attach("runner command line", " ".join(argv))
+    port = int(argv[argv.index("--port") + 1]) if "--port" in argv else None
+    if port is None:
+        check.against("transport", "no --port argument", note=f"runner pid {pid}")
+        return
+    sockets = listeners(port)
+    shown = sorted({f"{s.address}:{s.port}" for s in sockets})
+    check.observe("runner's listening sockets", shown, note=f"pid {pid}, --port {port}")
+    transport = f"HTTP over TCP {', '.join(shown)}" if shown else f"TCP port {port} (not listening)"
+    check.against("transport", transport, note="the runner's --port argument and its socket")
+
+
+# --- 7.1 / 2.6: the CLI --------------------------------------------------------------------------
+@pytest.mark.claim("MC-CLI-COMMANDS")
+def test_cli_commands(live, check, catalog):
+    import shutil
+    import subprocess
+
+    cli = shutil.which("ollama")
+    if cli is None:
+        not_run("the ollama CLI is not on PATH on this machine")
+    proc = subprocess.run([cli, "--help"], capture_output=True, text=True, timeout=30, check=False)
+    text = proc.stdout + proc.stderr
+    check.attach("ollama --help", text)
+    section = text.split("Available Commands:", 1)[-1].split("Flags:", 1)[0]
+    commands = [line.split()[0] for line in section.splitlines() if line.strip()]
+    check.observe("commands the CLI lists", commands)
+    stated = list(catalog.get("MC-CLI-COMMANDS").figure("commands").values)
+    check.against(
+        "commands",
+        [c for c in stated if c in commands],
+        unordered=True,
+        note="the stated commands the CLI lists",
+    )
+    check.against("tag command", "tag" in commands)
+
+
+# --- 2.2: Modelfile directives through the API --------------------------------------------------
+@pytest.mark.claim("MC-MODELFILE-DIRECTIVES")
+def test_modelfile_directives_round_trip(live, check):
+    needs_flag(
+        live.settings.allow_create,
+        "--allow-create",
+        "creating (and then deleting) a model with every directive",
+    )
+    model = live.model()
+    name = f"claims-directives-{uuid.uuid4().hex[:10]}"
+    template = "{{ if .System }}SYSTEM: {{ .System }}\n{{ end }}USER: {{ .Prompt }}\nASSISTANT:"
+    body = {
+        "model": name,
+        "from": model.name,
+        "system": "You are terse.",
+        "parameters": {"temperature": 0.2, "num_ctx": 2048},
+        "template": template,
+        "license": "claims-suite test license",
+        "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}],
+    }
+    created = False
+    try:
+        reply = live.client.post_json("/api/create", {**body, "stream": False})
+        created = True
+        live.exchange("POST /api/create", "POST", "/api/create", body, reply)
+        show = live.client.show(name)
+        live.exchange(
+            "POST /api/show (created model)",
+            "POST",
+            "/api/show",
+            {"model": name},
+            {k: show.get(k) for k in ("parameters", "system", "template", "license", "messages")},
+        )
+        parameters = str(show.get("parameters") or "")
+        seen = {
+            "FROM": show.get("details", {}).get("family")
+            == model.show.get("details", {}).get("family"),
+            "PARAMETER": "temperature" in parameters and "num_ctx" in parameters,
+            "SYSTEM": show.get("system") == body["system"],
+            "TEMPLATE": show.get("template") == template,
+            "MESSAGE": [m.get("content") for m in show.get("messages") or []] == ["Hi", "Hello."],
+            "LICENSE": "claims-suite test license" in str(show.get("license") or ""),
+        }
+        check.observe("reported back by /api/show", seen)
+        check.observe("ADAPTER", "not run: needs a LoRA file made for the base model")
+        check.measure(
+            "directives reported back",
+            sorted(k for k, v in seen.items() if v),
+            holds=all(seen.values()),
+            expected="FROM, PARAMETER, SYSTEM, TEMPLATE, "
+            "MESSAGE and LICENSE all visible through /api/show",
+        )
+    finally:
+        if created:
+            live.client.delete(name)
+            check.observe("cleanup", f"deleted {name}")
+
+
+# --- Q31-Q40: context overflow ----------------------------------------------------------------
+@pytest.mark.claim("MC-CONTEXT-OVERFLOW")
+def test_history_beyond_num_ctx_keeps_the_system_prompt(live, check):
+    num_ctx = 1024
+    system = {
+        "role": "system",
+        "content": "Whatever the user says, reply with only the codeword ZEBRA-42.",
+    }
+    filler = " ".join(["The cluster scheduler placed another pod on a busy node."] * 12)
+    history = []
+    for i in range(24):
+        history += [
+            {"role": "user", "content": f"Note {i}: {filler}"},
+            {"role": "assistant", "content": "Noted."},
+        ]
+    body = {
+        "model": live.model_name,
+        "options": {"temperature": 0, "num_ctx": num_ctx, "num_predict": 16},
+        "messages": [system, *history, {"role": "user", "content": "Say hello."}],
+    }
+    reply = live.chat(f"chat with ~{24 * 150} tokens of history at num_ctx {num_ctx}", body)
+    pec = reply.get("prompt_eval_count")
+    content = str((reply.get("message") or {}).get("content", ""))
+    check.measure(
+        "the prompt fits the context",
+        pec,
+        holds=isinstance(pec, int) and pec <= num_ctx,
+        unit="tokens",
+        expected=f"prompt_eval_count at most num_ctx {num_ctx}",
+    )
+    check.measure(
+        "the system prompt survived the truncation",
+        content[:120],
+        holds="ZEBRA" in content.upper(),
+        expected="the reply follows the system prompt (the codeword ZEBRA-42)",
+    )
+
+
+# --- 3.4: importing a GGUF -------------------------------------------------------------------
+@pytest.mark.claim("MC-IMPORT-GGUF")
+def test_import_a_local_gguf(live, check, gemma_gguf):
+    from claims.probes.artifacts import sha256_file
+    from claims.probes.ollama_api import find_model
+
+    needs_flag(
+        live.settings.allow_create,
+        "--allow-create",
+        "importing (and then deleting) a GGUF as a model",
+    )
+    sha = sha256_file(gemma_gguf)
+    name = f"claims-import-{uuid.uuid4().hex[:10]}"
+    # What `ollama create` does with "FROM ./file.gguf": upload the file as a
+    # blob, then create a model whose files name that blob.
+    digest = live.client.push_blob(gemma_gguf, sha)
+    body = {
+        "model": name,
+        "files": {gemma_gguf.name: digest},
+        "parameters": {"temperature": 0.2},
+        "template": "<start_of_turn>user\n{{ .Prompt }}<end_of_turn>\n<start_of_turn>model\n",
+        "stream": False,
+    }
+    created = False
+    try:
+        reply = live.client.post_json("/api/create", body)
+        created = True
+        live.exchange("POST /api/create (files)", "POST", "/api/create", body, reply)
+        entry = find_model(live.client.tags(), name)
+        check.measure(
+            "ollama list shows the imported model",
+            entry is not None,
+            holds=entry is not None,
+            expected=f"{name} in /api/tags",
+        )
+        check.observe("GGUF file", f"{gemma_gguf.name}: {gemma_gguf.stat().st_size:,} B, {digest}")
+        server_model = live.model(name) if entry is not None else None
+        found = live.matching_store(server_model) if server_model is not None else "not listed"
+        if isinstance(found, str):
+            check.observe("model layer", "not checked", note=found)
+            return
+        _, manifest = found
+        layer = manifest.model_layer()
+        check.measure(
+            "the GGUF became the model layer blob",
+            layer.digest,
+            holds=layer.digest == digest,
+            expected=digest,
+        )
+    finally:
+        if created:
+            live.client.delete(name)
+            check.observe("cleanup", f"deleted {name}")

@@ -1,0 +1,219 @@
+"""The ollama tier end to end: its claim tests run in a child pytest against the fake.
+
+These runs exist to test the instrument (how faults, missing servers and
+certification mode end up in the evidence), never to judge a claim: each run
+writes its own temporary evidence file, and the fake's figures are scripted.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claims.testing.fake_ollama import FakeOllama, Fault
+
+pytestmark = pytest.mark.offline
+
+ROOT = Path(__file__).resolve().parents[2]
+TIER_FILES = [
+    ROOT / "tests" / "claims" / "w1" / "test_ollama.py",
+    ROOT / "tests" / "claims" / "w2" / "test_ollama.py",
+    ROOT / "tests" / "claims" / "w4" / "test_ollama.py",
+    ROOT / "tests" / "claims" / "mc" / "test_ollama.py",
+]
+CHILD_TIMEOUT_S = 180
+
+
+def run_tier(
+    tmp_path: Path, host: str, *args: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
+    evidence = tmp_path / "evidence.json"
+    cmd = [
+        # The child needs neither Hypothesis nor pytest-benchmark: leaving them out
+        # halves its start-up time.
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:benchmark",
+        "-q",
+        "-m",
+        "ollama",
+        f"--rootdir={ROOT}",
+        "--profile=generic",
+        f"--ollama-host={host}",
+        f"--evidence={evidence}",
+        f"--report-html={tmp_path / 'report.html'}",
+        *args,
+        *map(str, TIER_FILES),
+    ]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
+    doc = json.loads(evidence.read_text("utf-8")) if evidence.is_file() else None
+    return proc, doc
+
+
+def claims_by_id(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in doc["claims"]}
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOllama]:
+    with FakeOllama(token_interval_s=0.001) as server:
+        yield server
+
+
+def closed_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
+    fake: FakeOllama, tmp_path: Path
+) -> None:
+    fake.add_fault(
+        Fault(
+            "error_line",
+            path="/api/chat",
+            after_lines=2,
+            message="model runner has unexpectedly stopped",
+        )
+    )
+    fake.add_fault(Fault("status", path="/api/embed", status=500, message="embedding failed"))
+    fake.add_fault(Fault("hang", path="/v1/chat/completions"))
+    started = time.monotonic()
+    selected = [
+        "W2-STREAM-NDJSON",
+        "MC-EMBED-BATCH",
+        "MC-OPENAI-COMPAT",
+        "W2-SHOW-FACTS",
+        "MC-VERSION",
+        "MC-HEALTH-TAGS",
+        "MC-KEEPALIVE",
+        "MC-STORE-DEDUP",
+        "W2-COLD-TTFT",
+    ]
+    proc, doc = run_tier(
+        tmp_path,
+        fake.url,
+        "--ollama-timeout=1",
+        *[arg for cid in selected for arg in ("--claim", cid)],
+    )
+    assert time.monotonic() - started < 60, "faults must end within their timeouts"
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert doc is not None and doc["run"]["complete"] is True
+    claims = claims_by_id(doc)
+    expected_errors = {
+        "W2-STREAM-NDJSON": "error mid-stream: model runner has unexpectedly stopped",
+        "MC-EMBED-BATCH": "HTTP 500: embedding failed",
+        "MC-OPENAI-COMPAT": "no reply within 1 s",
+    }
+    for cid, reason in expected_errors.items():
+        claim = claims[cid]
+        assert claim["verdict"] == "error", (cid, claim["verdict"], claim["reason"])
+        assert reason in (claim["reason"] or ""), (cid, claim["reason"])
+    # The rest of the session went on and measured.
+    for cid in ("W2-SHOW-FACTS", "MC-VERSION", "MC-HEALTH-TAGS"):
+        assert claims[cid]["verdict"] == "reproduced", (cid, claims[cid]["reason"])
+    assert doc["run"]["machine"]["ollama"] == {"version": fake.version, "host": fake.url}
+    # Checks that would change the server say which flag they need, and nothing changed.
+    assert "pass --allow-unload" in claims["MC-KEEPALIVE"]["reason"]
+    assert "pass --allow-create" in claims["MC-STORE-DEDUP"]["reason"]
+    assert not [
+        e
+        for e in fake.exchanges
+        if isinstance(e.body, dict) and e.body.get("keep_alive") in (0, "0")
+    ]
+    assert not [e for e in fake.exchanges if e.path in ("/api/create", "/api/delete")]
+    # A cold start needs the flag too, but the warm half is measured and kept,
+    # with the rows the report plots.
+    cold = claims["W2-COLD-TTFT"]
+    assert cold["verdict"] == "not-run" and "pass --allow-unload" in cold["reason"]
+    (check,) = cold["checks"]
+    assert any(m["name"] == "warm TTFT" for m in check["measurements"])
+    rows = check["charts"][0]["rows"]
+    assert check["charts"][0]["kind"] == "ttft" and len(rows) == 6
+    assert not any(r["cold"] for r in rows)
+
+
+def test_a_dead_server_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    host = f"http://127.0.0.1:{closed_port()}"
+    proc, doc = run_tier(tmp_path, host)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert " passed" not in proc.stdout and " failed" not in proc.stdout
+    assert doc is not None
+    ran = [c for c in doc["claims"] if c["checks"]]
+    assert ran and all(c["verdict"] == "not-run" for c in ran)
+    assert all(f"no Ollama server at {host} (" in (c["reason"] or "") for c in ran)
+    assert doc["run"]["machine"].get("ollama") is None
+
+
+def test_require_live_fails_and_names_the_missing_server(tmp_path: Path) -> None:
+    host = f"http://127.0.0.1:{closed_port()}"
+    proc, _ = run_tier(tmp_path, host, "--require-live", "--claim", "MC-VERSION")
+    assert proc.returncode == 1
+    assert f"--require-live: not run: no Ollama server at {host} (" in proc.stdout
+
+
+def test_store_cross_checks_use_the_servers_own_store(tmp_path: Path, gemma_gguf: Path) -> None:
+    from claims.probes.store_builder import build_fixture_store
+
+    store = build_fixture_store(tmp_path / "models", gemma_gguf)
+    with FakeOllama.from_store(store.root) as server:
+        proc, doc = run_tier(
+            tmp_path,
+            server.url,
+            f"--models-dir={store.root}",
+            f"--ollama-model={store.base}",
+            "--claim",
+            "W2-FORMAT-AGREES",
+            "--claim",
+            "W2-LIST",
+        )
+    assert doc is not None, proc.stdout[-3000:]
+    claims = claims_by_id(doc)
+    for cid in ("W2-FORMAT-AGREES", "W2-LIST"):
+        assert claims[cid]["verdict"] == "reproduced", (cid, claims[cid]["reason"])
+    (fmt,) = claims["W2-FORMAT-AGREES"]["checks"]
+    header = next(m for m in fmt["measurements"] if m["name"] == "blob header")
+    assert header["measured"] == "47 47 55 46" and header["holds"] is True
+    assert fmt["facts"]["ollama_store"] == str(store.root)
+    (listing,) = claims["W2-LIST"]["checks"]
+    prefix = next(
+        m for m in listing["measurements"] if m["name"] == "ID is the manifest's SHA-256 prefix"
+    )
+    assert prefix["holds"] is True and prefix["compared"] is True
+
+
+def test_a_different_store_is_not_taken_for_the_servers(
+    fake: FakeOllama, tmp_path: Path, gemma_gguf: Path
+) -> None:
+    from claims.probes.store_builder import build_fixture_store
+
+    store = build_fixture_store(tmp_path / "models", gemma_gguf)
+    fake.models["gemma3:270m"] = FakeOllama.from_store(store.root).models["gemma3:270m"]
+    fake.models["gemma3:270m"].digest = "0" * 64  # the server's gemma is another build
+    proc, doc = run_tier(
+        tmp_path,
+        fake.url,
+        f"--models-dir={store.root}",
+        "--ollama-model=gemma3:270m",
+        "--claim",
+        "W2-FORMAT-AGREES",
+    )
+    assert doc is not None, proc.stdout[-3000:]
+    claim = claims_by_id(doc)["W2-FORMAT-AGREES"]
+    assert claim["verdict"] == "not-run"
+    assert "has a different gemma3:270m" in claim["reason"]

@@ -12,7 +12,6 @@ import pytest
 from claims.catalog import load_catalog
 from claims.evidence import EvidenceLog, write_atomic
 
-pytestmark = pytest.mark.offline
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-import pytest
 from _pytest.outcomes import Failed, Skipped
 
 __all__ = [

@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.offline
 
 ROOT = Path(__file__).resolve().parents[2]
 GPU_TESTS = "tests/claims/w1/test_gpu.py"

@@ -8,7 +8,6 @@ import pytest
 
 from claims import profiles
 
-pytestmark = pytest.mark.offline
 
 
 def _names(*names: str):

@@ -22,7 +22,6 @@ from claims.probes.errors import InputError, PrerequisiteMissing
 from claims.probes.gguf_file import read_header
 from claims.probes.memory import kv_cache_bytes
 
-offline = pytest.mark.offline
 engine_tier = pytest.mark.engine
 
 # The two lines a current llama.cpp prints for Gemma 3 at n_ctx 2048 with
@@ -43,20 +42,17 @@ OLD_LOG = [
 
 
 # --- log parsing ------------------------------------------------------------------
-@offline
 def test_parse_kv_log_reads_both_caches_of_a_sliding_window_model():
     parts = eng.parse_kv_log(ISWA_LOG)
     assert [(p.cells, p.layers, p.size_mib) for p in parts] == [(2048, 3, 6.0), (1024, 15, 15.0)]
     assert {p.k_type for p in parts} == {"f16"} and parts[1].v_mib == 7.5
 
 
-@offline
 def test_parse_kv_log_reads_the_older_single_line():
     (part,) = eng.parse_kv_log(OLD_LOG)
     assert part.size_mib == 256.0 and part.cells is None and part.layers is None
 
 
-@offline
 @pytest.mark.parametrize(
     "line",
     ["", "llama_context: n_ctx = 2048", "size = 6.00 MiB", "llama_kv_cache: size = lots MiB"],
@@ -65,7 +61,6 @@ def test_parse_kv_log_ignores_other_lines(line):
     assert eng.parse_kv_log([line]) == ()
 
 
-@offline
 def test_allocation_agreement_uses_the_printed_precision():
     alloc = eng.KVAllocation(2048, 512, False, eng.parse_kv_log(ISWA_LOG), ())
     exact = 21 * 2**20
@@ -74,7 +69,6 @@ def test_allocation_agreement_uses_the_printed_precision():
     assert not alloc.agrees_with(exact + 0.011 * 2**20)
 
 
-@offline
 def test_load_failure_keeps_the_reason_not_the_generic_last_line():
     lines = [
         "llama_model_loader: - kv 0: general.architecture str = llama",
@@ -98,7 +92,6 @@ def _gemma_like(make_gguf: Any, **extra: Any) -> Path:
     return make_gguf(arch="gemma3", metadata=metadata)
 
 
-@offline
 def test_kv_shape_of_the_real_gemma_file(gemma_gguf):
     shape = eng.KVShape.from_header(read_header(gemma_gguf))
     assert (shape.layers, shape.kv_heads[0], shape.key_length, shape.sliding_window) == (
@@ -113,14 +106,12 @@ def test_kv_shape_of_the_real_gemma_file(gemma_gguf):
     assert shape.swa_aware_bytes(2048, 512) == (3 * 2048 + 15 * 1024) * 512 * 2  # 21 MiB
 
 
-@offline
 def test_kv_shape_takes_an_explicit_per_layer_pattern(make_gguf):
     path = _gemma_like(make_gguf, **{"gemma3.attention.sliding_window_pattern": [True, False]})
     shape = eng.KVShape.from_header(read_header(path))
     assert shape.swa_layers == (True, False) and "per layer" in shape.swa_source
 
 
-@offline
 def test_kv_shape_without_a_known_pattern_reports_no_window_aware_figure(make_gguf):
     path = make_gguf(
         arch="llama",
@@ -138,7 +129,6 @@ def test_kv_shape_without_a_known_pattern_reports_no_window_aware_figure(make_gg
     assert shape.naive_bytes(1024) == kv_cache_bytes(2, 2, 32, 1024, 2)
 
 
-@offline
 def test_kv_shape_without_kv_heads_uses_all_heads(make_gguf):
     path = make_gguf(
         arch="llama", metadata={"llama.attention.head_count": 4, "llama.embedding_length": 64}
@@ -148,7 +138,6 @@ def test_kv_shape_without_kv_heads_uses_all_heads(make_gguf):
     assert shape.swa_aware_bytes(256, 512) == shape.naive_bytes(256)
 
 
-@offline
 def test_kv_shape_names_a_missing_key(make_gguf):
     path = make_gguf(arch="llama", metadata={"llama.attention.head_count_kv": 2})
     with pytest.raises(InputError) as info:
@@ -156,7 +145,6 @@ def test_kv_shape_names_a_missing_key(make_gguf):
     assert info.value.field == "llama.embedding_length" and str(path) in str(info.value)
 
 
-@offline
 @settings(max_examples=60, deadline=None)
 @given(
     layers=st.integers(1, 96),
@@ -169,7 +157,6 @@ def test_naive_bytes_is_the_masterclass_formula(layers, heads, head, ctx):
     assert shape.naive_bytes(ctx) == kv_cache_bytes(layers, heads, head, ctx, 2)
 
 
-@offline
 @settings(max_examples=60, deadline=None)
 @given(
     window=st.integers(1, 8192),
@@ -189,7 +176,6 @@ def test_window_caches_never_exceed_full_ones(window, ubatch, ctx, period):
         assert aware == shape.naive_bytes(ctx)
 
 
-@offline
 def test_element_bytes_of_kv_types():
     assert eng.element_bytes("f16") == 2
     assert eng.element_bytes("f32") == 4
@@ -197,14 +183,12 @@ def test_element_bytes_of_kv_types():
 
 
 # --- tokens, labels, bits ---------------------------------------------------------------
-@offline
 def test_sentencepiece_pieces_rebuild_text():
     pieces = ["Explain", "\u2581Kubernetes", "\u2581", "<0xF0>", "<0x9F>", "<0x9A>", "<0x80>", "\n"]
     assert eng.reconstruct_text(pieces, "llama") == "Explain Kubernetes 🚀\n"
     assert eng.reconstruct_text(["\u2581Hi"], "llama", add_space_prefix=True) == "Hi"
 
 
-@offline
 @given(st.binary(max_size=64))
 def test_gpt2_byte_level_pieces_round_trip(data):
     decoder = eng._gpt2_byte_decoder()
@@ -214,7 +198,6 @@ def test_gpt2_byte_level_pieces_round_trip(data):
     assert eng.reconstruct_text([piece], "gpt2") == data.decode("utf-8", errors="replace")
 
 
-@offline
 def test_gpt2_known_pieces():
     assert (
         eng.reconstruct_text(["Ex", "plain", "\u0120Kubernetes", "\u010a"], "gpt2")
@@ -223,7 +206,6 @@ def test_gpt2_known_pieces():
     assert eng.reconstruct_text(["x"], "bert") is None
 
 
-@offline
 @pytest.mark.parametrize(
     ("label", "bits"),
     [
@@ -242,7 +224,6 @@ def test_nominal_bits(label, bits):
     assert eng.nominal_bits(label) == bits
 
 
-@offline
 def test_quantization_label_and_bits_of_the_gemma_file(gemma_gguf, make_gguf):
     header = read_header(gemma_gguf)
     assert eng.quantization_label(header) == "Q4_K_M"
@@ -255,13 +236,11 @@ def test_quantization_label_and_bits_of_the_gemma_file(gemma_gguf, make_gguf):
 
 
 # --- input errors (no engine needed: checked before llama.cpp is touched) -----------------
-@offline
 def test_load_refuses_a_missing_file(tmp_path):
     with pytest.raises(InputError, match="no such model file"):
         eng.Engine.load(tmp_path / "absent")
 
 
-@offline
 def test_load_refuses_a_file_that_is_not_gguf(tmp_path):
     path = tmp_path / ("sha256-" + "0" * 64)  # a blob name says nothing about the content
     path.write_bytes(b"hello, not a model")
@@ -270,14 +249,12 @@ def test_load_refuses_a_file_that_is_not_gguf(tmp_path):
     assert info.value.offset == 0 and "68 65 6c 6c" in str(info.value)
 
 
-@offline
 def test_missing_llama_cpp_is_a_prerequisite(monkeypatch):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
     with pytest.raises(PrerequisiteMissing, match="llama-cpp-python"):
         eng.llama_cpp_module()
 
 
-@offline
 def test_default_threads_leave_room():
     assert eng.default_threads() >= 1
 
@@ -361,7 +338,6 @@ def test_cold_start_includes_the_load(gemma_gguf):
 
 
 # --- which model the engine runs ------------------------------------------------------------
-@offline
 def test_default_engine_model_is_the_verified_gemma_file(gemma_gguf):
     from claims.probes.artifacts import gemma_expected_sha256
     from claims.probes.engine_model import describe_engine_model
@@ -374,7 +350,6 @@ def test_default_engine_model_is_the_verified_gemma_file(gemma_gguf):
     )
 
 
-@offline
 def test_engine_model_from_a_path_and_a_store(gemma_gguf, tmp_path):
     from claims.probes.artifacts import gemma_expected_sha256
     from claims.probes.engine_model import describe_engine_model, resolve_engine_model

@@ -21,14 +21,12 @@ from types import ModuleType
 
 import gguf
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claims.probes import gguf_file
 from claims.probes.errors import InputError
 
-pytestmark = pytest.mark.offline
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = 300

@@ -32,7 +32,6 @@ from claims.probes import gguf_file
 from claims.probes.errors import InputError
 from claims.probes.gguf_file import read_header
 
-pytestmark = pytest.mark.offline
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "fixtures" / "hostile" / "gguf"

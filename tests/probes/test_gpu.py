@@ -17,8 +17,7 @@ from claims.probes import gpu
 from claims.probes.errors import PrerequisiteMissing, ProbeError
 from claims.probes.torch_cuda import torch_installed
 
-pytestmark = [pytest.mark.offline,
-              pytest.mark.skipif(not torch_installed(), reason="torch is not installed")]
+pytestmark = pytest.mark.skipif(not torch_installed(), reason="torch is not installed")
 
 N = 48  # small enough to keep each series a few milliseconds on two cores
 

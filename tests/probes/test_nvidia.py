@@ -24,7 +24,6 @@ from claims.probes import nvidia
 from claims.probes.errors import InputError, PrerequisiteMissing
 from claims.probes.system import GPU_QUERY_FIELDS
 
-pytestmark = pytest.mark.offline
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "system"
 

@@ -31,7 +31,6 @@ from claims.probes.ollama_api import (
 )
 from claims.testing.fake_ollama import FakeOllama, Fault, keep_alive_seconds
 
-pytestmark = pytest.mark.offline
 
 PROMPT = "Explain Kubernetes scheduling in three sentences."
 SHORT = 0.3  # seconds: the timeout every fault test runs under

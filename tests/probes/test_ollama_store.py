@@ -31,7 +31,6 @@ from claims.probes.ollama_store import (
 )
 from claims.probes.store_builder import StoreWriter, build_fixture_store
 
-pytestmark = pytest.mark.offline
 
 HEX = "0123456789abcdef"
 hex64 = st.text(alphabet=HEX, min_size=64, max_size=64)

@@ -20,7 +20,6 @@ import pytest
 
 from claims.testing.fake_ollama import FakeOllama, Fault
 
-pytestmark = pytest.mark.offline
 
 ROOT = Path(__file__).resolve().parents[2]
 TIER_FILES = [

@@ -21,7 +21,6 @@ from claims.probes import ollama_store as osp
 from claims.probes.errors import InputError
 from claims.probes.store_builder import HOSTILE_CASES, HostileStore, build_hostile_store
 
-pytestmark = pytest.mark.offline
 
 M = osp.ManifestError
 D = osp.DigestError

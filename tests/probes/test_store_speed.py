@@ -26,7 +26,6 @@ from claims.probes import ollama_store as osp
 from claims.probes.artifacts import gemma_expected_sha256, sha256_file
 from claims.probes.store_builder import build_fixture_store
 
-pytestmark = pytest.mark.offline
 
 ROUNDS = 3
 TARGET_RATIO = 0.8

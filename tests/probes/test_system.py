@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from claims.probes import system
 from claims.probes.errors import InputError
 
-pytestmark = pytest.mark.offline
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "system"
 

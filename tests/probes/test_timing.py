@@ -23,7 +23,6 @@ from claims.probes.timing import (
 )
 from claims.testing.fake_ollama import FakeOllama
 
-pytestmark = pytest.mark.offline
 
 TARGET_MS = 2.0
 RUNS = 7

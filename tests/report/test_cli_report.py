@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.offline
-
 TIMEOUT_S = 120
 
 CATALOG = """

@@ -14,7 +14,6 @@ from claims.report.diff import (
     render_diff_html,
 )
 
-pytestmark = pytest.mark.offline
 
 
 def claim(evidence, cid):

@@ -9,7 +9,6 @@ import pytest
 
 from claims.report.plots import CHART_KINDS, ChartError, nominal_bits, render_chart, svg_with_prefix
 
-pytestmark = pytest.mark.offline
 
 
 @pytest.fixture

@@ -12,9 +12,7 @@ import json
 import subprocess
 import sys
 
-import pytest
 
-pytestmark = pytest.mark.offline
 
 BUDGET_CPU_S = 2.0
 

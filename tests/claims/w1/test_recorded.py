@@ -68,6 +68,18 @@ def test_printed_times_rates_and_speedups_agree(check, recorded):
     check.against("TF32 rate", _rate(n, bench["gpu_tf32_ms"]), note="2·4096³ / TF32 time")
     check.against("FP32 speedup", cpu / fp32, note="CPU time / FP32 time")
     check.against("TF32 speedup", cpu / tf32, note="CPU time / TF32 time")
+    check.chart(
+        "matmul",
+        [
+            {"device": "cpu", "precision": "fp32", "tflops": float(bench["cpu_tflops"]),
+             "ms": float(bench["cpu_ms"])},
+            {"device": "gpu", "precision": "fp32", "tflops": float(bench["gpu_fp32_tflops"]),
+             "ms": float(bench["gpu_fp32_ms"])},
+            {"device": "gpu", "precision": "tf32", "tflops": float(bench["gpu_tf32_tflops"]),
+             "ms": float(bench["gpu_tf32_ms"])},
+        ],
+        title="Week 1 benchmark as printed (4096x4096 on the author's DGX Spark)",
+    )
     # The prose restates the printed lines; each restatement is judged against the line it restates.
     check.against("CPU time (prose)", cpu, note="'~173 ms' against 172.57 ms")
     check.against("FP32 time (prose)", fp32, note="'~7.7 ms' against 7.67 ms")

@@ -459,6 +459,19 @@ def test_recorded_cold_and_warm_ttft_match_the_summary(check, recorded):
         check.against(
             figure, ttft, model="phi4", note=f"num_ctx {row['context']}, run {row['run']}"
         )
+    check.chart(
+        "ttft",
+        [
+            {
+                "label": f"ctx {r['context']} run {r['run']}",
+                "cold": r["cold"],
+                "ttft_ms": float(r["ttft_ms"]),
+                "load_ms": float(r["load_ms"]),
+            }
+            for r in rows
+        ],
+        title="Week 2 benchmark as printed (phi4 on the author's DGX Spark)",
+    )
     cold = min(float(r["ttft_ms"]) for r in rows if r["cold"])
     warm = max(float(r["ttft_ms"]) for r in rows if not r["cold"])
     check.measure(

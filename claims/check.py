@@ -151,27 +151,15 @@ class Check:
         }
         if note:
             record["note"] = note
-        if fig.model is not None and not model_matches(fig.model, model):
+        reason = self._not_applicable_because(fig, model)
+        if reason is not None:
             record.update(
                 measured=jsonable(measured),
                 measured_display=_display(measured, unit or fig.unit),
                 holds=True,
                 compared=False,
                 applicable=False,
-                note=f"figure stated for {fig.model}; model under test is {model or 'none'}",
-            )
-            self.measurements.append(record)
-            return True
-        # Recorded figures were measured on the author's machine, which is the
-        # figure's profile; only live and fixture checks are held to this machine's.
-        if fig.profile is not None and self.source != "recorded" and fig.profile != self.profile:
-            record.update(
-                measured=jsonable(measured),
-                measured_display=_display(measured, unit or fig.unit),
-                holds=True,
-                compared=False,
-                applicable=False,
-                note=f"figure stated for the {fig.profile} profile; this run is {self.profile}",
+                note=reason,
             )
             self.measurements.append(record)
             return True
@@ -205,6 +193,16 @@ class Check:
         self.measurements.append(record)
         return bool(holds)
 
+    def _not_applicable_because(self, fig: StatedFigure, model: str | None) -> str | None:
+        """Why a figure is not compared in this check, or None when it applies."""
+        if fig.model is not None and not model_matches(fig.model, model):
+            return f"figure stated for {fig.model}; model under test is {model or 'none'}"
+        # Recorded figures were measured on the author's machine, which is the
+        # figure's profile; only live and fixture checks are held to this machine's.
+        if fig.profile is not None and self.source != "recorded" and fig.profile != self.profile:
+            return f"figure stated for the {fig.profile} profile; this run is {self.profile}"
+        return None
+
     @staticmethod
     def _stated_json(fig: StatedFigure) -> Any:
         if fig.kind == "number":
@@ -212,7 +210,10 @@ class Check:
             return float(fig.text.replace(",", ""))
         if fig.kind == "range":
             assert fig.low is not None and fig.high is not None
-            return {"low": float(fig.low.replace(",", "")), "high": float(fig.high.replace(",", ""))}
+            return {
+                "low": float(fig.low.replace(",", "")),
+                "high": float(fig.high.replace(",", "")),
+            }
         if fig.kind == "list":
             return list(fig.values)
         if fig.kind == "bool":
@@ -253,7 +254,9 @@ class Check:
         self.measurements.append(record)
         return holds
 
-    def observe(self, name: str, measured: Any, *, unit: str | None = None, note: str | None = None) -> None:
+    def observe(
+        self, name: str, measured: Any, *, unit: str | None = None, note: str | None = None
+    ) -> None:
         """Record a measured value that no statement is compared with (context)."""
         record: dict[str, Any] = {
             "name": name,
@@ -275,8 +278,13 @@ class Check:
             content = json.dumps(jsonable(content), indent=2, ensure_ascii=False)
         truncated = len(content) > MAX_ATTACHMENT_CHARS
         if truncated:
-            content = content[:MAX_ATTACHMENT_CHARS] + f"\n… [{len(content) - MAX_ATTACHMENT_CHARS} more characters]"
-        self.attachments.append({"label": label, "kind": kind, "content": content, "truncated": truncated})
+            content = (
+                content[:MAX_ATTACHMENT_CHARS]
+                + f"\n… [{len(content) - MAX_ATTACHMENT_CHARS} more characters]"
+            )
+        self.attachments.append(
+            {"label": label, "kind": kind, "content": content, "truncated": truncated}
+        )
 
     def fact(self, key: str, value: Any) -> None:
         """A fact about the machine or model under test (digest, version...)."""
@@ -327,7 +335,8 @@ class Check:
             compared = [
                 m
                 for m in self.measurements
-                if m.get("compared") and m.get("claim", claim.id) == claim.id
+                if m.get("compared")
+                and m.get("claim", claim.id) == claim.id
                 and (not names or m["name"] in names)
             ]
             if compared:

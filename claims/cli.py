@@ -68,7 +68,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     catalog = load_catalog()
     coverage, note = collect_coverage(Path(args.tests) if args.tests else None)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for doc in catalog.documents:
         if args.document and doc.id != args.document:
             continue
@@ -207,7 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = isub.add_parser("store", help="Ollama store: manifests, layers, blobs, shared blobs")
     s.add_argument("path", help="the models folder (contains manifests/ and blobs/)")
     s.add_argument("--model", help="one model, as NAME[:TAG]")
-    s.add_argument("--verify", action="store_true", help="hash every blob (SHA-256) and check sizes")
+    s.add_argument(
+        "--verify", action="store_true", help="hash every blob (SHA-256) and check sizes"
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_inspect_store)
     return parser

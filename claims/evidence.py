@@ -12,11 +12,12 @@ valid evidence of what finished, marked ``complete: false``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -44,7 +45,7 @@ class EvidenceError(ValueError):
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
 @lru_cache(maxsize=1)
@@ -101,10 +102,8 @@ def write_atomic(path: Path, text: str) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 
@@ -158,8 +157,10 @@ class EvidenceLog:
             # machine fingerprint shows it beside OS, GPU and driver.
             run["machine"] = {
                 **run["machine"],
-                "ollama": {"version": self.facts["ollama_version"],
-                           "host": self.facts.get("ollama_host")},
+                "ollama": {
+                    "version": self.facts["ollama_version"],
+                    "host": self.facts.get("ollama_host"),
+                },
             }
         out: dict[str, Any] = {
             "schema": SCHEMA_ID,

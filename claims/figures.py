@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "Interval",
@@ -112,7 +112,7 @@ class Interval:
         return f"[{_fmt(self.lo)}, {_fmt(self.hi)}]"
 
 
-Operand = Union[Interval, int, float]
+Operand = Interval | int | float
 
 
 def _as_interval(x: Operand) -> Interval:

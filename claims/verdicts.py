@@ -78,14 +78,13 @@ def claim_verdict(
     top = ranked[0]
     verdict = check_verdict(top)
     reason = top.get("message")
-    if verdict in ("reproduced", "consistent"):
-        if top.get("failure") == "erratum-holds":
-            reason = top.get("message")
-        else:
-            reason = None
+    if verdict in ("reproduced", "consistent") and top.get("failure") != "erratum-holds":
+        reason = None  # a confirmation needs no reason; an erratum that now holds does
     if verdict == "not-run" and len(ranked) > 1:
         # Several skipped checks: keep the distinct reasons, they tell the user what to enable.
-        reasons = sorted({c.get("message") or "" for c in ranked if check_verdict(c) == "not-run"} - {""})
+        reasons = sorted(
+            {c.get("message") or "" for c in ranked if check_verdict(c) == "not-run"} - {""}
+        )
         reason = " | ".join(reasons) if reasons else reason
     return verdict, _one_line(reason)
 

@@ -8,7 +8,7 @@ from claims.catalog import load_document
 from claims.check import Check, CheckUsageError, model_matches
 from claims.figures import Interval
 
-DOC = '''
+DOC = """
 [document]
 id = "T2"
 title = "t"
@@ -40,7 +40,7 @@ stated = [{ name = "a", value = "1" }, { name = "b", value = "2" }]
 [claim.erratum]
 explanation = "a is wrong"
 refutes = ["a"]
-'''
+"""
 
 
 @pytest.fixture
@@ -50,7 +50,9 @@ def claims():
 
 
 def make(claims, *ids, source="fixture", profile="generic"):
-    return Check(claims=tuple(claims[i] for i in ids), nodeid="t::x", source=source, profile=profile)
+    return Check(
+        claims=tuple(claims[i] for i in ids), nodeid="t::x", source=source, profile=profile
+    )
 
 
 def test_numbers_use_printed_precision(claims):
@@ -129,8 +131,13 @@ def test_attachments_are_bounded(claims):
 
 @pytest.mark.parametrize(
     ("stated", "model", "ok"),
-    [("phi4", "phi4", True), ("phi4", "phi4:latest", True), ("phi4", "phi4:14b", False),
-     ("llama3.2:3b", "llama3.2:3b", True), ("phi4", None, False)],
+    [
+        ("phi4", "phi4", True),
+        ("phi4", "phi4:latest", True),
+        ("phi4", "phi4:14b", False),
+        ("llama3.2:3b", "llama3.2:3b", True),
+        ("phi4", None, False),
+    ],
 )
 def test_model_matching(stated, model, ok):
     assert model_matches(stated, model) is ok

@@ -13,18 +13,35 @@ from claims.catalog import load_catalog
 from claims.evidence import EvidenceLog, write_atomic
 
 
-
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "claims", *args], capture_output=True, text=True,
-                          timeout=120, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "claims", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
 
 
 def evidence_file(tmp_path: Path, name: str = "e.json") -> Path:
-    log = EvidenceLog(load_catalog(), {
-        "started": "2026-11-29T08:00:00+00:00", "finished": "2026-11-29T08:00:00+00:00",
-        "markexpr": "", "profile": "generic", "complete": True, "options": {},
-        "machine": {"os": "x", "arch": "x86_64", "cpu": "c", "memory_bytes": 1, "python": "3.11"},
-    })
+    log = EvidenceLog(
+        load_catalog(),
+        {
+            "started": "2026-11-29T08:00:00+00:00",
+            "finished": "2026-11-29T08:00:00+00:00",
+            "markexpr": "",
+            "profile": "generic",
+            "complete": True,
+            "options": {},
+            "machine": {
+                "os": "x",
+                "arch": "x86_64",
+                "cpu": "c",
+                "memory_bytes": 1,
+                "python": "3.11",
+            },
+        },
+    )
     path = tmp_path / name
     write_atomic(path, json.dumps(log.document(complete=True)))
     return path

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from claims.catalog import load_catalog
-from claims.evidence import EvidenceError, EvidenceLog, load_evidence, schema, validate, write_atomic
+from claims.evidence import (
+    EvidenceError,
+    EvidenceLog,
+    load_evidence,
+    schema,
+    validate,
+    write_atomic,
+)
 
 SHARED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "evidence.schema.json"
 
@@ -44,9 +51,18 @@ def test_checks_are_split_per_claim():
     catalog = load_catalog()
     a, b = [c.id for c in catalog if c.testable][:2]
     log = EvidenceLog(catalog, minimal_run())
-    log.add([a, b], {"nodeid": "t", "outcome": "passed", "source": "live",
-                     "measurements": [{"name": "x", "claim": a, "measured": 1, "holds": True},
-                                      {"name": "y", "claim": b, "measured": 2, "holds": True}]})
+    log.add(
+        [a, b],
+        {
+            "nodeid": "t",
+            "outcome": "passed",
+            "source": "live",
+            "measurements": [
+                {"name": "x", "claim": a, "measured": 1, "holds": True},
+                {"name": "y", "claim": b, "measured": 2, "holds": True},
+            ],
+        },
+    )
     doc = log.document(complete=True)
     by_id = {c["id"]: c for c in doc["claims"]}
     assert [m["name"] for m in by_id[a]["checks"][0]["measurements"]] == ["x"]

@@ -63,8 +63,12 @@ def test_empty_or_nan_intervals_are_refused():
 
 
 @given(
-    a=st.floats(-1e6, 1e6), b=st.floats(-1e6, 1e6), c=st.floats(-1e6, 1e6), d=st.floats(-1e6, 1e6),
-    x=st.floats(0, 1), y=st.floats(0, 1),
+    a=st.floats(-1e6, 1e6),
+    b=st.floats(-1e6, 1e6),
+    c=st.floats(-1e6, 1e6),
+    d=st.floats(-1e6, 1e6),
+    x=st.floats(0, 1),
+    y=st.floats(0, 1),
 )
 def test_products_contain_every_product_of_members(a, b, c, d, x, y):
     i, j = Interval(min(a, b), max(a, b)), Interval(min(c, d), max(c, d))

@@ -37,7 +37,10 @@ def test_a_live_refutation_is_never_hidden_by_a_recorded_pass():
 
 def test_reproduced_needs_a_live_check():
     assert claim_verdict(True, None, [rec("passed", "recorded")])[0] == "consistent"
-    assert claim_verdict(True, None, [rec("passed", "recorded"), rec("passed", "live")])[0] == "reproduced"
+    assert (
+        claim_verdict(True, None, [rec("passed", "recorded"), rec("passed", "live")])[0]
+        == "reproduced"
+    )
 
 
 def test_errata_outrank_confirmations():
@@ -45,13 +48,18 @@ def test_errata_outrank_confirmations():
 
 
 def test_claims_without_checks_are_not_run_and_untestable_keep_their_reason():
-    assert claim_verdict(True, None, []) == ("not-run", "no test of this claim was selected in this run")
+    assert claim_verdict(True, None, []) == (
+        "not-run",
+        "no test of this claim was selected in this run",
+    )
     assert claim_verdict(False, "an opinion", []) == ("untestable", "an opinion")
 
 
 def test_not_run_reasons_are_combined():
-    checks = [rec("skipped", status="not-run", message="no server"),
-              rec("skipped", status="not-run", message="no GPU")]
+    checks = [
+        rec("skipped", status="not-run", message="no server"),
+        rec("skipped", status="not-run", message="no GPU"),
+    ]
     assert claim_verdict(True, None, checks) == ("not-run", "no GPU | no server")
 
 
@@ -60,8 +68,11 @@ def test_priority_is_a_total_order_of_the_run_verdicts():
 
 
 def test_summary_counts_per_document():
-    claims = [{"verdict": "consistent", "document": "W1"}, {"verdict": "refuted", "document": "W2"},
-              {"verdict": "consistent", "document": "W2"}]
+    claims = [
+        {"verdict": "consistent", "document": "W1"},
+        {"verdict": "refuted", "document": "W2"},
+        {"verdict": "consistent", "document": "W2"},
+    ]
     summary = summarize(claims)
     assert summary["by_verdict"]["consistent"] == 2
     assert summary["by_document"]["W2"]["refuted"] == 1

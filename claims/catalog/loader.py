@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from claims.catalog.records import (
     PROFILES,
@@ -22,6 +22,7 @@ from claims.catalog.records import (
     Claim,
     Document,
     Erratum,
+    FigureKind,
     StatedFigure,
 )
 from claims.figures import parse_literal
@@ -143,7 +144,7 @@ def _figure(where: str, raw: Any) -> StatedFigure:
     low, high = raw.get("low"), raw.get("high")
     values = raw.get("values")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        raise _fail(where, "write numbers as strings (\"23.3\") so their printed precision is kept")
+        raise _fail(where, 'write numbers as strings ("23.3") so their printed precision is kept')
     if kind is None:
         if low is not None or high is not None:
             kind = "range"
@@ -165,7 +166,7 @@ def _figure(where: str, raw: Any) -> StatedFigure:
     if raw.get("tolerance") is not None:
         tol_text = raw["tolerance"]
         if not isinstance(tol_text, str):
-            raise _fail(where, "tolerance must be a string such as \"0.1\"")
+            raise _fail(where, 'tolerance must be a string such as "0.1"')
         try:
             tolerance = Decimal(tol_text)
         except InvalidOperation:
@@ -179,7 +180,7 @@ def _figure(where: str, raw: Any) -> StatedFigure:
         raise _fail(where, f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
     fig = StatedFigure(
         name=name,
-        kind=kind,
+        kind=cast(FigureKind, kind),
         unit=unit,
         tolerance=tolerance,
         tolerance_reason=_opt_str(where, raw, "tolerance_reason"),
@@ -277,7 +278,9 @@ def _claim(where: str, raw: Any, doc: Document) -> Claim:
         for name in refutes:
             if name not in names:
                 raise _fail(where, f"erratum refutes unknown figure {name!r}")
-        erratum = Erratum(explanation=_req_str(f"{where}, erratum", e, "explanation"), refutes=refutes)
+        erratum = Erratum(
+            explanation=_req_str(f"{where}, erratum", e, "explanation"), refutes=refutes
+        )
         if not testable:
             raise _fail(where, "an untestable claim cannot carry an erratum")
     return Claim(

@@ -20,16 +20,34 @@ Hooks, in the order a run meets them:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from claims.catalog import TIERS, Catalog, CatalogError, load_catalog
+from claims.catalog import TIERS, CatalogError, load_catalog
 from claims.check import Check
 from claims.evidence import EvidenceLog, now_iso, write_atomic
+from claims.plugin.fixtures import (
+    catalog,
+    check,
+    claims_settings,
+    machine_profile,
+    reports_dir,
+    tiers,
+)
+from claims.plugin.keys import (
+    CATALOG,
+    CHECK,
+    LIVE_TIERS,
+    LOOPBACK,
+    PROBLEM,
+    PROFILE,
+    RECORD_KEY,
+    SETTINGS,
+    TIERS_KEY,
+)
 from claims.plugin.options import Settings, pytest_addoption
 from claims.plugin.outcomes import (
     ClaimRefuted,
@@ -41,8 +59,18 @@ from claims.plugin.outcomes import (
     not_run,
 )
 from claims.plugin.tiers import Tiers
+from claims.plugin.writer import LOG, EvidenceWriter
 
-__all__ = ["pytest_addoption"]
+# Fixtures are imported so that pytest finds them on this plugin module.
+__all__ = [
+    "catalog",
+    "check",
+    "claims_settings",
+    "machine_profile",
+    "pytest_addoption",
+    "reports_dir",
+    "tiers",
+]
 
 MARKERS = {
     "offline": "needs nothing beyond installed packages and files on disk (CI tier)",
@@ -53,26 +81,13 @@ MARKERS = {
     "claim(id)": "links the test to a catalog claim id; select with --claim ID",
 }
 
-SETTINGS = pytest.StashKey[Settings]()
-CATALOG = pytest.StashKey[Catalog]()
-TIERS_KEY = pytest.StashKey[Tiers]()
-PROFILE = pytest.StashKey[str]()
-LOG = pytest.StashKey["EvidenceWriter"]()
-CHECK = pytest.StashKey[Check]()
-PROBLEM = pytest.StashKey[str]()
-
-LOOPBACK = ["127.0.0.1", "::1", "localhost"]
-LIVE_TIERS = ("engine", "ollama", "gpu", "hub")
-RECORD_KEY = "claims.check"
-WRITE_INTERVAL_S = 1.0
-
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
 def claim_ids(item: pytest.Item) -> list[str]:
-    ids = []
+    ids: list[str] = []
     for mark in item.iter_markers("claim"):
         ids.extend(str(a) for a in mark.args)
     return list(dict.fromkeys(ids))
@@ -80,99 +95,6 @@ def claim_ids(item: pytest.Item) -> list[str]:
 
 def item_tiers(item: pytest.Item) -> list[str]:
     return [t for t in TIERS if item.get_closest_marker(t) is not None]
-
-
-class EvidenceWriter:
-    """Controller-side plugin: aggregates check records into evidence.json.
-
-    Registered only in the controlling process (never in an xdist worker), like
-    pytest's own junitxml writer; records arrive inside each report's
-    ``user_properties``, which xdist transfers from the workers.
-    """
-
-    def __init__(self, log: EvidenceLog, settings: Settings, tiers: Tiers) -> None:
-        self.log = log
-        self.settings = settings
-        self.tiers = tiers
-        self.pending: dict[str, dict[str, Any]] = {}
-        self.last_write = 0.0
-        self.written: dict[str, Any] | None = None
-        self.report_problem: str | None = None
-
-    def _record(self, nodeid: str, rec: dict[str, Any]) -> None:
-        prev = self.pending.get(nodeid)
-        if prev is None:
-            self.pending[nodeid] = rec
-            return
-        if rec["when"] == "teardown":
-            # A teardown error spoils a passing check; otherwise the call result stands.
-            if prev["outcome"] == "passed":
-                prev.update(outcome="error", failure="error", message=rec.get("message"))
-            return
-        self.pending[nodeid] = rec
-
-    def _finalize(self, nodeid: str) -> None:
-        rec = self.pending.pop(nodeid, None)
-        if rec is None:
-            return
-        ids = rec.pop("claims")
-        rec.pop("when", None)
-        self.log.add(ids, rec)
-        if time.monotonic() - self.last_write >= WRITE_INTERVAL_S:
-            self.write(complete=False)
-
-    def write(self, *, complete: bool) -> None:
-        if self.settings.evidence_path is None:
-            return
-        self.written = self.log.write(self.settings.evidence_path, complete=complete)
-        self.last_write = time.monotonic()
-
-    # --- hooks -----------------------------------------------------------------
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.write(complete=False)
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for key, value in report.user_properties:
-            if key == RECORD_KEY:
-                self._record(report.nodeid, dict(value))
-        if report.when == "teardown":
-            self._finalize(report.nodeid)
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        for nodeid in list(self.pending):
-            self._finalize(nodeid)
-        interrupted = (
-            exitstatus
-            in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
-            or bool(session.shouldstop)
-            or bool(session.shouldfail)
-        )
-        self.log.run["tier_status"] = {
-            tier: {"available": st.available, "reason": st.reason, **st.details}
-            for tier, st in self.tiers.known().items()
-        }
-        self.write(complete=not interrupted)
-        if self.written is not None and self.settings.report_path is not None:
-            try:
-                from claims.report import render_html
-
-                write_atomic(self.settings.report_path, render_html(self.written))
-            except Exception as exc:  # the evidence is already safe; say why the page is missing
-                self.report_problem = f"HTML report not written: {exc!r}"
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.written is None:
-            return
-        counts = self.written["summary"]["by_verdict"]
-        shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        terminalreporter.write_sep("-", "claims")
-        terminalreporter.write_line(f"verdicts: {shown}")
-        terminalreporter.write_line(f"evidence: {self.settings.evidence_path}")
-        if self.report_problem:
-            terminalreporter.write_line(self.report_problem)
-        elif self.settings.report_path is not None:
-            terminalreporter.write_line(f"report:   {self.settings.report_path}")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -228,13 +150,14 @@ def pytest_collection_modifyitems(
         _write_coverage(Path(coverage_path), items)
     if settings.claim_ids:
         wanted = set(settings.claim_ids)
-        keep, drop = [], []
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
         for item in items:
             (keep if wanted & set(claim_ids(item)) else drop).append(item)
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
-    ollama_hosts = LOOPBACK + [_host_of(settings.ollama_host)]
+    ollama_hosts = [*LOOPBACK, _host_of(settings.ollama_host)]
     for item in items:
         tiers = item_tiers(item)
         # Offline means offline: any connection beyond loopback fails the test (pytest-socket).
@@ -257,9 +180,13 @@ def pytest_collection_modifyitems(
                 problems.append(f"claim {cid} is catalogued as untestable but has a test")
             stray = [t for t in tiers if t not in claim.tiers]
             if stray:
-                problems.append(f"tier(s) {', '.join(stray)} not listed for claim {cid} in the catalog")
+                problems.append(
+                    f"tier(s) {', '.join(stray)} not listed for claim {cid} in the catalog"
+                )
         if not tiers:
-            problems.append("a claim test needs a tier marker (offline, engine, ollama, gpu or hub)")
+            problems.append(
+                "a claim test needs a tier marker (offline, engine, ollama, gpu or hub)"
+            )
         if problems:
             item.stash[PROBLEM] = "; ".join(problems)
 
@@ -355,7 +282,9 @@ def _message(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | No
     if call.excinfo is not None:
         value = call.excinfo.value
         text = getattr(value, "msg", None) or str(value) or call.excinfo.typename
-        return f"{call.excinfo.typename}: {text}" if not isinstance(value, pytest.fail.Exception) else text
+        if isinstance(value, pytest.fail.Exception):
+            return str(text)
+        return f"{call.excinfo.typename}: {text}"
     return None
 
 
@@ -403,37 +332,3 @@ def pytest_runtest_makereport(
         rec.update(measurements=[], attachments=[], facts={}, notes=[], charts=[])
     report.user_properties.append((RECORD_KEY, rec))
     return report
-
-
-@pytest.fixture
-def check(request: pytest.FixtureRequest) -> Check:
-    """The evidence recorder of a test marked ``@pytest.mark.claim(ID)``."""
-    found = request.node.stash.get(CHECK, None)
-    if found is None:
-        pytest.fail("the check fixture needs @pytest.mark.claim(ID) on the test", pytrace=False)
-    return found
-
-
-@pytest.fixture(scope="session")
-def claims_settings(pytestconfig: pytest.Config) -> Settings:
-    return pytestconfig.stash[SETTINGS]
-
-
-@pytest.fixture(scope="session")
-def catalog(pytestconfig: pytest.Config) -> Catalog:
-    return pytestconfig.stash[CATALOG]
-
-
-@pytest.fixture(scope="session")
-def machine_profile(pytestconfig: pytest.Config) -> str:
-    return pytestconfig.stash[PROFILE]
-
-
-@pytest.fixture(scope="session")
-def tiers(pytestconfig: pytest.Config) -> Tiers:
-    return pytestconfig.stash[TIERS_KEY]
-
-
-@pytest.fixture(scope="session")
-def reports_dir(pytestconfig: pytest.Config) -> Path:
-    return Path(str(pytestconfig.rootpath)) / "reports"

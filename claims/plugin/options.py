@@ -212,8 +212,8 @@ class Settings:
             claim_ids=tuple(opt("--claim") or ()),
             catalog_paths=tuple(_catalog_files(opt("--catalog") or ())),
             markexpr=config.option.markexpr or "",
-            evidence_path=None if off else Path(evidence) if evidence else root / "reports" / "evidence.json",
-            report_path=None if off else Path(report) if report else root / "reports" / "report.html",
+            evidence_path=None if off else Path(evidence or root / "reports" / "evidence.json"),
+            report_path=None if off else Path(report or root / "reports" / "report.html"),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from claims.plugin.options import Settings
 
@@ -106,9 +107,12 @@ def _hub(settings: Settings) -> TierStatus:
     import httpx
 
     try:
-        resp = httpx.head(HUB_PROBE_URL, timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=True)
+        resp = httpx.head(
+            HUB_PROBE_URL, timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=True
+        )
     except httpx.HTTPError as exc:
-        return TierStatus(False, f"the Hugging Face Hub cannot be reached ({type(exc).__name__}: {exc})")
+        reason = f"{type(exc).__name__}: {exc}"
+        return TierStatus(False, f"the Hugging Face Hub cannot be reached ({reason})")
     if resp.status_code >= 500:
         return TierStatus(False, f"the Hugging Face Hub answered HTTP {resp.status_code}")
     return TierStatus(True)

@@ -54,7 +54,7 @@ def verified(path: Path, expected_sha256: str) -> bool:
         mark = json.loads(_marker(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return (
+    return bool(
         mark.get("sha256") == expected_sha256
         and mark.get("size") == st.st_size
         and mark.get("mtime_ns") == st.st_mtime_ns

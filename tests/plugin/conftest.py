@@ -11,7 +11,7 @@ import pytest
 
 # A small, self-contained catalog so the plugin's behaviour is tested apart from
 # the real documents' records (which other tests cover).
-TEST_CATALOG = '''
+TEST_CATALOG = """
 [document]
 id = "T1"
 title = "A test document"
@@ -55,7 +55,7 @@ statement = "Something nobody can measure."
 tiers = ["offline"]
 testable = false
 untestable_reason = "an opinion"
-'''
+"""
 
 
 def free_port() -> int:

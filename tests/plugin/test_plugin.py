@@ -274,7 +274,9 @@ def test_evidence_validates_and_counts_every_claim(claims_pytester):
     assert evidence["run"]["markexpr"] == ""
     assert len(evidence["claims"]) == 5
     assert sum(evidence["summary"]["by_verdict"].values()) == 5
-    assert evidence["summary"]["by_verdict"]["not-run"] == 3  # no test of T1-WRONG, T1-SERVER, T1-SPARK
+    assert (
+        evidence["summary"]["by_verdict"]["not-run"] == 3
+    )  # no test of T1-WRONG, T1-SERVER, T1-SPARK
     machine = evidence["run"]["machine"]
     assert machine["memory_bytes"] > 0 and machine["python"]
 

@@ -1,0 +1,23 @@
+"""Stash keys and constants the plugin's modules share."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.catalog import Catalog
+from claims.check import Check
+from claims.plugin.options import Settings
+from claims.plugin.tiers import Tiers
+
+SETTINGS = pytest.StashKey[Settings]()
+CATALOG = pytest.StashKey[Catalog]()
+TIERS_KEY = pytest.StashKey[Tiers]()
+PROFILE = pytest.StashKey[str]()
+CHECK = pytest.StashKey[Check]()
+PROBLEM = pytest.StashKey[str]()
+
+# Hosts a test may connect to: loopback only, plus the Ollama host for the ollama tier.
+LOOPBACK = ["127.0.0.1", "::1", "localhost"]
+LIVE_TIERS = ("engine", "ollama", "gpu", "hub")
+# The user_properties key a check record travels under (worker -> controller under xdist).
+RECORD_KEY = "claims.check"

@@ -1,0 +1,114 @@
+"""The controller-side evidence writer: check records in, evidence.json and report out."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, cast
+
+import pytest
+
+from claims.evidence import EvidenceLog, write_atomic
+from claims.plugin.keys import RECORD_KEY
+from claims.plugin.options import Settings
+from claims.plugin.tiers import Tiers
+
+# Rewrite evidence.json at most this often while tests finish, so an
+# interrupted run leaves recent evidence without paying a write per test.
+WRITE_INTERVAL_S = 1.0
+
+
+class EvidenceWriter:
+    """Controller-side plugin: aggregates check records into evidence.json.
+
+    Registered only in the controlling process (never in an xdist worker), like
+    pytest's own junitxml writer; records arrive inside each report's
+    ``user_properties``, which xdist transfers from the workers.
+    """
+
+    def __init__(self, log: EvidenceLog, settings: Settings, tiers: Tiers) -> None:
+        self.log = log
+        self.settings = settings
+        self.tiers = tiers
+        self.pending: dict[str, dict[str, Any]] = {}
+        self.last_write = 0.0
+        self.written: dict[str, Any] | None = None
+        self.report_problem: str | None = None
+
+    def _record(self, nodeid: str, rec: dict[str, Any]) -> None:
+        prev = self.pending.get(nodeid)
+        if prev is None:
+            self.pending[nodeid] = rec
+            return
+        if rec["when"] == "teardown":
+            # A teardown error spoils a passing check; otherwise the call result stands.
+            if prev["outcome"] == "passed":
+                prev.update(outcome="error", failure="error", message=rec.get("message"))
+            return
+        self.pending[nodeid] = rec
+
+    def _finalize(self, nodeid: str) -> None:
+        rec = self.pending.pop(nodeid, None)
+        if rec is None:
+            return
+        ids = rec.pop("claims")
+        rec.pop("when", None)
+        self.log.add(ids, rec)
+        if time.monotonic() - self.last_write >= WRITE_INTERVAL_S:
+            self.write(complete=False)
+
+    def write(self, *, complete: bool) -> None:
+        if self.settings.evidence_path is None:
+            return
+        self.written = self.log.write(self.settings.evidence_path, complete=complete)
+        self.last_write = time.monotonic()
+
+    # --- hooks -----------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.write(complete=False)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in report.user_properties:
+            if key == RECORD_KEY:
+                self._record(report.nodeid, dict(cast(dict[str, Any], value)))
+        if report.when == "teardown":
+            self._finalize(report.nodeid)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        for nodeid in list(self.pending):
+            self._finalize(nodeid)
+        aborted = (
+            pytest.ExitCode.INTERRUPTED,
+            pytest.ExitCode.INTERNAL_ERROR,
+            pytest.ExitCode.USAGE_ERROR,
+        )
+        interrupted = exitstatus in aborted or bool(session.shouldstop) or bool(session.shouldfail)
+        self.log.run["tier_status"] = {
+            tier: {"available": st.available, "reason": st.reason, **st.details}
+            for tier, st in self.tiers.known().items()
+        }
+        self.write(complete=not interrupted)
+        if self.written is not None and self.settings.report_path is not None:
+            try:
+                from claims.report import render_html
+
+                write_atomic(self.settings.report_path, render_html(self.written))
+            except Exception as exc:  # the evidence is already safe; say why the page is missing
+                self.report_problem = f"HTML report not written: {exc!r}"
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.written is None:
+            return
+        counts = self.written["summary"]["by_verdict"]
+        shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        terminalreporter.write_sep("-", "claims")
+        terminalreporter.write_line(f"verdicts: {shown}")
+        terminalreporter.write_line(f"evidence: {self.settings.evidence_path}")
+        if self.report_problem:
+            terminalreporter.write_line(self.report_problem)
+        elif self.settings.report_path is not None:
+            terminalreporter.write_line(f"report:   {self.settings.report_path}")
+
+
+# Where the controller keeps its writer (absent in xdist workers).
+LOG = pytest.StashKey[EvidenceWriter]()

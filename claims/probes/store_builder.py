@@ -81,6 +81,21 @@ class BlobRef:
         return {"mediaType": self.media_type, "digest": self.digest, "size": self.size}
 
 
+def compact_json(doc: Any) -> bytes:
+    """JSON without spaces, the way Ollama writes manifests and small layers."""
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
+def manifest_doc(config: BlobRef, layers: list[BlobRef]) -> dict[str, Any]:
+    """A v2 manifest naming ``config`` and ``layers`` (Ollama's key order)."""
+    return {
+        "schemaVersion": 2,
+        "mediaType": MANIFEST_MEDIA_TYPE,
+        "config": config.entry(),
+        "layers": [layer.entry() for layer in layers],
+    }
+
+
 class StoreWriter:
     """Writes blobs and manifests into a store folder the way Ollama does."""
 
@@ -94,7 +109,7 @@ class StoreWriter:
     def blob_bytes(self, data: bytes, media_type: str) -> BlobRef:
         """Store ``data`` under its own digest (idempotent) and return its entry."""
         digest = "sha256:" + hashlib.sha256(data).hexdigest()
-        target = self.blobs / digest_to_blob_name(digest)
+        target = self.blob_path(digest)
         if not target.exists():
             self._atomic_write(target, data)
         return BlobRef(media_type, digest, len(data))
@@ -115,7 +130,7 @@ class StoreWriter:
 
             sha256 = sha256_file(source)
         digest = f"sha256:{sha256}"
-        target = self.blobs / digest_to_blob_name(digest)
+        target = self.blob_path(digest)
         size = source.stat().st_size
         if target.exists():
             return BlobRef(media_type, digest, size), "existing"
@@ -133,24 +148,33 @@ class StoreWriter:
             os.replace(tmp, target)
         return BlobRef(media_type, digest, size), mode
 
+    def blob_path(self, blob: BlobRef | str) -> Path:
+        """Where a blob (or a ``sha256:<hex>`` digest) lives under blobs/."""
+        digest = blob.digest if isinstance(blob, BlobRef) else blob
+        return self.blobs / digest_to_blob_name(digest)
+
+    def manifest_path(self, name: ModelName) -> Path:
+        """Where the manifest of ``name`` goes; its folders are created."""
+        path = self.manifests.joinpath(*name.parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
     def manifest(self, name: str, config: BlobRef, layers: list[BlobRef],
                  *, extra: dict[str, Any] | None = None) -> Path:
         """Write the manifest for ``name`` (compact JSON, Ollama's key order)."""
-        parsed = ModelName.parse(name)
-        doc: dict[str, Any] = {
-            "schemaVersion": 2,
-            "mediaType": MANIFEST_MEDIA_TYPE,
-            "config": config.entry(),
-            "layers": [layer.entry() for layer in layers],
-        }
+        doc = manifest_doc(config, layers)
         doc.update(extra or {})
-        return self.manifest_bytes(parsed, json.dumps(doc, separators=(",", ":")).encode())
+        return self.manifest_bytes(ModelName.parse(name), compact_json(doc))
 
     def manifest_bytes(self, name: ModelName, data: bytes) -> Path:
-        path = self.manifests.joinpath(*name.parts)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = self.manifest_path(name)
         self._atomic_write(path, data)
         return path
+
+    def model(self, name: str, layers: list[BlobRef], *, family: str = "llama",
+              file_type: str = "F32", model_type: str = "1") -> Path:
+        """Write a config blob for ``layers`` and the manifest of ``name`` naming both."""
+        return self.manifest(name, self.config(family, file_type, model_type, layers), layers)
 
     def config(
         self, family: str, file_type: str, model_type: str, layers: list[BlobRef]
@@ -166,7 +190,7 @@ class StoreWriter:
             "os": "linux",
             "rootfs": {"type": "layers", "diff_ids": [layer.digest for layer in layers]},
         }
-        return self.blob_bytes(json.dumps(doc, separators=(",", ":")).encode(), CONFIG_MEDIA_TYPE)
+        return self.blob_bytes(compact_json(doc), CONFIG_MEDIA_TYPE)
 
     @staticmethod
     def _atomic_write(target: Path, data: bytes) -> None:
@@ -255,24 +279,20 @@ def build_fixture_store(
     template = w.blob_bytes(GEMMA_TEMPLATE.encode(), TEMPLATE_MEDIA_TYPE)
     license_ = w.blob_bytes(GEMMA_LICENSE.encode(), LICENSE_MEDIA_TYPE)
     params = w.blob_bytes(
-        json.dumps({"stop": ["<end_of_turn>"], "temperature": 1, "top_k": 64, "top_p": 0.95},
-                   separators=(",", ":")).encode(),
+        compact_json({"stop": ["<end_of_turn>"], "temperature": 1, "top_k": 64, "top_p": 0.95}),
         PARAMS_MEDIA_TYPE,
     )
-    base_layers = [model, template, license_, params]
-    w.manifest("gemma3:270m", w.config("gemma3", "Q4_K_M", "268.10M", base_layers), base_layers)
+    gemma_facts = {"family": "gemma3", "file_type": "Q4_K_M", "model_type": "268.10M"}
+    w.model("gemma3:270m", [model, template, license_, params], **gemma_facts)
 
     # `ollama create gemma3:270m-terse` from "FROM gemma3:270m / SYSTEM ... /
     # PARAMETER temperature 0.2": the weights, template and license are the
     # same blobs; only the new layers and the config are written.
     system = w.blob_bytes(b"Answer in one short sentence.", SYSTEM_MEDIA_TYPE)
     terse_params = w.blob_bytes(
-        json.dumps({"stop": ["<end_of_turn>"], "temperature": 0.2}, separators=(",", ":")).encode(),
-        PARAMS_MEDIA_TYPE,
+        compact_json({"stop": ["<end_of_turn>"], "temperature": 0.2}), PARAMS_MEDIA_TYPE
     )
-    derived_layers = [model, template, license_, system, terse_params]
-    w.manifest("gemma3:270m-terse", w.config("gemma3", "Q4_K_M", "268.10M", derived_layers),
-               derived_layers)
+    w.model("gemma3:270m-terse", [model, template, license_, system, terse_params], **gemma_facts)
 
     with tempfile.TemporaryDirectory(dir=w.root, prefix=".build-") as tmp:
         tiny_path = write_tiny_gguf(Path(tmp) / "tiny.gguf", chat_template=TINY_TEMPLATE)
@@ -281,11 +301,9 @@ def build_fixture_store(
         tiny2 = w.blob_file(tiny2_path, MODEL_MEDIA_TYPE, link="copy")[0]
     tiny_template = w.blob_bytes(TINY_TEMPLATE.encode(), TEMPLATE_MEDIA_TYPE)
     tiny_params = w.blob_bytes(b'{"num_ctx":256}', PARAMS_MEDIA_TYPE)
-    tiny_layers = [tiny, tiny_template, tiny_params]
-    w.manifest("tiny:latest", w.config("llama", "F32", "256", tiny_layers), tiny_layers)
+    w.model("tiny:latest", [tiny, tiny_template, tiny_params], model_type="256")
     tiny2_license = w.blob_bytes(b"Fixture model; no weights of value.\n", LICENSE_MEDIA_TYPE)
-    tiny2_layers = [tiny2, tiny2_license]
-    w.manifest("example/tiny:f32", w.config("llama", "F32", "384", tiny2_layers), tiny2_layers)
+    w.model("example/tiny:f32", [tiny2, tiny2_license], model_type="384")
 
     return FixtureStore(
         root=w.root,
@@ -318,6 +336,8 @@ _GOOD_MODEL = b"GGUF" + bytes(60)  # 64 bytes: enough to be a blob; content is i
 _NAME = ModelName.parse("m:latest")
 _HEX = "0123456789abcdef" * 4
 
+Builder = Callable[[StoreWriter], None]
+
 
 def _base(w: StoreWriter) -> tuple[BlobRef, BlobRef, BlobRef]:
     model = w.blob_bytes(_GOOD_MODEL, MODEL_MEDIA_TYPE)
@@ -328,22 +348,25 @@ def _base(w: StoreWriter) -> tuple[BlobRef, BlobRef, BlobRef]:
 
 def _doc(w: StoreWriter) -> dict[str, Any]:
     config, model, params = _base(w)
-    return {
-        "schemaVersion": 2,
-        "mediaType": MANIFEST_MEDIA_TYPE,
-        "config": config.entry(),
-        "layers": [model.entry(), params.entry()],
-    }
+    return manifest_doc(config, [model, params])
 
 
-def _raw(data: bytes) -> Callable[[StoreWriter], None]:
+def _good(w: StoreWriter) -> Path:
+    """Write the sound store every defect starts from; returns its model blob's path."""
+    w.manifest_bytes(_NAME, json.dumps(_doc(w)).encode())
+    return w.blob_path("sha256:" + hashlib.sha256(_GOOD_MODEL).hexdigest())
+
+
+def _raw(data: bytes) -> Builder:
+    """The manifest of m:latest is ``data``, byte for byte."""
     def build(w: StoreWriter) -> None:
         _base(w)
         w.manifest_bytes(_NAME, data)
     return build
 
 
-def _edit(change: Callable[[dict[str, Any]], None]) -> Callable[[StoreWriter], None]:
+def _edit(change: Callable[[dict[str, Any]], None]) -> Builder:
+    """The manifest of m:latest is the sound one with ``change`` applied to its JSON."""
     def build(w: StoreWriter) -> None:
         doc = _doc(w)
         change(doc)
@@ -351,99 +374,76 @@ def _edit(change: Callable[[dict[str, Any]], None]) -> Callable[[StoreWriter], N
     return build
 
 
-def _set_digest(value: Any) -> Callable[[dict[str, Any]], None]:
-    def change(doc: dict[str, Any]) -> None:
-        doc["layers"][0]["digest"] = value
-    return change
+def _set_model_layer(key: str) -> Callable[[Any], Callable[[dict[str, Any]], None]]:
+    """``setter(value)``: a change giving the first layer (the model's) ``key: value``."""
+    def setter(value: Any) -> Callable[[dict[str, Any]], None]:
+        def change(doc: dict[str, Any]) -> None:
+            doc["layers"][0][key] = value
+        return change
+    return setter
 
 
-def _set_size(value: Any) -> Callable[[dict[str, Any]], None]:
-    def change(doc: dict[str, Any]) -> None:
-        doc["layers"][0]["size"] = value
-    return change
+_set_digest = _set_model_layer("digest")
+_set_size = _set_model_layer("size")
 
 
-def _model_blob(w: StoreWriter) -> Path:
-    return w.blobs / digest_to_blob_name("sha256:" + hashlib.sha256(_GOOD_MODEL).hexdigest())
+def _blob_becomes(make: Callable[[StoreWriter, Path], object]) -> Builder:
+    """The sound store, with ``make(w, path)`` in place of the model blob it removed."""
+    def build(w: StoreWriter) -> None:
+        blob = _good(w)
+        blob.unlink()
+        make(w, blob)
+    return build
 
 
-def _good(w: StoreWriter) -> Path:
-    w.manifest_bytes(_NAME, json.dumps(_doc(w)).encode())
-    return _model_blob(w)
+def _manifest_becomes(make: Callable[[StoreWriter, Path], object]) -> Builder:
+    """Sound blobs, with ``make(w, path)`` at the manifest's path instead of a manifest."""
+    def build(w: StoreWriter) -> None:
+        _base(w)
+        make(w, w.manifest_path(_NAME))
+    return build
 
 
-def _blob_missing(w: StoreWriter) -> None:
-    _good(w).unlink()
+def _outside(w: StoreWriter, what: str) -> Path:
+    """A path next to the store root, outside it."""
+    return w.root.parent / f"{w.root.name}-outside{what}"
 
 
-def _blob_short(w: StoreWriter) -> None:
-    blob = _good(w)
-    blob.write_bytes(_GOOD_MODEL[:-1])
-
-
-def _blob_altered(w: StoreWriter) -> None:
-    blob = _good(w)
-    blob.write_bytes(b"GGUF" + b"\x01" + bytes(59))  # same size, one byte differs
-
-
-def _blob_symlink_outside(w: StoreWriter) -> None:
-    blob = _good(w)
-    outside = w.root.parent / f"{w.root.name}-outside.bin"
+def _link_blob_outside(w: StoreWriter, blob: Path) -> None:
+    outside = _outside(w, ".bin")
     outside.write_bytes(_GOOD_MODEL)  # even identical bytes must not be read from outside
-    blob.unlink()
     blob.symlink_to(outside)
 
 
-def _blob_symlink_dangling(w: StoreWriter) -> None:
-    blob = _good(w)
-    blob.unlink()
-    blob.symlink_to(w.root / "nowhere")
-
-
-def _blob_symlink_loop(w: StoreWriter) -> None:
-    blob = _good(w)
-    blob.unlink()
-    blob.symlink_to(blob.name)
-
-
-def _blob_fifo(w: StoreWriter) -> None:
-    blob = _good(w)
-    blob.unlink()
-    os.mkfifo(blob)
-
-
-def _blob_directory(w: StoreWriter) -> None:
-    blob = _good(w)
-    blob.unlink()
-    blob.mkdir()
-
-
-def _manifest_symlink_outside(w: StoreWriter) -> None:
-    _base(w)
-    outside = w.root.parent / f"{w.root.name}-outside-manifest.json"
+def _link_manifest_outside(w: StoreWriter, path: Path) -> None:
+    outside = _outside(w, "-manifest.json")
     outside.write_text(json.dumps(_doc(w)))
-    path = w.manifests.joinpath(*_NAME.parts)
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.symlink_to(outside)
 
 
-def _manifest_fifo(w: StoreWriter) -> None:
-    _base(w)
-    path = w.manifests.joinpath(*_NAME.parts)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(path)
+def _sparse_file(w: StoreWriter, path: Path) -> None:
+    with path.open("wb") as fh:  # sparse: the size is what counts
+        fh.truncate(4 << 20)
+
+
+def _blob_short(w: StoreWriter) -> None:
+    _good(w).write_bytes(_GOOD_MODEL[:-1])
+
+
+def _blob_altered(w: StoreWriter) -> None:
+    _good(w).write_bytes(b"GGUF" + b"\x01" + bytes(59))  # same size, one byte differs
 
 
 def _blobs_dir_outside(w: StoreWriter) -> None:
     _good(w)
-    outside = w.root.parent / f"{w.root.name}-outside-blobs"
+    outside = _outside(w, "-blobs")
     w.blobs.rename(outside)
     w.blobs.symlink_to(outside, target_is_directory=True)
 
 
 def _namespace_symlink_outside(w: StoreWriter) -> None:
     _good(w)
-    outside = w.root.parent / f"{w.root.name}-outside-namespace"
+    outside = _outside(w, "-namespace")
     outside.mkdir()
     (w.manifests / "registry.ollama.ai" / "evil").symlink_to(outside, target_is_directory=True)
 
@@ -452,20 +452,20 @@ def _not_a_store(w: StoreWriter) -> None:
     shutil.rmtree(w.manifests)
 
 
-def _manifest_too_large(w: StoreWriter) -> None:
-    _base(w)
-    path = w.manifests.joinpath(*_NAME.parts)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:  # sparse: the size is what counts
-        fh.truncate(4 << 20)
-
-
 def _manifest_list(doc: dict[str, Any]) -> None:
     doc["mediaType"] = MANIFEST_LIST_MEDIA_TYPE
 
 
+def _nothing(w: StoreWriter) -> None:
+    """No defect in the store: the bad part is the name asked for."""
+
+
+def _nothing_at(w: StoreWriter, path: Path) -> None:
+    """Leave the removed file missing."""
+
+
 # name -> (defect, builder, model to ask for); the expectations live in the tests.
-HOSTILE_CASES: dict[str, tuple[str, Callable[[StoreWriter], None], str | None]] = {
+HOSTILE_CASES: dict[str, tuple[str, Builder, str | None]] = {
     "not-json": ("manifest is not JSON", _raw(b"{schemaVersion: 2,"), None),
     "empty-manifest": ("manifest file is empty", _raw(b""), None),
     "not-utf8": ("manifest bytes are not UTF-8",
@@ -476,7 +476,7 @@ HOSTILE_CASES: dict[str, tuple[str, Callable[[StoreWriter], None], str | None]] 
         b'{"schemaVersion":2,"layers":[{"size":' + b"9" * 5000 + b"}]}"), None),
     "duplicate-key": ("schemaVersion given twice", _raw(
         b'{"schemaVersion":2,"schemaVersion":1,"layers":[]}'), None),
-    "too-large": ("manifest of 4 MiB", _manifest_too_large, None),
+    "too-large": ("manifest of 4 MiB", _manifest_becomes(_sparse_file), None),
     "no-layers": ("manifest lacks layers", _edit(lambda d: d.pop("layers")), None),
     "empty-layers": ("layers is an empty array", _edit(lambda d: d.update(layers=[])), None),
     "layers-not-array": ("layers is an object", _edit(lambda d: d.update(layers={})), None),
@@ -511,28 +511,33 @@ HOSTILE_CASES: dict[str, tuple[str, Callable[[StoreWriter], None], str | None]] 
     "size-string": ("size \"64\"", _edit(_set_size("64")), None),
     "size-bool": ("size true", _edit(_set_size(True)), None),
     "size-2e64": ("size 2**64", _edit(_set_size(2**64)), None),
-    "blob-missing": ("model blob missing", _blob_missing, None),
+    "blob-missing": ("model blob missing", _blob_becomes(_nothing_at), None),
     "blob-size-mismatch": ("model blob one byte short", _blob_short, None),
     "blob-hash-mismatch": ("model blob altered, same size", _blob_altered, None),
-    "blob-symlink-outside": ("model blob is a symlink out of the store", _blob_symlink_outside,
-                             None),
-    "blob-symlink-dangling": ("model blob is a dangling symlink", _blob_symlink_dangling, None),
-    "blob-symlink-loop": ("model blob is a symlink to itself", _blob_symlink_loop, None),
-    "blob-fifo": ("model blob is a FIFO (reading would block)", _blob_fifo, None),
-    "blob-directory": ("model blob is a folder", _blob_directory, None),
+    "blob-symlink-outside": ("model blob is a symlink out of the store",
+                             _blob_becomes(_link_blob_outside), None),
+    "blob-symlink-dangling": ("model blob is a dangling symlink",
+                              _blob_becomes(lambda w, blob: blob.symlink_to(w.root / "nowhere")),
+                              None),
+    "blob-symlink-loop": ("model blob is a symlink to itself",
+                          _blob_becomes(lambda w, blob: blob.symlink_to(blob.name)), None),
+    "blob-fifo": ("model blob is a FIFO (reading would block)",
+                  _blob_becomes(lambda w, blob: os.mkfifo(blob)), None),
+    "blob-directory": ("model blob is a folder", _blob_becomes(lambda w, blob: blob.mkdir()), None),
     "blobs-dir-outside": ("blobs/ is a symlink out of the store", _blobs_dir_outside, None),
     "manifest-symlink-outside": ("manifest is a symlink out of the store",
-                                 _manifest_symlink_outside, None),
-    "manifest-fifo": ("manifest is a FIFO", _manifest_fifo, None),
+                                 _manifest_becomes(_link_manifest_outside), None),
+    "manifest-fifo": ("manifest is a FIFO", _manifest_becomes(lambda w, path: os.mkfifo(path)),
+                      None),
     "namespace-symlink-outside": ("a namespace folder links out of the store",
                                   _namespace_symlink_outside, None),
     "not-a-store": ("folder without manifests/", _not_a_store, None),
-    "name-traversal": ("--model ../../etc/passwd", lambda w: None, "../../etc/passwd"),
-    "name-absolute": ("--model /etc/passwd", lambda w: None, "/etc/passwd"),
-    "name-dotdot-part": ("--model ../x:latest", lambda w: None, "../x:latest"),
-    "name-backslash": ("--model ..\\x", lambda w: None, "..\\x"),
-    "name-empty-tag": ("--model m:", lambda w: None, "m:"),
-    "name-unknown": ("--model absent:latest (no such manifest)", lambda w: None, "absent:latest"),
+    "name-traversal": ("--model ../../etc/passwd", _nothing, "../../etc/passwd"),
+    "name-absolute": ("--model /etc/passwd", _nothing, "/etc/passwd"),
+    "name-dotdot-part": ("--model ../x:latest", _nothing, "../x:latest"),
+    "name-backslash": ("--model ..\\x", _nothing, "..\\x"),
+    "name-empty-tag": ("--model m:", _nothing, "m:"),
+    "name-unknown": ("--model absent:latest (no such manifest)", _nothing, "absent:latest"),
 }
 
 

@@ -29,8 +29,8 @@ from claims.probes.ollama_store import (
     parse_manifest,
     store_candidates,
 )
-from claims.probes.store_builder import StoreWriter, build_fixture_store
-
+from claims.probes.ollama_store import verify as blob_verification
+from claims.probes.store_builder import FixtureStore, StoreWriter, build_fixture_store
 
 HEX = "0123456789abcdef"
 hex64 = st.text(alphabet=HEX, min_size=64, max_size=64)
@@ -98,7 +98,7 @@ def test_bad_names_are_refused_with_the_reason(text: str, why: str) -> None:
 
 def test_non_string_name_is_refused() -> None:
     with pytest.raises(StoreError, match="must be a string"):
-        ModelName.parse(42)
+        ModelName.parse(42)  # type: ignore[arg-type]
 
 
 part_chars = string.ascii_letters + string.digits + "_-."
@@ -241,19 +241,19 @@ def test_mutated_manifests_are_valid_or_an_input_error(key: str, value: object, 
 
 # --- the fixture store, read back ---------------------------------------------------------
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, gemma_gguf: Path):
+def built(tmp_path_factory: pytest.TempPathFactory, gemma_gguf: Path) -> FixtureStore:
     from claims.probes.artifacts import gemma_expected_sha256
 
     return build_fixture_store(tmp_path_factory.mktemp("store"), gemma_gguf,
                                gemma_sha256=gemma_expected_sha256())
 
 
-def test_listing_finds_every_manifest(built) -> None:
+def test_listing_finds_every_manifest(built: FixtureStore) -> None:
     store = OllamaStore(built.root)
     assert sorted(store.names()) == sorted(ModelName.parse(n).display for n in built.names)
 
 
-def test_manifest_facts(built, gemma_gguf: Path) -> None:
+def test_manifest_facts(built: FixtureStore, gemma_gguf: Path) -> None:
     store = OllamaStore(built.root)
     m = store.manifest(built.base)
     data = m.path.read_bytes()
@@ -265,12 +265,12 @@ def test_manifest_facts(built, gemma_gguf: Path) -> None:
     assert store.layer_media_types(built.base)[0] == osp.MODEL_MEDIA_TYPE
 
 
-def test_names_compare_case_insensitively(built) -> None:
+def test_names_compare_case_insensitively(built: FixtureStore) -> None:
     store = OllamaStore(built.root)
     assert store.manifest("GEMMA3:270M").name.parts == ModelName.parse(built.base).parts
 
 
-def test_derived_tag_shares_blobs(built) -> None:
+def test_derived_tag_shares_blobs(built: FixtureStore) -> None:
     store = OllamaStore(built.root)
     shared = store.shared_blobs()
     base, derived = store.manifest(built.base), store.manifest(built.derived)
@@ -278,7 +278,7 @@ def test_derived_tag_shares_blobs(built) -> None:
     assert base.config.digest not in shared
 
 
-def test_verification_passes_and_is_cached(built) -> None:
+def test_verification_passes_and_is_cached(built: FixtureStore) -> None:
     cache = VerificationCache()
     store = OllamaStore(built.root, cache=cache)
     first = store.verify(built.base)
@@ -288,22 +288,30 @@ def test_verification_passes_and_is_cached(built) -> None:
     assert cache.hits == len(second)
 
 
-def test_a_cached_result_costs_no_read(built, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cached_result_costs_no_read(built: FixtureStore,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
     store = OllamaStore(built.root, cache=VerificationCache())
     store.verify(built.base)
 
     def no_hashing(*args: object, **kwargs: object) -> str:
         raise AssertionError("hashed again")
 
-    monkeypatch.setattr(osp, "sha256_fd", no_hashing)
+    # Patched where the verification looks it up, not on the package's re-export.
+    monkeypatch.setattr(blob_verification, "sha256_fd", no_hashing)
     assert all(c.cached for c in store.verify(built.base))
 
 
 def _small_store(tmp_path: Path) -> tuple[OllamaStore, Path]:
+    """A store holding m:latest, one 104-byte model blob; returns it and the blob's path."""
     w = StoreWriter(tmp_path / "s")
     model = w.blob_bytes(b"GGUF" + bytes(100), osp.MODEL_MEDIA_TYPE)
-    w.manifest("m:latest", w.config("llama", "F32", "1", [model]), [model])
-    return OllamaStore(w.root, cache=VerificationCache()), w.blobs / model.digest.replace(":", "-")
+    w.model("m:latest", [model])
+    return OllamaStore(w.root, cache=VerificationCache()), w.blob_path(model)
+
+
+def _put_manifest(store: OllamaStore, name: str, data: bytes) -> None:
+    """Write ``data``, byte for byte, as the manifest of ``name``."""
+    StoreWriter(store.root).manifest_bytes(ModelName.parse(name), data)
 
 
 def test_a_changed_blob_is_hashed_again(tmp_path: Path) -> None:
@@ -349,9 +357,7 @@ def test_hidden_and_misplaced_entries_are_ignored_not_fatal(tmp_path: Path) -> N
 
 def test_lenient_scan_skips_a_bad_manifest_and_says_why(tmp_path: Path) -> None:
     store, _ = _small_store(tmp_path)
-    bad = store.manifest_path("bad:latest")
-    bad.parent.mkdir(parents=True)
-    bad.write_bytes(b"{")
+    _put_manifest(store, "bad:latest", b"{")
     with pytest.raises(ManifestError):
         store.scan()
     manifests, ignored = store.scan(strict=False)
@@ -378,9 +384,7 @@ def test_a_symlink_inside_the_store_is_followed(tmp_path: Path) -> None:
 
 def test_manifest_is_read_with_a_size_cap(tmp_path: Path) -> None:
     store, _ = _small_store(tmp_path)
-    path = store.manifest_path("big:latest")
-    path.parent.mkdir(parents=True)
-    path.write_bytes(b" " * (osp.MAX_MANIFEST_BYTES + 1))
+    _put_manifest(store, "big:latest", b" " * (osp.MAX_MANIFEST_BYTES + 1))
     with pytest.raises(ManifestError, match="limit"):
         store.manifest("big")
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,6 @@ from claims import cli
 from claims.probes import ollama_store as osp
 from claims.probes.errors import InputError
 from claims.probes.store_builder import HOSTILE_CASES, HostileStore, build_hostile_store
-
 
 M = osp.ManifestError
 D = osp.DigestError
@@ -174,7 +174,7 @@ def test_the_traversal_target_is_never_opened(tmp_path: Path, monkeypatch: pytes
     opened: list[str] = []
     real_open = os.open
 
-    def spy(path: str | os.PathLike[str], flags: int, *args: object, **kwargs: object) -> int:
+    def spy(path: str | os.PathLike[str], flags: int, *args: Any, **kwargs: Any) -> int:
         opened.append(os.fspath(path))
         return real_open(path, flags, *args, **kwargs)
 

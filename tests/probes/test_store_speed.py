@@ -18,7 +18,9 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -26,18 +28,20 @@ from claims.probes import ollama_store as osp
 from claims.probes.artifacts import gemma_expected_sha256, sha256_file
 from claims.probes.store_builder import build_fixture_store
 
-
 ROUNDS = 3
 TARGET_RATIO = 0.8
 
+T = TypeVar("T")
 
-def _best(fn: Callable[[], object], rounds: int = ROUNDS) -> tuple[float, object]:
-    best, result = float("inf"), None
+
+def _best(fn: Callable[[], T], rounds: int = ROUNDS) -> tuple[float, T]:
+    """(shortest wall time in seconds of ``rounds`` calls, the last call's result)."""
+    times = []
     for _ in range(rounds):
         start = time.perf_counter()
         result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        times.append(time.perf_counter() - start)
+    return min(times), result
 
 
 def _hash_with_probe(path: Path) -> str:
@@ -81,13 +85,13 @@ def test_verification_throughput_vs_sha256sum(gemma_gguf: Path, tmp_path_factory
     record_property("sha256sum_MB_per_s", round(tool_mbs))
     # For the record: hand-written loops (artifacts.sha256_file) with other
     # block sizes, timed round-robin. From a warm cache hashing is CPU-bound and
-    # they agree with the library within the machine's noise; the comment above
-    # ollama_store.sha256_fd has the cold-cache figures.
+    # they agree with the library within the machine's noise; the docstring of
+    # claims.probes.ollama_store.verify has the cold-cache figures.
     blocks = (64 << 10, 1 << 20, 16 << 20)
     best = dict.fromkeys(blocks, float("inf"))
     for _ in range(2):
         for block in blocks:
-            elapsed, _ = _best(lambda b=block: sha256_file(gemma_gguf, b), 1)
+            elapsed, _ = _best(partial(sha256_file, gemma_gguf, block), 1)
             best[block] = min(best[block], elapsed)
     print("hand-written loop by block size: "
           + ", ".join(f"{b // 1024} KiB {size / t / 1e6:,.0f} MB/s" for b, t in best.items()))

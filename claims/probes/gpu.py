@@ -39,7 +39,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from claims.probes.errors import PrerequisiteMissing, ProbeError
+from claims.probes.errors import ProbeError
+from claims.probes.torch_cuda import cuda_torch, fresh_python, import_torch
 
 __all__ = [
     "PEAKS",
@@ -80,30 +81,27 @@ class Peak:
     source: str
 
 
-# Published peaks, dense (the datasheets quote TF32 "with sparsity", which is
-# twice the dense figure; a plain matmul cannot use sparsity). Keys are the
+def _hopper(product: str, model: str, fp32: float, tf32_sparse: float) -> Peak:
+    """A peak as the H100/H200 datasheets print it: TF32 "with sparsity", twice the dense rate."""
+    return Peak(fp32, tf32_sparse / 2,
+                f"NVIDIA {product} Tensor Core GPU datasheet, {model}: FP32 {fp32:g} TFLOPS, "
+                f"TF32 Tensor Core {tf32_sparse:g} TFLOPS with sparsity")
+
+
+_A100 = Peak(19.5, 156.0, "NVIDIA A100 Tensor Core GPU datasheet: FP32 19.5 TFLOPS, TF32 Tensor "
+             "Core 156 TFLOPS (312 with sparsity)")
+# Published peaks, dense: a plain matmul cannot use sparsity. Keys are the
 # names torch.cuda.get_device_name() returns.
 PEAKS: dict[str, Peak] = {
     "NVIDIA GB10": Peak(31.0, None, "NVIDIA, GB10 presentation at Hot Chips 2025 (Aug 2025): "
                         "about 31 TFLOPS FP32; no TF32 figure published"),
-    "NVIDIA H100 80GB HBM3": Peak(67.0, 494.5, "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: "
-                                  "FP32 67 TFLOPS, TF32 Tensor Core 989 TFLOPS with sparsity"),
-    "NVIDIA H100 PCIe": Peak(51.0, 378.0, "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: "
-                             "FP32 51 TFLOPS, TF32 Tensor Core 756 TFLOPS with sparsity"),
-    "NVIDIA H100 NVL": Peak(60.0, 417.5, "NVIDIA H100 Tensor Core GPU datasheet, H100 NVL: "
-                            "FP32 60 TFLOPS, TF32 Tensor Core 835 TFLOPS with sparsity"),
-    "NVIDIA H200": Peak(67.0, 494.5, "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: "
-                        "FP32 67 TFLOPS, TF32 Tensor Core 989 TFLOPS with sparsity"),
-    "NVIDIA H200 NVL": Peak(60.0, 417.5, "NVIDIA H200 Tensor Core GPU datasheet, H200 NVL: "
-                            "FP32 60 TFLOPS, TF32 Tensor Core 835 TFLOPS with sparsity"),
-    "NVIDIA A100-SXM4-80GB": Peak(19.5, 156.0, "NVIDIA A100 Tensor Core GPU datasheet: FP32 "
-                                  "19.5 TFLOPS, TF32 Tensor Core 156 TFLOPS (312 with sparsity)"),
-    "NVIDIA A100-SXM4-40GB": Peak(19.5, 156.0, "NVIDIA A100 Tensor Core GPU datasheet: FP32 "
-                                  "19.5 TFLOPS, TF32 Tensor Core 156 TFLOPS (312 with sparsity)"),
-    "NVIDIA A100 80GB PCIe": Peak(19.5, 156.0, "NVIDIA A100 Tensor Core GPU datasheet: FP32 "
-                                  "19.5 TFLOPS, TF32 Tensor Core 156 TFLOPS (312 with sparsity)"),
-    "NVIDIA A100-PCIE-40GB": Peak(19.5, 156.0, "NVIDIA A100 Tensor Core GPU datasheet: FP32 "
-                                  "19.5 TFLOPS, TF32 Tensor Core 156 TFLOPS (312 with sparsity)"),
+    "NVIDIA H100 80GB HBM3": _hopper("H100", "H100 SXM", 67.0, 989.0),
+    "NVIDIA H100 PCIe": _hopper("H100", "H100 PCIe", 51.0, 756.0),
+    "NVIDIA H100 NVL": _hopper("H100", "H100 NVL", 60.0, 835.0),
+    "NVIDIA H200": _hopper("H200", "H200 SXM", 67.0, 989.0),
+    "NVIDIA H200 NVL": _hopper("H200", "H200 NVL", 60.0, 835.0),
+    **dict.fromkeys(("NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB PCIe",
+                     "NVIDIA A100-PCIE-40GB"), _A100),
 }
 
 
@@ -180,12 +178,9 @@ class MatmulResult:
                 "tflops": self.tflops, "ms": self.median_ms}
 
 
-def _torch() -> Any:
-    try:
-        import torch
-    except ImportError as exc:
-        raise PrerequisiteMissing(f"torch is not installed ({exc})") from None
-    return torch
+def _torch_for(device: str) -> Any:
+    """torch, checked to see a CUDA device when ``device`` is "cuda"."""
+    return cuda_torch() if device == "cuda" else import_torch()
 
 
 # --- TF32 settings -------------------------------------------------------------------
@@ -213,7 +208,7 @@ def _read_state(torch: Any) -> PrecisionState:
 
 def precision_state() -> PrecisionState:
     """The TF32 settings in force in this process now."""
-    return _read_state(_torch())
+    return _read_state(import_torch())
 
 
 @contextmanager
@@ -256,6 +251,30 @@ def perf_counter_series(fn: Callable[[], None], warmup: int, runs: int) -> list[
     return times
 
 
+def _no_sync() -> None:
+    return None
+
+
+def _product(torch: Any, device: str, n: int, seed: int) -> Callable[[], None]:
+    """The timed unit: ``a @ b`` for two random nxn float32 matrices already on ``device``.
+
+    A call returns once the product is finished: on CUDA it synchronizes the
+    device, so a clock around it measures computing, not queueing. Creating
+    and copying the operands happens here, before any clock starts.
+    """
+    sync: Callable[[], None] = torch.cuda.synchronize if device == "cuda" else _no_sync
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    a = torch.rand(n, n, generator=gen, dtype=torch.float32).to(device)
+    b = torch.rand(n, n, generator=gen, dtype=torch.float32).to(device)
+    sync()
+
+    def step() -> None:
+        torch.matmul(a, b)
+        sync()
+
+    return step
+
+
 def bench_matmul(
     device: Device = "cpu",
     *,
@@ -279,30 +298,18 @@ def bench_matmul(
         raise ValueError("need at least one timed run and a non-negative warm-up")
     if precision not in ("fp32", "tf32"):
         raise ValueError(f"precision must be 'fp32' or 'tf32', not {precision!r}")
-    torch = _torch()
+    torch = _torch_for(device)
     if device == "cuda":
-        if not torch.cuda.is_available():
-            raise PrerequisiteMissing(f"torch {torch.__version__} sees no CUDA device")
         name = str(torch.cuda.get_device_name(0))
-        sync: Callable[[], None] = torch.cuda.synchronize
         want_threads = None
     elif device == "cpu":
         from claims.probes.system import cpu_model
 
         name = cpu_model()
-        sync = _no_sync
         want_threads = threads or os.cpu_count() or 1
     else:
         raise ValueError(f"device must be 'cpu' or 'cuda', not {device!r}")
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    a = torch.rand(n, n, generator=gen, dtype=torch.float32).to(device)
-    b = torch.rand(n, n, generator=gen, dtype=torch.float32).to(device)
-    sync()
-
-    def step() -> None:
-        torch.matmul(a, b)
-        sync()
-
+    step = _product(torch, device, n, seed)
     with _threads(torch, want_threads) as used, _precision(torch, precision) as state:
         runner = series or perf_counter_series
         times = runner(step, warmup, runs)
@@ -323,10 +330,6 @@ def bench_matmul(
         times_s=tuple(float(t) for t in times),
         timer=timer_name or ("perf_counter_ns" if series is None else "custom"),
     )
-
-
-def _no_sync() -> None:
-    return None
 
 
 def check_plausible(result: MatmulResult, peak: Peak | None) -> float | None:
@@ -359,24 +362,10 @@ def cold_first_call(device: Device = "cuda", *, n: int = DEFAULT_N, warm_runs: i
     and copying the inputs happen before the clock starts, as in the post's
     benchmark. TF32 is off (true FP32). Times in milliseconds.
     """
-    torch = _torch()
-    if device == "cuda" and not torch.cuda.is_available():
-        raise PrerequisiteMissing(f"torch {torch.__version__} sees no CUDA device")
-    sync: Callable[[], None] = torch.cuda.synchronize if device == "cuda" else _no_sync
+    torch = _torch_for(device)
     with _precision(torch, "fp32") as state:
-        gen = torch.Generator(device="cpu").manual_seed(0)
-        a = torch.rand(n, n, generator=gen).to(device)
-        b = torch.rand(n, n, generator=gen).to(device)
-        sync()
-        t0 = time.perf_counter_ns()
-        torch.matmul(a, b)
-        sync()
-        cold_s = (time.perf_counter_ns() - t0) / 1e9
-
-        def step() -> None:
-            torch.matmul(a, b)
-            sync()
-
+        step = _product(torch, device, n, seed=0)
+        (cold_s,) = perf_counter_series(step, 0, 1)  # the first call, alone
         warm = perf_counter_series(step, warmup, warm_runs)
     return {
         "device": device,
@@ -393,8 +382,6 @@ def cold_first_call(device: Device = "cuda", *, n: int = DEFAULT_N, warm_runs: i
 def cold_in_fresh_process(device: Device = "cuda", *, n: int = DEFAULT_N, warm_runs: int = 10,
                           timeout: float = 300.0) -> dict[str, Any]:
     """Run :func:`cold_first_call` in a new interpreter, so the first call is truly cold."""
-    from claims.probes.torch_cuda import fresh_python
-
     code = ("from claims.probes.gpu import main; "
             f"raise SystemExit(main(['cold', '--device', {device!r}, '--n', '{int(n)}', "
             f"'--runs', '{int(warm_runs)}']))")

@@ -24,7 +24,8 @@ turns "13.0" or "580.159.03" into integers for ordering.
 
 Errors: malformed output is an :class:`SmiFormatError` (an InputError naming
 the source and the line); a tool that is absent is :class:`PrerequisiteMissing`;
-one that fails or hangs past its timeout is a :class:`ToolFailed`.
+one that fails or hangs past its timeout is a :class:`~claims.probes.tools.ToolFailed`
+(the tools run through :func:`claims.probes.tools.run_tool`).
 """
 
 from __future__ import annotations
@@ -34,13 +35,13 @@ import glob
 import os
 import re
 import shutil
-import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError
+from claims.probes.errors import InputError, PrerequisiteMissing
+from claims.probes.tools import MAX_OUTPUT_CHARS, ToolRun, run_tool
 
 __all__ = [
     "NOT_REPORTED",
@@ -51,8 +52,6 @@ __all__ = [
     "SmiGpuRow",
     "SmiHeader",
     "SmiReport",
-    "ToolFailed",
-    "ToolRun",
     "cuda_dirs",
     "find_nvcc",
     "is_reported",
@@ -65,15 +64,11 @@ __all__ = [
     "parse_smi_q",
     "parse_smi_query_csv",
     "parse_smi_table",
-    "run_tool",
     "version_tuple",
 ]
 
 NVIDIA_SMI_TIMEOUT_S = 10.0
 NVCC_TIMEOUT_S = 10.0
-# Tool output worth parsing is a few kilobytes; a cap keeps a misbehaving tool
-# (or a hostile file handed to a parser) from costing unbounded memory.
-MAX_OUTPUT_CHARS = 2_000_000
 # How the tools spell "this field has no value here". nvidia-smi's table says
 # "Not Supported" for a GB10's Memory-Usage, its CSV query says "[N/A]", and
 # `nvidia-smi -q` says "N/A"; older drivers bracket "Not Supported" in CSV.
@@ -84,64 +79,6 @@ DEFAULT_CUDA_GLOB = "/usr/local/cuda*"
 
 class SmiFormatError(InputError):
     """Tool output that does not have the expected shape (names source and line)."""
-
-
-class ToolFailed(ProbeError):
-    """A tool ran but failed: non-zero exit, or no answer within its timeout."""
-
-
-@dataclass(frozen=True)
-class ToolRun:
-    """One finished tool invocation: argv, exit status and output (text)."""
-
-    argv: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def transcript(self) -> str:
-        """What a terminal would have shown: the command, then its output."""
-        shown = " ".join(self.argv)
-        parts = [f"$ {shown}", self.stdout.rstrip("\n")]
-        if self.stderr.strip():
-            parts.append(self.stderr.rstrip("\n"))
-        if self.returncode:
-            parts.append(f"[exit status {self.returncode}]")
-        return "\n".join(p for p in parts if p)
-
-
-def run_tool(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-             check: bool = True) -> ToolRun:
-    """Run a command with a timeout; output is decoded leniently and capped.
-
-    Raises :class:`PrerequisiteMissing` when the executable does not exist and
-    :class:`ToolFailed` on a timeout, or on a non-zero exit when ``check``.
-    """
-    try:
-        proc = subprocess.run(
-            list(argv),
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise PrerequisiteMissing(f"{argv[0]}: no such program") from None
-    except PermissionError:
-        raise PrerequisiteMissing(f"{argv[0]}: not executable") from None
-    except subprocess.TimeoutExpired:
-        raise ToolFailed(f"{' '.join(argv)}: no answer within {timeout:g} s") from None
-    except OSError as exc:
-        raise ToolFailed(f"{' '.join(argv)}: cannot run ({exc.strerror})") from None
-    out = proc.stdout.decode("utf-8", errors="replace")[:MAX_OUTPUT_CHARS]
-    err = proc.stderr.decode("utf-8", errors="replace")[:MAX_OUTPUT_CHARS]
-    run = ToolRun(tuple(argv), proc.returncode, out, err)
-    if check and proc.returncode != 0:
-        first = (err.strip() or out.strip()).splitlines()[:1]
-        why = f": {first[0]}" if first else ""
-        raise ToolFailed(f"{' '.join(argv)} exited with status {proc.returncode}{why}")
-    return run
 
 
 def version_tuple(text: str) -> tuple[int, ...]:

@@ -36,6 +36,7 @@ from typing import Any
 
 from claims.probes import nvidia
 from claims.probes.errors import InputError, ProbeError
+from claims.probes.tools import run_tool
 
 __all__ = [
     "ARM_PARTS",
@@ -273,7 +274,7 @@ def cpu_inventory(timeout: float = LSCPU_TIMEOUT_S) -> CpuInventory:
     exe = shutil.which("lscpu")
     if exe is not None:
         try:
-            run = nvidia.run_tool([exe], timeout=timeout, env={**os.environ, "LC_ALL": "C"})
+            run = run_tool([exe], timeout=timeout, env={**os.environ, "LC_ALL": "C"})
             lscpu_text = run.stdout
             info = parse_lscpu(lscpu_text)
         except ProbeError as exc:

@@ -45,9 +45,11 @@ __all__ = [
     "TorchBuild",
     "classify_libraries",
     "cuda_driver_version",
+    "cuda_torch",
     "device_facts",
     "environment_distribution_files",
     "fresh_python",
+    "import_torch",
     "parse_proc_maps",
     "runtime_without_toolkit",
     "tensor_device",
@@ -75,11 +77,23 @@ def torch_installed() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-def _torch() -> Any:
+def import_torch() -> Any:
+    """The torch module, imported on first use (it costs seconds, so never at import time).
+
+    Raises :class:`PrerequisiteMissing` when torch is not installed.
+    """
     try:
         import torch
     except ImportError as exc:
         raise PrerequisiteMissing(f"torch is not installed ({exc})") from None
+    return torch
+
+
+def cuda_torch() -> Any:
+    """The torch module, when it sees a CUDA device; else :class:`PrerequisiteMissing`."""
+    torch = import_torch()
+    if not torch.cuda.is_available():
+        raise PrerequisiteMissing(f"torch {torch.__version__} sees no CUDA device")
     return torch
 
 
@@ -99,7 +113,7 @@ class TorchBuild:
 
 
 def torch_build() -> TorchBuild:
-    torch = _torch()
+    torch = import_torch()
     version = str(torch.__version__)
     available = bool(torch.cuda.is_available())
     return TorchBuild(
@@ -127,9 +141,7 @@ class DeviceFacts:
 
 
 def device_facts(index: int = 0) -> DeviceFacts:
-    torch = _torch()
-    if not torch.cuda.is_available():
-        raise PrerequisiteMissing(f"torch {torch.__version__} sees no CUDA device")
+    torch = cuda_torch()
     props = torch.cuda.get_device_properties(index)
     integrated = getattr(props, "is_integrated", None)
     return DeviceFacts(
@@ -144,7 +156,7 @@ def device_facts(index: int = 0) -> DeviceFacts:
 
 def tensor_device(device: str = "cuda") -> str:
     """Place a small random tensor on ``device`` and return where torch says it lives."""
-    torch = _torch()
+    torch = import_torch()
     x = torch.rand(3, 3, device=device)
     # Reading a value back forces the work to finish on the device.
     float(x.sum().item())

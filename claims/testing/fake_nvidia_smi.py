@@ -8,6 +8,9 @@ It answers the three invocations the probes make, from the files in
 * ``--query-gpu=a,b,c --format=csv,noheader,nounits``: the requested columns
   of ``query_gpu.csv`` (whose columns are ``claims.probes.system.GPU_QUERY_FIELDS``).
 
+:func:`install` puts it on a PATH: it writes an executable ``nvidia-smi`` that
+runs this script with the current interpreter.
+
 Used only to test the instrument on machines without a GPU; its output is
 recorded text, so a verdict obtained with it means nothing about any machine.
 """
@@ -19,8 +22,17 @@ import os
 import sys
 from pathlib import Path
 
-COLUMNS = ("index", "name", "driver_version", "memory.total", "memory.used", "memory.free",
-           "compute_cap", "pci.bus_id")
+from claims.probes.system import GPU_QUERY_FIELDS as COLUMNS
+
+
+def install(bin_dir: Path) -> Path:
+    """Write an executable ``nvidia-smi`` into ``bin_dir`` that runs this stand-in."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    smi = bin_dir / "nvidia-smi"
+    script = Path(__file__).resolve()
+    smi.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n', encoding="utf-8")
+    smi.chmod(0o755)
+    return smi
 
 
 def main(argv: list[str]) -> int:

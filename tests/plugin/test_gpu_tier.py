@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from claims.testing import fake_nvidia_smi
 
 ROOT = Path(__file__).resolve().parents[2]
 GPU_TESTS = "tests/claims/w1/test_gpu.py"
@@ -69,13 +70,8 @@ def no_gpu_path(tmp_path: Path) -> str:
 
 @pytest.fixture
 def fake_gpu_path(tmp_path: Path) -> str:
-    fake = tmp_path / "fakebin"
-    fake.mkdir()
-    script = ROOT / "claims" / "testing" / "fake_nvidia_smi.py"
-    smi = fake / "nvidia-smi"
-    smi.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n', encoding="utf-8")
-    smi.chmod(0o755)
-    return os.pathsep.join([str(fake), os.environ.get("PATH", "")])
+    smi = fake_nvidia_smi.install(tmp_path / "fakebin")
+    return os.pathsep.join([str(smi.parent), os.environ.get("PATH", "")])
 
 
 def test_without_a_gpu_every_claim_is_not_run_with_the_reason(tmp_path, no_gpu_path):

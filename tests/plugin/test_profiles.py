@@ -9,7 +9,6 @@ import pytest
 from claims import profiles
 
 
-
 def _names(*names: str):
     calls = []
 

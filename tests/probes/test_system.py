@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from claims.probes import system
 from claims.probes.errors import InputError
 
-
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "system"
 
 
@@ -30,30 +29,7 @@ def read(name: str) -> str:
 
 
 # --- lscpu ---------------------------------------------------------------------------
-def test_lscpu_of_the_spark_gives_two_core_types_of_ten():
-    info = system.parse_lscpu(read("gb10/lscpu.txt"))
-    assert info.architecture == "aarch64"
-    assert info.cpus == 20
-    assert info.models == (system.CpuModel("Cortex-X925", 10), system.CpuModel("Cortex-A725", 10))
-
-
-def test_lscpu_as_the_post_trims_it_names_the_types_without_counts():
-    info = system.parse_lscpu(read("w1-post/lscpu.txt"))
-    assert (info.architecture, info.cpus) == ("aarch64", 20)
-    # "(10 performance cores)" is the author's note, not lscpu output: no count is invented.
-    assert info.models == (system.CpuModel("Cortex-X925", None),
-                           system.CpuModel("Cortex-A725", None))
-
-
-def test_lscpu_of_a_two_socket_x86_server_multiplies_threads_cores_and_sockets():
-    info = system.parse_lscpu(read("h100/lscpu.txt"))
-    assert info.architecture == "x86_64"
-    assert info.models == (system.CpuModel("Intel(R) Xeon(R) Platinum 8480+", 224),)
-    assert info.cpus == 224
-
-
-def test_lscpu_with_clusters_instead_of_sockets():
-    text = """Architecture:          aarch64
+LSCPU_CLUSTERS = """Architecture:          aarch64
 CPU(s):                8
 Vendor ID:             ARM
   Model name:          Cortex-A78AE
@@ -62,19 +38,33 @@ Vendor ID:             ARM
     Socket(s):           -
     Cluster(s):          2
 """
-    assert system.parse_lscpu(text).models == (system.CpuModel("Cortex-A78AE", 8),)
-
-
-def test_flat_lscpu_of_older_util_linux():
-    text = """Architecture:        x86_64
+LSCPU_FLAT = """Architecture:        x86_64
 CPU(s):              4
 Thread(s) per core:  2
 Core(s) per socket:  2
 Socket(s):           1
 Model name:          Intel(R) Core(TM) i5-1038NG7 CPU @ 2.00GHz
 """
+
+
+@pytest.mark.parametrize("text, arch, cpus, models", [
+    pytest.param(read("gb10/lscpu.txt"), "aarch64", 20,
+                 [("Cortex-X925", 10), ("Cortex-A725", 10)], id="spark-two-core-types-of-ten"),
+    # "(10 performance cores)" is the author's note, not lscpu output: no count is invented.
+    pytest.param(read("w1-post/lscpu.txt"), "aarch64", 20,
+                 [("Cortex-X925", None), ("Cortex-A725", None)], id="post-trimmed-no-counts"),
+    pytest.param(read("h100/lscpu.txt"), "x86_64", 224,
+                 [("Intel(R) Xeon(R) Platinum 8480+", 224)],
+                 id="two-socket-x86-threads-cores-sockets"),
+    pytest.param(LSCPU_CLUSTERS, "aarch64", 8, [("Cortex-A78AE", 8)],
+                 id="clusters-instead-of-sockets"),
+    pytest.param(LSCPU_FLAT, "x86_64", 4, [("Intel(R) Core(TM) i5-1038NG7 CPU @ 2.00GHz", 4)],
+                 id="flat-listing-of-older-util-linux"),
+])
+def test_lscpu_core_types_and_counts(text, arch, cpus, models):
     info = system.parse_lscpu(text)
-    assert info.models == (system.CpuModel("Intel(R) Core(TM) i5-1038NG7 CPU @ 2.00GHz", 4),)
+    assert (info.architecture, info.cpus) == (arch, cpus)
+    assert info.models == tuple(system.CpuModel(name, count) for name, count in models)
 
 
 @pytest.mark.skipif(shutil.which("lscpu") is None, reason="lscpu is not installed here")

@@ -16,7 +16,6 @@ import pytest
 from claims.probes import torch_cuda
 from claims.probes.errors import PrerequisiteMissing
 
-
 needs_torch = pytest.mark.skipif(not torch_cuda.torch_installed(), reason="torch is not installed")
 
 MAPS = """\

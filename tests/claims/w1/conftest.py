@@ -51,6 +51,13 @@ class MatmulSettings:
         """True when the run uses the size the post's figures are for."""
         return self.n == STATED_N
 
+    def bench(self, device: str, precision: str, **timer: Any) -> Any:
+        """``bench_matmul`` at this session's size and run counts (``timer``: its series)."""
+        from claims.probes.gpu import bench_matmul
+
+        return bench_matmul(device, n=self.n, precision=precision,  # type: ignore[arg-type]
+                            warmup=self.warmup, runs=self.runs, **timer)
+
 
 @pytest.fixture(scope="session")
 def matmul_settings() -> MatmulSettings:
@@ -66,13 +73,9 @@ class MatmulStore:
     results: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def get(self, device: str, precision: str) -> Any:
-        from claims.probes.gpu import bench_matmul
-
         key = (device, precision)
         if key not in self.results:
-            self.results[key] = bench_matmul(device, n=self.settings.n,  # type: ignore[arg-type]
-                                             precision=precision,  # type: ignore[arg-type]
-                                             warmup=self.settings.warmup, runs=self.settings.runs)
+            self.results[key] = self.settings.bench(device, precision)
         return self.results[key]
 
     def put(self, result: Any) -> None:
@@ -85,9 +88,13 @@ def matmul_store(matmul_settings: MatmulSettings) -> MatmulStore:
 
 
 @pytest.fixture
-def benchmark_series(request: pytest.FixtureRequest, benchmark: Any) -> Callable[..., Any]:
-    """A series runner that takes its timings through pytest-benchmark.
+def benchmarked_cuda(request: pytest.FixtureRequest, benchmark: Any,
+                     matmul_settings: MatmulSettings,
+                     matmul_store: MatmulStore) -> Callable[[str], Any]:
+    """``benchmarked_cuda(precision)``: the CUDA matmul series, timed by pytest-benchmark.
 
+    The result joins the session's matmul store, and its settings (TF32,
+    size, runs) go into the benchmark's ``extra_info`` beside its timings.
     pytest-benchmark switches itself off under pytest-xdist (and with
     --benchmark-disable) and then times nothing, so such a run is "not run"
     with the reason instead of a silently different measurement.
@@ -103,8 +110,16 @@ def benchmark_series(request: pytest.FixtureRequest, benchmark: Any) -> Callable
         benchmark.pedantic(fn, rounds=runs, warmup_rounds=warmup, iterations=1)
         return list(benchmark.stats.stats.data)
 
-    series.benchmark = benchmark  # type: ignore[attr-defined]
-    return series
+    def run(precision: str) -> Any:
+        benchmark.group = f"w1-matmul-{matmul_settings.n}"
+        result = matmul_settings.bench("cuda", precision, series=series,
+                                       timer_name="pytest-benchmark")
+        matmul_store.put(result)
+        benchmark.extra_info.update({k: v for k, v in result.to_json().items()
+                                     if k != "times_ms"})
+        return result
+
+    return run
 
 
 @dataclass

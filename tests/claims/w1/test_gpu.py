@@ -19,9 +19,11 @@ import re
 import sys
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from claims.check import Check
 from claims.plugin.outcomes import not_applicable, not_run
 
 pytestmark = pytest.mark.gpu
@@ -42,8 +44,7 @@ def _elf_machine(path: Path) -> str | None:
         return None
     if len(head) < 20 or head[:4] != b"\x7fELF":
         return None
-    order = "little" if head[5] == 1 else "big"
-    code = int.from_bytes(head[18:20], order)
+    code = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
     return ELF_MACHINES.get(code, f"e_machine {code}")
 
 
@@ -65,8 +66,8 @@ def _wheel_tags(dist: str) -> list[str]:
 
 @pytest.mark.claim("W1-ARCH")
 def test_architecture_and_torch_build_match(check):
-    from claims.probes.nvidia import run_tool
     from claims.probes.system import machine_arch
+    from claims.probes.tools import run_tool
 
     arch = machine_arch()
     check.fact("machine.arch", arch)
@@ -116,8 +117,9 @@ def test_cpu_cores_by_type(check):
 def test_memory_pool(check, smi):
     import shutil
 
-    from claims.probes.nvidia import is_reported, run_tool
+    from claims.probes.nvidia import is_reported
     from claims.probes.system import free_h_size, memory_bytes, parse_free
+    from claims.probes.tools import run_tool
     from claims.probes.torch_cuda import device_facts
 
     total = memory_bytes()
@@ -349,7 +351,12 @@ def test_torch_sees_the_gpu(check, smi, machine_profile, observe_version):
                  {"profile": machine_profile, "differences": differences}, kind="json")
 
 
-def _peak_note(check, result) -> None:
+def _attach_series(check: Check, *results: Any) -> None:
+    for r in results:
+        check.attach(f"{r.device} {r.precision} series", r.to_json(), kind="json")
+
+
+def _peak_note(check: Check, result: Any) -> None:
     from claims.probes.gpu import check_plausible, peak_for
 
     peak = peak_for(result.device_name)
@@ -364,19 +371,10 @@ def _peak_note(check, result) -> None:
 
 
 @pytest.mark.claim("W1-SPEEDUP-RANGE")
-def test_gpu_matmul_speedup(check, matmul_store, matmul_settings, benchmark_series):
-    from claims.probes.gpu import bench_matmul
-
-    benchmark = benchmark_series.benchmark
-    benchmark.group = f"w1-matmul-{matmul_settings.n}"
+def test_gpu_matmul_speedup(check, matmul_store, matmul_settings, benchmarked_cuda):
     cpu = matmul_store.get("cpu", "fp32")
-    gpu = bench_matmul("cuda", n=matmul_settings.n, precision="fp32", warmup=matmul_settings.warmup,
-                       runs=matmul_settings.runs, series=benchmark_series,
-                       timer_name="pytest-benchmark")
-    matmul_store.put(gpu)
-    benchmark.extra_info.update({k: v for k, v in gpu.to_json().items() if k != "times_ms"})
-    for r in (cpu, gpu):
-        check.attach(f"{r.device} {r.precision} series", r.to_json(), kind="json")
+    gpu = benchmarked_cuda("fp32")
+    _attach_series(check, cpu, gpu)
     check.fact("matmul.cpu_threads", cpu.threads)
     check.observe("CPU FP32 median", cpu.median_ms, unit="ms",
                   note=f"{cpu.tflops:.3g} TFLOP/s, {cpu.threads} threads; the post: 172.57 ms")
@@ -399,25 +397,16 @@ def test_gpu_matmul_speedup(check, matmul_store, matmul_settings, benchmark_seri
 
 
 @pytest.mark.claim("W1-TF32-FASTER")
-def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmark_series):
-    from claims.probes.gpu import bench_matmul
+def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmarked_cuda):
     from claims.probes.torch_cuda import device_facts
 
     dev = device_facts(0)
     if dev.capability < (8, 0):
         not_applicable(f"{dev.name} (capability {dev.capability}) has no TF32 tensor cores; "
                        "TF32 needs capability 8.0 or later")
-    benchmark = benchmark_series.benchmark
-    benchmark.group = f"w1-matmul-{matmul_settings.n}"
     fp32 = matmul_store.get("cuda", "fp32")
-    tf32 = bench_matmul("cuda", n=matmul_settings.n, precision="tf32",
-                        warmup=matmul_settings.warmup,
-                        runs=matmul_settings.runs, series=benchmark_series,
-                        timer_name="pytest-benchmark")
-    matmul_store.put(tf32)
-    benchmark.extra_info.update({k: v for k, v in tf32.to_json().items() if k != "times_ms"})
-    for r in (fp32, tf32):
-        check.attach(f"{r.device} {r.precision} series", r.to_json(), kind="json")
+    tf32 = benchmarked_cuda("tf32")
+    _attach_series(check, fp32, tf32)
     check.measure("TF32 was on for the TF32 series", tf32.allow_tf32,
                   holds=tf32.allow_tf32 and tf32.float32_matmul_precision != "highest",
                   expected="allow_tf32 True, precision high")

@@ -11,15 +11,35 @@ reproduces it is the gpu tier's question.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
+from claims.check import Check
 from claims.figures import Interval
 from claims.plugin.outcomes import not_run
 
 pytestmark = pytest.mark.offline
 
 STATED_N = 4096
+TF32_MUCH_FASTER = 1.5  # the catalog reads "much faster" as at least 1.5x (W1-TF32-FASTER)
+COLD_FAR_SLOWER = 5.0  # the catalog reads "far slower" as at least 5x (W1-COLD-KERNEL)
+
+
+@pytest.fixture
+def post_output(check: Check, w1_post: Callable[[str], str]) -> Callable[[str, str], str]:
+    """``post_output(name, label)``: the post's output NAME, attached to the check as LABEL.
+
+    A check that reads what the post printed is evidence of source "recorded".
+    """
+    check.source = "recorded"
+
+    def show(name: str, label: str) -> str:
+        text = w1_post(name)
+        check.attach(label, text)
+        return text
+
+    return show
 
 
 def _after_prompt(text: str) -> tuple[str, str]:
@@ -79,12 +99,10 @@ def test_recorded_architecture(check, w1_post):
 
 
 @pytest.mark.claim("W1-CPU")
-def test_recorded_cpu_listing(check, w1_post):
+def test_recorded_cpu_listing(check, post_output):
     from claims.probes.system import parse_lscpu
 
-    check.source = "recorded"
-    text = w1_post("lscpu.txt")
-    check.attach("lscpu (the post, trimmed)", text)
+    text = post_output("lscpu.txt", "lscpu (the post, trimmed)")
     info = parse_lscpu(text)
     check.against("logical CPUs", info.cpus)
     check.against("core types", [m.name for m in info.models], unordered=True)
@@ -99,12 +117,10 @@ def test_recorded_cpu_listing(check, w1_post):
 
 
 @pytest.mark.claim("W1-UNIFIED-MEM")
-def test_recorded_free_listing(check, w1_post):
+def test_recorded_free_listing(check, post_output):
     from claims.probes.system import parse_free
 
-    check.source = "recorded"
-    text = w1_post("free_h.txt")
-    check.attach("free -h (the post)", text)
+    text = post_output("free_h.txt", "free -h (the post)")
     mem = parse_free(text)["Mem"]
     check.against("free -h total", mem["total"])
 
@@ -124,12 +140,10 @@ def test_recorded_free_listing(check, w1_post):
 
 
 @pytest.mark.claim("W1-SMI-FIELDS")
-def test_recorded_smi_header(check, w1_post):
+def test_recorded_smi_header(check, post_output):
     from claims.probes.nvidia import parse_smi_header
 
-    check.source = "recorded"
-    text = w1_post("nvidia_smi.txt")
-    check.attach("nvidia-smi (the post, trimmed)", text)
+    text = post_output("nvidia_smi.txt", "nvidia-smi (the post, trimmed)")
     header = parse_smi_header(text)
     check.against("driver version", header.driver_version)
     check.against("CUDA version", header.cuda_version)
@@ -141,10 +155,8 @@ def test_recorded_smi_header(check, w1_post):
 
 
 @pytest.mark.claim("W1-SMI-NOT-SUPPORTED")
-def test_recorded_memory_usage_blank(check, w1_post):
-    check.source = "recorded"
-    text = w1_post("nvidia_smi.txt")
-    check.attach("nvidia-smi (the post, trimmed)", text)
+def test_recorded_memory_usage_blank(check, post_output):
+    text = post_output("nvidia_smi.txt", "nvidia-smi (the post, trimmed)")
     check.against("Memory-Usage", _column(text, "Memory-Usage"))
 
 
@@ -193,10 +205,8 @@ def test_recorded_nvcc_off_path(check, w1_post):
 
 
 @pytest.mark.claim("W1-TORCH-OWN-RUNTIME")
-def test_recorded_runtime_wheels(check, w1_post):
-    check.source = "recorded"
-    text = w1_post("pip_install.txt")
-    check.attach("pip install (the post)", text)
+def test_recorded_runtime_wheels(check, post_output):
+    text = post_output("pip_install.txt", "pip install (the post)")
     installed = [tok for tok in text.replace("Successfully installed", " ").split()
                  if re.match(r"^[A-Za-z][\w.-]*-\d[\w.]*$", tok)]
     names = [re.sub(r"-\d[\w.]*$", "", tok) for tok in installed]
@@ -209,11 +219,8 @@ def test_recorded_runtime_wheels(check, w1_post):
 
 
 @pytest.mark.claim("W1-TORCH-VALIDATE")
-def test_recorded_validation(check, w1_post):
-    check.source = "recorded"
-    text = w1_post("validate_gpu.txt")
-    check.attach("validate_gpu.py (the post)", text)
-    out = _key_values(text)
+def test_recorded_validation(check, post_output):
+    out = _key_values(post_output("validate_gpu.txt", "validate_gpu.py (the post)"))
     check.against("CUDA available", out["CUDA available"] == "True")
     check.against("tensor device", out["Tensor on"])
     check.against("device name", out["Device"])
@@ -221,49 +228,44 @@ def test_recorded_validation(check, w1_post):
     check.against("torch version", out["PyTorch"])
 
 
-def _benchmark_lines(text: str) -> dict[str, tuple[str, str | None]]:
-    """{'CPU': (ms, TFLOP/s), 'GPU cold': (ms, None), ...} from benchmark.py's output."""
-    out: dict[str, tuple[str, str | None]] = {}
+def _benchmark_times(post_output: Callable[[str, str], str]) -> dict[str, str]:
+    """{'CPU': '172.57', 'GPU cold': '135.73', ...}: milliseconds as benchmark.py printed them."""
+    text = post_output("benchmark.txt", "benchmark.py (the post)")
+    out: dict[str, str] = {}
     for line in text.splitlines():
         m = re.match(r"^(CPU|GPU \w+)\s+([\d.]+) ms(?:\s+([\d.]+) TFLOP/s)?", line)
         if m:
-            out[m.group(1)] = (m.group(2), m.group(3))
+            out[m.group(1)] = m.group(2)
     return out
 
 
+def _ratio_at_least(check: Check, name: str, slow_ms: str, fast_ms: str, floor: float) -> None:
+    """The ratio of two printed times, their rounding carried along, held to ``floor``."""
+    ratio = Interval.stated(slow_ms) / Interval.stated(fast_ms)
+    check.measure(name, str(ratio), unit="x", holds=ratio.lo >= floor,
+                  expected=f">= {floor:g}x")
+
+
 @pytest.mark.claim("W1-TF32-FASTER")
-def test_recorded_tf32_speed(check, w1_post):
+def test_recorded_tf32_speed(check, post_output):
     from claims.probes.gpu import matmul_flops
 
-    check.source = "recorded"
-    text = w1_post("benchmark.txt")
-    check.attach("benchmark.py (the post)", text)
-    lines = _benchmark_lines(text)
-    fp32_ms, _ = lines["GPU FP32"]
-    tf32_ms, _ = lines["GPU TF32"]
-    check.against("FP32 time", float(fp32_ms))
-    check.against("TF32 time", float(tf32_ms))
-    flop = matmul_flops(STATED_N)
-    # Rates recomputed from the printed times, their rounding carried along.
-    fp32_rate = flop / (Interval.stated(fp32_ms) * 1e-3) * 1e-12
-    tf32_rate = flop / (Interval.stated(tf32_ms) * 1e-3) * 1e-12
-    check.against("FP32 rate", fp32_rate, note="2·4096³ / FP32 time")
-    check.against("TF32 rate", tf32_rate, note="2·4096³ / TF32 time")
-    ratio = Interval.stated(fp32_ms) / Interval.stated(tf32_ms)
-    check.measure("TF32 much faster than FP32", str(ratio), unit="x", holds=ratio.lo >= 1.5,
-                  expected=">= 1.5x")
+    times = _benchmark_times(post_output)
+    printed = {"FP32": times["GPU FP32"], "TF32": times["GPU TF32"]}
+    for precision, ms in printed.items():
+        check.against(f"{precision} time", float(ms))
+    for precision, ms in printed.items():
+        # The rate recomputed from the printed time, its rounding carried along.
+        rate = matmul_flops(STATED_N) / (Interval.stated(ms) * 1e-3) * 1e-12
+        check.against(f"{precision} rate", rate, note=f"2·4096³ / {precision} time")
+    _ratio_at_least(check, "TF32 much faster than FP32", printed["FP32"], printed["TF32"],
+                    TF32_MUCH_FASTER)
 
 
 @pytest.mark.claim("W1-COLD-KERNEL")
-def test_recorded_cold_call(check, w1_post):
-    check.source = "recorded"
-    text = w1_post("benchmark.txt")
-    check.attach("benchmark.py (the post)", text)
-    lines = _benchmark_lines(text)
-    cold_ms, _ = lines["GPU cold"]
-    warm_ms, _ = lines["GPU FP32"]
-    check.against("cold first call", float(cold_ms))
-    check.against("warm call", float(warm_ms))
-    ratio = Interval.stated(cold_ms) / Interval.stated(warm_ms)
-    check.measure("first call far slower than warm calls", str(ratio), unit="x",
-                  holds=ratio.lo >= 5.0, expected=">= 5x")
+def test_recorded_cold_call(check, post_output):
+    times = _benchmark_times(post_output)
+    check.against("cold first call", float(times["GPU cold"]))
+    check.against("warm call", float(times["GPU FP32"]))
+    _ratio_at_least(check, "first call far slower than warm calls", times["GPU cold"],
+                    times["GPU FP32"], COLD_FAR_SLOWER)

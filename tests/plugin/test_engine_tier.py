@@ -8,6 +8,8 @@ in the evidence, and that ``--require-live`` turns the skip into a failure.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy  # noqa: F401
 import pytest
 
@@ -48,15 +50,6 @@ def _hide(*modules: str) -> str:
     return "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
 
 
-@pytest.fixture
-def engine_pytester(claims_pytester):
-    (claims_pytester.pytester.path / "catalog" / "E1.toml").write_text(
-        ENGINE_CATALOG, encoding="utf-8"
-    )
-    claims_pytester.pytester.makepyfile(test_engine_claim=ENGINE_TEST)
-    return claims_pytester
-
-
 CASES = {
     "no llama-cpp-python": (_hide("llama_cpp"), (), "*engine tier needs llama-cpp-python*"),
     "no model file": (
@@ -72,11 +65,27 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_missing_prerequisite_is_not_run_with_the_reason(engine_pytester, case):
-    conftest, args, reason = CASES[case]
+@pytest.fixture(params=list(CASES))
+def missing(
+    claims_pytester: Any, request: pytest.FixtureRequest
+) -> tuple[Any, tuple[str, ...], str]:
+    """An engine claim test in pytester with one prerequisite taken away.
+
+    Returns the pytester, the command-line arguments that take it away and the
+    reason the skip must show.
+    """
+    (claims_pytester.pytester.path / "catalog" / "E1.toml").write_text(
+        ENGINE_CATALOG, encoding="utf-8"
+    )
+    claims_pytester.pytester.makepyfile(test_engine_claim=ENGINE_TEST)
+    conftest, args, reason = CASES[request.param]
     if conftest:
-        engine_pytester.pytester.makeconftest(conftest)
+        claims_pytester.pytester.makeconftest(conftest)
+    return claims_pytester, args, reason
+
+
+def test_missing_prerequisite_is_not_run_with_the_reason(missing):
+    engine_pytester, args, reason = missing
     result = engine_pytester.run("-m", "engine", "-rs", *args)
     result.assert_outcomes(skipped=1)
     assert result.ret == 0
@@ -86,11 +95,8 @@ def test_missing_prerequisite_is_not_run_with_the_reason(engine_pytester, case):
     assert claim["checks"][0]["outcome"] == "skipped"
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_require_live_turns_a_missing_prerequisite_into_a_failure(engine_pytester, case):
-    conftest, args, _ = CASES[case]
-    if conftest:
-        engine_pytester.pytester.makeconftest(conftest)
+def test_require_live_turns_a_missing_prerequisite_into_a_failure(missing):
+    engine_pytester, args, _ = missing
     result = engine_pytester.run("-m", "engine", "--require-live", *args)
     result.assert_outcomes(errors=1)  # the prerequisite fails in setup
     assert result.ret == 1

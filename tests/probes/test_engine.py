@@ -18,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from claims.probes import engine as eng
+from claims.probes.engine.kv import SWA_CELL_PAD
+from claims.probes.engine.vocab import _gpt2_byte_decoder
 from claims.probes.errors import InputError, PrerequisiteMissing
 from claims.probes.gguf_file import read_header
 from claims.probes.memory import kv_cache_bytes
@@ -169,7 +171,7 @@ def test_window_caches_never_exceed_full_ones(window, ubatch, ctx, period):
     swa = tuple(il % period != period - 1 for il in range(layers))
     shape = eng.KVShape("x", layers, (1,) * layers, 128, 128, window, swa, "test")
     cells = shape.swa_cells(ctx, ubatch)
-    assert cells % eng.SWA_CELL_PAD == 0 and cells <= max(ctx, eng.SWA_CELL_PAD)
+    assert cells % SWA_CELL_PAD == 0 and cells <= max(ctx, SWA_CELL_PAD)
     aware = shape.swa_aware_bytes(ctx, ubatch)
     assert aware is not None and aware <= shape.naive_bytes(ctx)
     if ctx <= window + ubatch:
@@ -191,7 +193,7 @@ def test_sentencepiece_pieces_rebuild_text():
 
 @given(st.binary(max_size=64))
 def test_gpt2_byte_level_pieces_round_trip(data):
-    decoder = eng._gpt2_byte_decoder()
+    decoder = _gpt2_byte_decoder()
     encoder = {b: ch for ch, b in decoder.items()}
     assert len(encoder) == 256
     piece = "".join(encoder[b] for b in data)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from claims.plugin.outcomes import not_applicable
+from claims.testing.relations import equal, identical_replies, more_than_times
 
 pytestmark = pytest.mark.engine
 
@@ -40,13 +41,7 @@ def test_temperature_zero_repeats(check, engine_facts):
         engine.generate(TAGLINE_PROMPT, max_tokens=REPLY_TOKENS, temperature=0.0) for _ in range(2)
     ]
     texts = _runs(check, "temperature 0 runs (verbatim)", runs)
-    check.against("runs", len(texts))
-    check.measure(
-        "distinct replies",
-        len(set(texts)),
-        holds=len(set(texts)) == 1,
-        expected="1 (both runs identical)",
-    )
+    identical_replies(check, texts, expected="1 (both runs identical)")
     check.measure(
         "completion tokens",
         [g.completion_tokens for g in runs],
@@ -86,13 +81,7 @@ def test_temperature_1_2_with_seed_42_repeats(check, engine_facts):
         for _ in range(4)
     ]
     texts = _runs(check, "temperature 1.2, seed 42 runs (verbatim)", runs)
-    check.against("runs", len(texts))
-    check.measure(
-        "distinct replies",
-        len(set(texts)),
-        holds=len(set(texts)) == 1,
-        expected="1 (all four runs identical)",
-    )
+    identical_replies(check, texts, expected="1 (all four runs identical)")
     # The seed must be what makes them equal: the same settings with random seeds
     # are expected to differ (otherwise identical runs would prove nothing).
     unseeded = [
@@ -152,11 +141,12 @@ def test_prompt_processing_is_faster_per_token_than_generation(
             round(max(c[1] for c in client if c[1]), 2),
             unit="tokens/s",
         )
-    check.measure(
+    more_than_times(
+        check,
         "prefill vs decode rate",
-        round(prefill / decode, 2),
-        unit="x",
-        holds=prefill > 2 * decode,
+        prefill,
+        decode,
+        factor=2,
         expected="prompt processing more than twice as fast per token as generation",
     )
 
@@ -199,11 +189,12 @@ def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_f
     ]
     check.chart("ttft", rows, title=f"llama.cpp time to first token, {engine_model.name}")
     # The median keeps one warm run slowed by another process from deciding the verdict.
-    check.measure(
+    more_than_times(
+        check,
         "cold TTFT vs median warm TTFT",
-        round(cold_ms / median(warm_ms), 2),
-        unit="x",
-        holds=cold_ms > 2 * median(warm_ms),
+        cold_ms,
+        median(warm_ms),
+        factor=2,
         expected="cold TTFT more than twice the median warm TTFT (the load dominates)",
     )
 
@@ -229,7 +220,7 @@ def test_llama_cpp_generates_from_the_ollama_blob(check, engine_model, engine_fa
         holds=bool(SHA256_BLOB_NAME.fullmatch(blob.name)),
         expected="sha256-<64 hex>, no extension",
     )
-    check.measure("file suffix", blob.suffix, holds=blob.suffix == "", expected="none")
+    equal(check, "file suffix", blob.suffix, "", expected="none")
     # The store probe hashes the blob: the name is the content's digest, not a label.
     verified = store.check_blob(layer, verify=True)
     check.attach("blob check (store probe)", verified.to_json(), kind="json")
@@ -320,18 +311,14 @@ def test_engine_tokenizes_with_the_vocabulary_in_the_file(check, engine_facts, e
         holds=not found.mismatches,
         expected="0",
     )
-    check.measure(
+    equal(
+        check,
         "text rebuilt from the file's token strings",
         found.file_reconstruction,
-        holds=found.file_reconstruction == text,
+        text,
         expected=repr(text),
     )
-    check.measure(
-        "engine detokenization",
-        found.engine_detokenized,
-        holds=found.engine_detokenized == text,
-        expected=repr(text),
-    )
+    equal(check, "engine detokenization", found.engine_detokenized, text, expected=repr(text))
 
 
 @pytest.mark.claim("W2-TOKENIZER-TRAVELS")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -78,15 +78,7 @@ class VocabularyComparison:
         return self.matching / self.compared if self.compared else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "compared": self.compared,
-            "matching": self.matching,
-            "fraction": self.fraction,
-            "gguf_size": self.gguf_size,
-            "cl100k_size": self.cl100k_size,
-            "undecodable": self.undecodable,
-            "first_mismatches": self.first_mismatches,
-        }
+        return {**asdict(self), "fraction": self.fraction}
 
 
 def compare_with_cl100k(

@@ -3,14 +3,11 @@ cross-check against gguf.GGUFReader on generated files and the real Gemma file."
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import struct
-import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import gguf
@@ -23,10 +20,8 @@ from hypothesis import strategies as st
 
 from claims.probes import gguf_file
 from claims.probes.errors import InputError
-from claims.probes.gguf_file import GGUFArray, GGUFHeader, read_header
-
-
-ROOT = Path(__file__).resolve().parents[2]
+from claims.probes.gguf_file import GGUFArray, GGUFHeader, GGUFTruncatedError, read_header
+from claims.testing.gguf_corpus import CORPUS, corpus_builder
 
 SCALARS: dict[V, tuple[Any, ...]] = {
     V.UINT8: (0, 255),
@@ -41,17 +36,6 @@ SCALARS: dict[V, tuple[Any, ...]] = {
     V.INT64: (-(2**63), 2**63 - 1),
     V.FLOAT64: (-1e300, 2.5e-300),
 }
-
-
-def corpus_builder() -> ModuleType:
-    """fixtures/hostile/make_gguf_corpus.py, imported by path (it is a script, not a package)."""
-    path = ROOT / "fixtures" / "hostile" / "make_gguf_corpus.py"
-    spec = importlib.util.spec_from_file_location("make_gguf_corpus", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_gguf_corpus", module)
-    spec.loader.exec_module(module)
-    return module
 
 
 def write_every_type(
@@ -181,9 +165,8 @@ def test_every_value_type_matches_gguf_reader(every_type: dict[str, Path], varia
 
 
 def test_hostile_corpus_valid_files_match_gguf_reader() -> None:
-    folder = ROOT / "fixtures" / "hostile" / "gguf"
     for name in ("valid-base", "valid-big-endian"):
-        path = folder / f"{name}.gguf"
+        path = CORPUS / f"{name}.gguf"
         assert_same_as_reference(read_header(path), reference(path))
 
 
@@ -346,6 +329,50 @@ def test_lazy_read_refuses_a_changed_file(tmp_path: Path, every_type: dict[str, 
         header.array("tokenizer.ggml.tokens")[0]
 
 
+def _truncate_before_each_read(monkeypatch: pytest.MonkeyPatch, path: Path, keep: int) -> None:
+    """Cut ``path`` to ``keep`` bytes right before every os.pread: another process
+    truncating the file after the reader opened it and checked its size."""
+    real_pread = os.pread
+
+    def pread(fd: int, nbytes: int, offset: int) -> bytes:
+        os.truncate(path, keep)
+        return real_pread(fd, nbytes, offset)
+
+    monkeypatch.setattr(os, "pread", pread)
+
+
+def test_a_file_truncated_while_its_header_is_read(
+    tmp_path: Path, every_type: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mapped file cut short under the reader ends the process with SIGBUS; ours
+    reads with os.pread, so the short read is a clear error."""
+    path = tmp_path / "copy.gguf"
+    path.write_bytes(every_type["little"].read_bytes())
+    _truncate_before_each_read(monkeypatch, path, keep=100)
+    with pytest.raises(GGUFTruncatedError, match="truncated while being read") as info:
+        read_header(path)
+    assert isinstance(info.value, InputError)
+    assert str(info.value).startswith(f"{path}, offset ")
+    assert info.value.offset is not None and info.value.offset <= 100
+
+
+@pytest.mark.parametrize("key", ["tokenizer.ggml.tokens", "tokenizer.ggml.scores"])
+def test_a_file_truncated_between_open_and_a_lazy_read(
+    tmp_path: Path, every_type: dict[str, Path], monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """The file passes the unchanged-file check when reopened, then loses all but
+    the first bytes of the array before they are read (strings: the walk to the
+    last item; float32: that item's own bytes)."""
+    path = tmp_path / "copy.gguf"
+    path.write_bytes(every_type["little"].read_bytes())
+    header = read_header(path)
+    arr = header.array(key)
+    _truncate_before_each_read(monkeypatch, path, keep=arr.info.offset + 16)
+    with pytest.raises(GGUFTruncatedError, match="truncated while being read") as err:
+        arr[len(arr) - 1]
+    assert str(err.value).startswith(f"{path}, offset ")
+
+
 def test_nesting_limit_is_exact(tmp_path: Path) -> None:
     b = corpus_builder()
     limit = gguf_file.MAX_ARRAY_DEPTH
@@ -400,7 +427,7 @@ def test_string_longer_than_the_cap_is_refused_without_reading_it(tmp_path: Path
 
 
 def test_layout_problems_can_be_collected_instead_of_raised() -> None:
-    path = ROOT / "fixtures" / "hostile" / "gguf" / "tensor-offset-misaligned.gguf"
+    path = CORPUS / "tensor-offset-misaligned.gguf"
     with pytest.raises(gguf_file.GGUFLayoutError):
         read_header(path)
     header = read_header(path, verify_layout=False)
@@ -510,7 +537,7 @@ def test_whatever_gguf_writer_writes_reads_back(
             assert (fld.array.item_type if is_array else fld.type) is vtype  # type: ignore[union-attr]
             if is_array:
                 arr = header.array(key)
-                assert arr[len(value) // 2] == (expected[len(value) // 2])  # type: ignore[index]
+                assert arr[len(value) // 2] == (expected[len(value) // 2])
 
 
 def _f32(value: float) -> float:

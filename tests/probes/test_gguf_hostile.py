@@ -9,7 +9,6 @@ error class our reader must raise, at which byte offset, naming which field.
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import json
 import os
 import resource
@@ -20,8 +19,7 @@ import time
 import tracemalloc
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import gguf
 import numpy as np
@@ -31,10 +29,8 @@ from claims.cli import main as cli_main
 from claims.probes import gguf_file
 from claims.probes.errors import InputError
 from claims.probes.gguf_file import read_header
+from claims.testing.gguf_corpus import CORPUS, ROOT, corpus_builder, read_everything
 
-
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "fixtures" / "hostile" / "gguf"
 MANIFEST: dict[str, dict[str, Any]] = json.loads(
     (CORPUS / "MANIFEST.json").read_text(encoding="utf-8")
 )
@@ -44,16 +40,6 @@ VALID = sorted(name for name, case in MANIFEST.items() if not case["error"])
 TIME_LIMIT_S = 1.0
 HANG_LIMIT_S = 10.0  # wall clock for a subprocess on a loaded machine
 MEMORY_LIMIT_BYTES = 4 << 20  # Python allocations while reading a file of at most a few hundred KB
-
-
-def corpus_builder() -> ModuleType:
-    path = ROOT / "fixtures" / "hostile" / "make_gguf_corpus.py"
-    spec = importlib.util.spec_from_file_location("make_gguf_corpus", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_gguf_corpus", module)
-    spec.loader.exec_module(module)
-    return module
 
 
 # --- the corpus itself -------------------------------------------------------------------
@@ -91,7 +77,7 @@ def test_corpus_covers_the_issue_list() -> None:
 def test_valid_base_is_byte_identical_to_gguf_writer(tmp_path: Path, little: bool) -> None:
     """The hand-made builder writes exactly what gguf.GGUFWriter writes."""
     b = corpus_builder()
-    order = "<" if little else ">"
+    order: Literal["<", ">"] = "<" if little else ">"
     endian = gguf.GGUFEndian.LITTLE if little else gguf.GGUFEndian.BIG
     built = b.build(b.base_spec(order))
     data = built.data[built.at("data") :]
@@ -117,13 +103,6 @@ def test_valid_base_is_byte_identical_to_gguf_writer(tmp_path: Path, little: boo
 
 
 # --- our reader: a specific error, naming file, offset and field, fast, bounded ----------
-def _read_everything(path: Path) -> None:
-    header = read_header(path)
-    for key in header.fields:
-        header.get(key)
-    gguf_file.inspect_header(header)
-
-
 @pytest.mark.parametrize("name", HOSTILE)
 def test_reader_rejects_hostile_case(name: str) -> None:
     case = MANIFEST[name]
@@ -133,7 +112,7 @@ def test_reader_rejects_hostile_case(name: str) -> None:
     start = time.perf_counter()
     try:
         with pytest.raises(InputError) as info:
-            _read_everything(path)
+            read_everything(path)
     finally:
         elapsed = time.perf_counter() - start
         _, peak = tracemalloc.get_traced_memory()

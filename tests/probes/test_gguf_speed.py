@@ -26,7 +26,6 @@ import pytest
 
 from claims.probes.gguf_file import read_header
 
-
 MIN_SPEEDUP = 50.0  # over gguf.GGUFReader on the same file
 MAX_BIG_OVER_SMALL = 1.20  # header read time, 100x data file over the original
 DATA_FACTOR = 100

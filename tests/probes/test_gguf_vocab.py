@@ -11,7 +11,6 @@ from claims.probes.errors import InputError
 from claims.probes.gguf_vocab import compare_with_cl100k, token_bytes
 from claims.probes.tokens import CL100K_VOCAB_SIZE, cl100k
 
-
 B2U = bytes_to_unicode()
 
 

@@ -1,0 +1,43 @@
+"""The hostile GGUF corpus and its builder, for the GGUF reader's own tests.
+
+fixtures/hostile/make_gguf_corpus.py lays the corpus out by hand (a script,
+standard library only, run to rewrite fixtures/hostile/gguf/); the tests import
+it to build variants of its valid base file and to check the corpus is fresh.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+from claims.probes.gguf_file import inspect_header, read_header
+
+__all__ = ["CORPUS", "corpus_builder", "read_everything"]
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "fixtures" / "hostile" / "gguf"
+
+
+@cache
+def corpus_builder() -> ModuleType:
+    """fixtures/hostile/make_gguf_corpus.py, imported by path (it is a script, not a package)."""
+    path = CORPUS.parent / "make_gguf_corpus.py"
+    spec = importlib.util.spec_from_file_location("make_gguf_corpus", path)
+    if spec is None or spec.loader is None:  # pragma: no cover - the script ships with the suite
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs: its dataclasses look their module up by name.
+    sys.modules.setdefault("make_gguf_corpus", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def read_everything(path: Path) -> None:
+    """Read a GGUF header, decode every value and summarise it: all a user can ask of it."""
+    header = read_header(path)
+    for key in header.fields:
+        header.get(key)
+    inspect_header(header)

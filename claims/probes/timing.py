@@ -4,7 +4,7 @@ Time to first token (TTFT) is what a user of the API waits: the clock
 (:func:`time.perf_counter_ns`) starts immediately before the request is sent and
 stops when the first streamed line whose text is non-empty arrives. The stop
 time is the arrival stamp of the bytes completing that line, taken before the
-line is parsed (see :class:`~claims.probes.ollama_api.StreamLine`), so neither
+line is parsed (see :class:`~claims.probes.ollama_api.stream.StreamLine`), so neither
 JSON parsing nor this module's bookkeeping is counted. Chunks that carry no text
 (a thinking model's preamble, an empty first chunk) do not stop the clock.
 
@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claims.probes.ollama_api import OllamaClient, ReplyError
+from claims.probes.ollama_api.generation import text_of
+from claims.probes.ollama_api.payloads import request_body
 
 __all__ = [
     "Samples",
@@ -177,13 +179,6 @@ class StreamTiming:
         }
 
 
-def _text(data: Mapping[str, Any], key: str) -> str:
-    value = data.get(key)
-    if key == "message" and isinstance(value, dict):
-        value = value.get("content")
-    return value if isinstance(value, str) else ""
-
-
 def measure_stream(
     client: OllamaClient,
     path: str,
@@ -218,7 +213,7 @@ def measure_stream(
         offset = line.received_ns - started
         offsets.append(offset)
         last_ns = offset
-        piece = _text(line.data, text_key)
+        piece = text_of(line.data, text_key)
         if piece:
             parts.append(piece)
             if first_ns is None:
@@ -251,11 +246,7 @@ def timed_generate(
     total_timeout: float | None = None,
 ) -> StreamTiming:
     """A streamed /api/generate, timed."""
-    body: dict[str, Any] = {"model": model, "prompt": prompt}
-    if options is not None:
-        body["options"] = dict(options)
-    if keep_alive is not None:
-        body["keep_alive"] = keep_alive
+    body = request_body(model, prompt=prompt, options=options, keep_alive=keep_alive)
     return measure_stream(
         client, "/api/generate", body, text_key="response",
         first_chunk_timeout=first_chunk_timeout, stall_timeout=stall_timeout,
@@ -274,9 +265,7 @@ def timed_chat(
     total_timeout: float | None = None,
 ) -> StreamTiming:
     """A streamed /api/chat, timed."""
-    body: dict[str, Any] = {"model": model, "messages": [dict(m) for m in messages]}
-    if options is not None:
-        body["options"] = dict(options)
+    body = request_body(model, messages=[dict(m) for m in messages], options=options)
     return measure_stream(
         client, "/api/chat", body, text_key="message",
         first_chunk_timeout=first_chunk_timeout, stall_timeout=stall_timeout,

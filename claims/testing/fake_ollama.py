@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Literal
 
-__all__ = ["FakeModel", "FakeOllama", "Fault", "keep_alive_seconds"]
+from claims.probes.ollama_api.names import normalize_model_name as _norm
+
+__all__ = ["FakeModel", "FakeOllama", "Fault", "keep_alive_seconds", "unused_port"]
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED_W2 = ROOT / "fixtures" / "recorded" / "W2.json"
@@ -106,84 +107,84 @@ def _kv_per_token(layers: int, kv_heads: int, head_dim: int, bytes_per: int = 2)
     return 2 * layers * kv_heads * head_dim * bytes_per
 
 
+def _transformer(
+    name: str,
+    digest_prefix: str,
+    size: int,
+    *,
+    arch: str,
+    parameter_size: str,
+    parameter_count: int,
+    shape: tuple[int, int, int, int, int],
+    loaded_at_4096: int,
+    model_info: dict[str, Any] | None = None,
+    **fields: Any,
+) -> FakeModel:
+    """A Q4_K_M transformer whose model_info and KV cost follow from one shape.
+
+    ``shape`` is (layers, attention heads, KV heads, embedding length, trained
+    context); the f16 KV cache per token follows from it, so /api/ps grows with
+    num_ctx exactly as the W4 formula predicts. ``loaded_at_4096`` is what
+    /api/ps reports at the default context; ``model_info`` adds keys the shape
+    does not give.
+    """
+    layers, heads, kv_heads, embedding, context = shape
+    kv = _kv_per_token(layers, kv_heads, embedding // heads)
+    info = {
+        "general.architecture": arch,
+        "general.parameter_count": parameter_count,
+        f"{arch}.block_count": layers,
+        f"{arch}.context_length": context,
+        f"{arch}.embedding_length": embedding,
+        f"{arch}.attention.head_count": heads,
+        f"{arch}.attention.head_count_kv": kv_heads,
+        **(model_info or {}),
+    }
+    return FakeModel(
+        name=name, digest=_digest(digest_prefix), size=size, family=arch,
+        parameter_size=parameter_size, quantization="Q4_K_M", model_info=info,
+        base_bytes=loaded_at_4096 - 4096 * kv, kv_bytes_per_token=kv, **fields,
+    )
+
+
 # /api/show prints Modelfile parameters as "key<padding>value" lines.
 PHI4_STOPS = "\n".join(f'stop{" " * 27}"{m}"' for m in ("<|im_start|>", "<|im_end|>", "<|im_sep|>"))
+PHI4_TEMPLATE = (
+    "{{- range $i, $_ := .Messages }}<|im_start|>{{ .Role }}<|im_sep|>"
+    "{{ .Content }}<|im_end|>{{ end }}"
+)
 
 
 def default_models() -> list[FakeModel]:
     """phi4, llama3.2:3b and nomic-embed-text as Week 2 and Week 4 list them."""
-    phi4_kv = _kv_per_token(40, 10, 128)
-    llama_kv = _kv_per_token(28, 8, 128)
-    return [
-        FakeModel(
-            name="phi4:latest",
-            digest=_digest("ac896e5b8b34"),
-            size=9_053_116_391,
-            family="phi3",
-            parameter_size="14.7B",
-            quantization="Q4_K_M",
-            model_info={
-                "general.architecture": "phi3",
-                "general.parameter_count": 14_659_507_200,
-                "phi3.block_count": 40,
-                "phi3.context_length": 16384,
-                "phi3.embedding_length": 5120,
-                "phi3.attention.head_count": 40,
-                "phi3.attention.head_count_kv": 10,
-                "tokenizer.ggml.model": "gpt2",
-                "tokenizer.ggml.pre": "dbrx",
-            },
-            parameters=PHI4_STOPS,
-            base_bytes=9_700_000_000 - 4096 * phi4_kv,
-            kv_bytes_per_token=phi4_kv,
-            template=(
-                "{{- range $i, $_ := .Messages }}<|im_start|>{{ .Role }}<|im_sep|>"
-                "{{ .Content }}<|im_end|>{{ end }}"
-            ),
-        ),
-        FakeModel(
-            name="llama3.2:3b",
-            digest=_digest("a80c4f17acd5"),
-            size=2_019_393_189,
-            family="llama",
-            parameter_size="3.2B",
-            quantization="Q4_K_M",
-            model_info={
-                "general.architecture": "llama",
-                "general.parameter_count": 3_212_749_888,
-                "llama.block_count": 28,
-                "llama.context_length": 131072,
-                "llama.embedding_length": 3072,
-                "llama.attention.head_count": 24,
-                "llama.attention.head_count_kv": 8,
-                "llama.attention.key_length": 128,
-                "llama.attention.value_length": 128,
-            },
-            capabilities=("completion", "tools"),
-            base_bytes=2_600_000_000 - 4096 * llama_kv,
-            kv_bytes_per_token=llama_kv,
-        ),
-        FakeModel(
-            name="nomic-embed-text:latest",
-            digest=_digest("0a109f422b47"),
-            size=274_302_450,
-            family="nomic-bert",
-            parameter_size="137M",
-            quantization="F16",
-            model_info={
-                "general.architecture": "nomic-bert",
-                "nomic-bert.context_length": 2048,
-                "nomic-bert.embedding_length": 768,
-            },
-            capabilities=("embedding",),
-            base_bytes=300_000_000,
-        ),
-    ]
-
-
-def _norm(name: str) -> str:
-    last = name.rsplit("/", 1)[-1]
-    return name if ":" in last else f"{name}:latest"
+    phi4 = _transformer(
+        "phi4:latest", "ac896e5b8b34", 9_053_116_391, arch="phi3", parameter_size="14.7B",
+        parameter_count=14_659_507_200, shape=(40, 40, 10, 5120, 16384),
+        loaded_at_4096=9_700_000_000, parameters=PHI4_STOPS, template=PHI4_TEMPLATE,
+        model_info={"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "dbrx"},
+    )
+    llama = _transformer(
+        "llama3.2:3b", "a80c4f17acd5", 2_019_393_189, arch="llama", parameter_size="3.2B",
+        parameter_count=3_212_749_888, shape=(28, 24, 8, 3072, 131072),
+        loaded_at_4096=2_600_000_000, capabilities=("completion", "tools"),
+        model_info={"llama.attention.key_length": 128, "llama.attention.value_length": 128},
+    )
+    nomic = FakeModel(
+        name="nomic-embed-text:latest",
+        digest=_digest("0a109f422b47"),
+        size=274_302_450,
+        family="nomic-bert",
+        parameter_size="137M",
+        quantization="F16",
+        model_info={
+            "general.architecture": "nomic-bert",
+            "nomic-bert.context_length": 2048,
+            "nomic-bert.embedding_length": 768,
+        },
+        capabilities=("embedding",),
+        base_bytes=300_000_000,
+    )
+    return [phi4, llama, nomic]
 
 
 _DURATION = re.compile(r"^(-?\d+(?:\.\d+)?)(ns|us|ms|s|m|h)$")
@@ -256,21 +257,20 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return {"__invalid__": raw[:100].decode("utf-8", "replace")}
 
-    def _send_json(self, status: int, obj: Any) -> None:
-        data = json.dumps(obj).encode()
+    def _send(self, status: int, data: bytes = b"", content_type: str | None = None) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+        if content_type is not None:
+            self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        if data:
+            self.wfile.write(data)
+
+    def _send_json(self, status: int, obj: Any) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json; charset=utf-8")
 
     def _send_text(self, status: int, text: str) -> None:
-        data = text.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self._send(status, text.encode(), "text/plain; charset=utf-8")
 
     def _start_chunked(self) -> None:
         self.send_response(200)
@@ -301,7 +301,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "close":
             self.close_connection = True
             return
-        route = fake._routes.get((method, path))
+        route = ROUTES.get((method, path))
         if route is None:
             self._send_text(404, "404 page not found")
             return
@@ -371,6 +371,17 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 Route = Callable[["FakeOllama", _Handler, dict[str, Any], "Fault | None"], None]
+ROUTES: dict[tuple[str, str], Route] = {}  # (method, path) -> FakeOllama handler
+
+
+def _route(method: str, path: str) -> Callable[[Route], Route]:
+    """Register a :class:`FakeOllama` method as the handler of ``method path``."""
+
+    def register(handler: Route) -> Route:
+        ROUTES[(method, path)] = handler
+        return handler
+
+    return register
 
 
 class _HTTPError(Exception):
@@ -411,9 +422,31 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
 
 
+# Where a reply puts its text: generate's "response", chat's assistant "message".
+Shape = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+def _as_response(text: str, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"response": text, **extra}
+
+
+def _as_message(text: str, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"message": {"role": "assistant", "content": text, **extra}}
+
+
 def _pieces(text: str) -> list[str]:
     """Split a reply into token-sized pieces (word or punctuation with its space)."""
     return re.findall(r"\s*[\w'-]+|\s*[^\w\s]|\s+$", text) or [text]
+
+
+def unused_port() -> int:
+    """A loopback port nothing listens on (the OS picks it; it is released at once).
+
+    A connection to it is refused: the address of a server that is not there.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 class FakeOllama:
@@ -453,21 +486,6 @@ class FakeOllama:
         self._unseeded = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
-        self._routes: dict[tuple[str, str], Route] = {
-            ("GET", "/"): FakeOllama._root,
-            ("GET", "/api/version"): FakeOllama._version,
-            ("GET", "/api/tags"): FakeOllama._tags,
-            ("GET", "/api/ps"): FakeOllama._ps,
-            ("POST", "/api/show"): FakeOllama._show,
-            ("POST", "/api/generate"): FakeOllama._generate,
-            ("POST", "/api/chat"): FakeOllama._chat,
-            ("POST", "/api/embed"): FakeOllama._embed,
-            ("POST", "/api/create"): FakeOllama._create,
-            ("DELETE", "/api/delete"): FakeOllama._delete,
-            ("POST", "/api/pull"): FakeOllama._pull,
-            ("POST", "/v1/chat/completions"): FakeOllama._openai_chat,
-            ("GET", "/v1/models"): FakeOllama._openai_models,
-        }
 
     @classmethod
     def from_store(cls, root: Path, **kwargs: Any) -> FakeOllama:
@@ -530,12 +548,7 @@ class FakeOllama:
     def __enter__(self) -> FakeOllama:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     @property
@@ -606,12 +619,15 @@ class FakeOllama:
         timer.start()
 
     # --- routes -----------------------------------------------------------------------------
+    @_route("GET", "/")
     def _root(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         h._send_text(200, "Ollama is running")
 
+    @_route("GET", "/api/version")
     def _version(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         h._send_json(200, {"version": self.version})
 
+    @_route("GET", "/api/tags")
     def _tags(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         models = [
             {
@@ -626,6 +642,7 @@ class FakeOllama:
         ]
         h._send_json(200, {"models": models})
 
+    @_route("GET", "/api/ps")
     def _ps(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         with self._lock:
             self._expire()
@@ -647,6 +664,7 @@ class FakeOllama:
             )
         h._send_json(200, {"models": models})
 
+    @_route("POST", "/api/show")
     def _show(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         info = dict(m.model_info)
@@ -717,35 +735,20 @@ class FakeOllama:
         self._unseeded += 1
         return variants[self._unseeded % len(variants)], None, None
 
+    @_route("POST", "/api/generate")
     def _generate(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         prompt = body.get("prompt")
         now = _iso(time.time())
         if not prompt:
+            # An empty prompt loads the model, or with keep_alive 0 unloads it.
             if body.get("keep_alive") in (0, "0", "0s"):
                 self._unload_later(m)
-                h._send_json(
-                    200,
-                    {
-                        "model": m.name,
-                        "created_at": now,
-                        "response": "",
-                        "done": True,
-                        "done_reason": "unload",
-                    },
-                )
-                return
-            self._ensure_loaded(m, body)
-            h._send_json(
-                200,
-                {
-                    "model": m.name,
-                    "created_at": now,
-                    "response": "",
-                    "done": True,
-                    "done_reason": "load",
-                },
-            )
+                reason = "unload"
+            else:
+                self._ensure_loaded(m, body)
+                reason = "load"
+            self._send_done(h, m, now, _as_response, reason)
             return
         options = body.get("options") or {}
         load_s = self._ensure_loaded(m, body)
@@ -762,32 +765,49 @@ class FakeOllama:
             context = list(range(1000, 1000 + final["prompt_eval_count"] + final["eval_count"] - 1))
         final["context"] = context
         pieces = _truncate(_pieces(text), options)
-        # Take the time the final chunk reports: prefill now, decode per token.
+        self._send_answer(h, body, fault, m, now, _as_response, pieces, final)
+
+    def _send_done(self, h: _Handler, m: FakeModel, now: str, shape: Shape, reason: str) -> None:
+        """The reply to a request that only loads or unloads: no text, done at once."""
+        reply = {"model": m.name, "created_at": now, **shape("", {}), "done": True}
+        h._send_json(200, {**reply, "done_reason": reason})
+
+    def _send_answer(
+        self,
+        h: _Handler,
+        body: dict[str, Any],
+        fault: Fault | None,
+        m: FakeModel,
+        now: str,
+        shape: Shape,
+        pieces: list[str],
+        final: dict[str, Any],
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        """Send generated ``pieces``: one object (stream false) or NDJSON, one chunk a piece.
+
+        The time the final chunk reports is taken for real: prefill before the
+        first byte, decode per token. A stream opens with
+        ``empty_leading_chunks`` thinking-only chunks; ``extra`` (tool calls)
+        goes with the final object.
+        """
+        extra = extra or {}
         _sleep(final["prompt_eval_duration"] / 1e9)
         if body.get("stream") is False:
             _sleep(final["eval_duration"] / 1e9)
-            h._send_json(
-                200, {"model": m.name, "created_at": now, "response": "".join(pieces), **final}
-            )
+            text = shape("".join(pieces), extra)
+            h._send_json(200, {"model": m.name, "created_at": now, **text, **final})
             return
+
+        def chunk(fields: dict[str, Any]) -> dict[str, Any]:
+            return {"model": m.name, "created_at": _iso(time.time()), **fields}
 
         def lines() -> Iterator[dict[str, Any]]:
             for _ in range(self.empty_leading_chunks):
-                yield {
-                    "model": m.name,
-                    "created_at": _iso(time.time()),
-                    "response": "",
-                    "thinking": "…",
-                    "done": False,
-                }
+                yield chunk({**shape("", {"thinking": "…"}), "done": False})
             for piece in pieces:
-                yield {
-                    "model": m.name,
-                    "created_at": _iso(time.time()),
-                    "response": piece,
-                    "done": False,
-                }
-            yield {"model": m.name, "created_at": _iso(time.time()), "response": "", **final}
+                yield chunk({**shape(piece, {}), "done": False})
+            yield chunk({**shape("", extra), **final})
 
         h.stream_lines(lines(), fault, first_delay_s=self.first_token_delay_s)
 
@@ -823,6 +843,7 @@ class FakeOllama:
             "eval_duration": eval_ns,
         }
 
+    @_route("POST", "/api/chat")
     def _chat(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         messages = body.get("messages")
@@ -831,16 +852,7 @@ class FakeOllama:
         now = _iso(time.time())
         if not messages:
             self._ensure_loaded(m, body)
-            h._send_json(
-                200,
-                {
-                    "model": m.name,
-                    "created_at": now,
-                    "message": {"role": "assistant", "content": ""},
-                    "done": True,
-                    "done_reason": "load",
-                },
-            )
+            self._send_done(h, m, now, _as_message, "load")
             return
         options = body.get("options") or {}
         load_s = self._ensure_loaded(m, body)
@@ -877,37 +889,10 @@ class FakeOllama:
         )
         final = self._final(m, text, load_s, options, prompt_tokens=prompt_tokens, recorded=None)
         pieces = _truncate(_pieces(text), options) if text else []
-        _sleep(final["prompt_eval_duration"] / 1e9)
-        if body.get("stream") is False:
-            _sleep(final["eval_duration"] / 1e9)
-            message: dict[str, Any] = {"role": "assistant", "content": "".join(pieces)}
-            if tool_calls:
-                message["tool_calls"] = tool_calls
-            h._send_json(200, {"model": m.name, "created_at": now, "message": message, **final})
-            return
+        extra = {"tool_calls": tool_calls} if tool_calls else {}
+        self._send_answer(h, body, fault, m, now, _as_message, pieces, final, extra)
 
-        def lines() -> Iterator[dict[str, Any]]:
-            for _ in range(self.empty_leading_chunks):
-                yield {
-                    "model": m.name,
-                    "created_at": _iso(time.time()),
-                    "message": {"role": "assistant", "content": "", "thinking": "…"},
-                    "done": False,
-                }
-            for piece in pieces:
-                yield {
-                    "model": m.name,
-                    "created_at": _iso(time.time()),
-                    "message": {"role": "assistant", "content": piece},
-                    "done": False,
-                }
-            last: dict[str, Any] = {"role": "assistant", "content": ""}
-            if tool_calls:
-                last["tool_calls"] = tool_calls
-            yield {"model": m.name, "created_at": _iso(time.time()), "message": last, **final}
-
-        h.stream_lines(lines(), fault, first_delay_s=self.first_token_delay_s)
-
+    @_route("POST", "/api/embed")
     def _embed(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         if "embedding" not in m.capabilities:
@@ -932,10 +917,7 @@ class FakeOllama:
     def _blob(self, h: _Handler, method: str, digest: str) -> None:
         """HEAD: is the blob here; POST: receive it and check its SHA-256."""
         if method == "HEAD":
-            status = 200 if digest in self.blobs else 404
-            h.send_response(status)
-            h.send_header("Content-Length", "0")
-            h.end_headers()
+            h._send(200 if digest in self.blobs else 404)
             return
         length = int(h.headers.get("Content-Length") or 0)
         hasher, remaining = hashlib.sha256(), length
@@ -949,10 +931,9 @@ class FakeOllama:
             h._send_json(400, {"error": "digest mismatch"})
             return
         self.blobs[digest] = length
-        h.send_response(201)
-        h.send_header("Content-Length", "0")
-        h.end_headers()
+        h._send(201)
 
+    @_route("POST", "/api/create")
     def _create(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         name = body.get("model")
         files = body.get("files")
@@ -992,11 +973,13 @@ class FakeOllama:
         self.models[_norm(name)] = derived
         h._send_json(200, {"status": "success"})
 
+    @_route("DELETE", "/api/delete")
     def _delete(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         del self.models[_norm(m.name)]
         h._send_json(200, {})
 
+    @_route("POST", "/api/pull")
     def _pull(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         name = body.get("model") or body.get("name")
         if not isinstance(name, str) or _norm(name) not in self.models:
@@ -1017,6 +1000,7 @@ class FakeOllama:
 
         h.stream_lines(lines(), fault, first_delay_s=0.0)
 
+    @_route("POST", "/v1/chat/completions")
     def _openai_chat(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         messages = body.get("messages") or []
@@ -1049,6 +1033,7 @@ class FakeOllama:
             },
         )
 
+    @_route("GET", "/v1/models")
     def _openai_models(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         h._send_json(
             200,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -110,16 +110,13 @@ REPLY_EXCERPT_CHARS = 1500
 def ollama_client(claims_settings: Settings) -> Iterator[Any]:
     from claims.probes.ollama_api import OllamaClient
 
-    client = OllamaClient(
+    with OllamaClient(
         claims_settings.ollama_host,
         connect_timeout=5.0,
         read_timeout=claims_settings.ollama_timeout,
         stall_timeout=min(OLLAMA_STALL_S, claims_settings.ollama_timeout),
-    )
-    try:
+    ) as client:
         yield client
-    finally:
-        client.close()
 
 
 @pytest.fixture(scope="session")
@@ -226,15 +223,16 @@ class LiveOllama:
 
     def generate(self, label: str, body: dict[str, Any]) -> dict[str, Any]:
         """A non-streaming /api/generate with ``body`` (stream false is added)."""
-        body = {**body, "stream": False}
-        reply: dict[str, Any] = self.client.post_json("/api/generate", body)
-        self.exchange(label, "POST", "/api/generate", body, reply)
-        return reply
+        return self._post_once(label, "/api/generate", body)
 
     def chat(self, label: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A non-streaming /api/chat with ``body`` (stream false is added)."""
+        return self._post_once(label, "/api/chat", body)
+
+    def _post_once(self, label: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
         body = {**body, "stream": False}
-        reply: dict[str, Any] = self.client.post_json("/api/chat", body)
-        self.exchange(label, "POST", "/api/chat", body, reply)
+        reply: dict[str, Any] = self.client.post_json(path, body)
+        self.exchange(label, "POST", path, body, reply)
         return reply
 
     def timed(self, label: str, path: str, body: dict[str, Any]) -> Any:
@@ -310,3 +308,64 @@ def live(
 ) -> LiveOllama:
     """The live Ollama server for one claim test, with evidence recording."""
     return LiveOllama(check, ollama_client, claims_settings, ollama_version)
+
+
+# --- Ollama reply objects, live or recorded ----------------------------------------------
+
+# total_duration in the right unit is of the order of the client's round trip:
+# shorter (it leaves out connection and transfer), never much longer.
+DURATION_UNITS = (("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000))
+DURATION_FIT = (0.3, 1.05)
+PHASES = ("load_duration", "prompt_eval_duration", "eval_duration")
+
+
+class ReplyChecks:
+    """Checks of a generate or chat reply object that several claims make alike."""
+
+    def __init__(self, check: Any, catalog: Any) -> None:
+        self.check = check
+        self.catalog = catalog
+
+    def fields(self, claim_id: str, reply: Mapping[str, Any]) -> None:
+        """The fields ``claim_id`` states that the reply has (order and extra fields aside)."""
+        stated = set(self.catalog.get(claim_id).figure("fields").values)
+        self.check.against(
+            "fields",
+            [k for k in reply if k in stated],
+            unordered=True,
+            note=f"all fields of the reply: {', '.join(reply)}",
+        )
+
+    def duration_unit(self, reply: Mapping[str, Any], client_ns: int) -> None:
+        """Which unit makes total_duration fit the client's own wall clock for the request."""
+        total = reply.get("total_duration")
+        unit = "unknown"
+        if isinstance(total, int) and total > 0:
+            low, high = DURATION_FIT
+            unit = next(
+                (name for name, f in DURATION_UNITS if low <= total * f / client_ns <= high), unit
+            )
+        self.check.against(
+            "duration unit",
+            unit,
+            note=f"total_duration {total} against {client_ns:,} ns on the client clock",
+        )
+
+    def phases_within_total(self, reply: Mapping[str, Any], name: str) -> None:
+        """Load, prefill and decode durations add up to at most total_duration (when all given)."""
+        total = reply.get("total_duration")
+        parts = [p for p in (reply.get(k) for k in PHASES) if isinstance(p, int)]
+        if len(parts) == len(PHASES) and isinstance(total, int):
+            phases = sum(parts)
+            self.check.measure(
+                name,
+                {"sum": phases, "total": total},
+                holds=phases <= total,
+                expected="load + prefill + decode <= total",
+            )
+
+
+@pytest.fixture
+def reply_checks(check: Any, catalog: Any) -> ReplyChecks:
+    """Shared checks of an Ollama reply, recorded into this test's check."""
+    return ReplyChecks(check, catalog)

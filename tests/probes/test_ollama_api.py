@@ -10,7 +10,8 @@ import itertools
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -29,8 +30,8 @@ from claims.probes.ollama_api import (
     find_model,
     normalize_model_name,
 )
-from claims.testing.fake_ollama import FakeOllama, Fault, keep_alive_seconds
-
+from claims.probes.ollama_api.display import processor_column
+from claims.testing.fake_ollama import FakeOllama, Fault, keep_alive_seconds, unused_port
 
 PROMPT = "Explain Kubernetes scheduling in three sentences."
 SHORT = 0.3  # seconds: the timeout every fault test runs under
@@ -49,15 +50,12 @@ def client(fake: FakeOllama) -> Iterator[OllamaClient]:
         yield c
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def stream_all(client: OllamaClient, **kw: float) -> list[dict[str, object]]:
+def stream_all(
+    client: OllamaClient, *, first_chunk_timeout: float | None = None
+) -> list[dict[str, object]]:
     body = {"model": "phi4", "prompt": PROMPT, "stream": True}
-    return [line.data for line in client.stream("/api/generate", body, **kw)]
+    lines = client.stream("/api/generate", body, first_chunk_timeout=first_chunk_timeout)
+    return [line.data for line in lines]
 
 
 # --- endpoints ------------------------------------------------------------------------
@@ -71,7 +69,9 @@ def test_version_tags_show_ps(client: OllamaClient) -> None:
     assert client.ps() == []
 
 
-def test_generate_non_streaming_is_the_recorded_reply(client: OllamaClient, recorded) -> None:
+def test_generate_non_streaming_is_the_recorded_reply(
+    client: OllamaClient, recorded: Callable[[str], dict[str, Any]]
+) -> None:
     reply = client.generate("phi4", PROMPT)
     expected = recorded("W2")["generate_reply"]
     for key in ("response", "context", "prompt_eval_count", "eval_count", "done_reason"):
@@ -176,6 +176,12 @@ def test_model_names() -> None:
     assert find_model([{"name": "phi4:14b"}], "phi4") is None
 
 
+def test_processor_column() -> None:
+    assert processor_column(9_700_000_000, 9_700_000_000) == "100% GPU"
+    assert processor_column(9_700_000_000, 0) == "100% CPU"
+    assert processor_column(1000, 750) == "25%/75% CPU/GPU"
+
+
 def test_keep_alive_parsing() -> None:
     assert keep_alive_seconds("5m", 0) == 300
     assert keep_alive_seconds("24h", 0) == 86400
@@ -204,7 +210,7 @@ def test_http_500_names_path_and_reason(client: OllamaClient, fake: FakeOllama) 
 def test_connection_refused_is_unavailable() -> None:
     started = time.monotonic()
     with (
-        OllamaClient(f"http://127.0.0.1:{free_port()}", connect_timeout=SHORT) as c,
+        OllamaClient(f"http://127.0.0.1:{unused_port()}", connect_timeout=SHORT) as c,
         pytest.raises(ServerUnavailable, match="connection refused"),
     ):
         c.version()

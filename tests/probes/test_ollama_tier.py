@@ -8,7 +8,6 @@ writes its own temporary evidence file, and the fake's figures are scripted.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -18,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from claims.testing.fake_ollama import FakeOllama, Fault
-
+from claims.testing.fake_ollama import FakeOllama, Fault, unused_port
 
 ROOT = Path(__file__).resolve().parents[2]
 TIER_FILES = [
@@ -71,12 +69,6 @@ def claims_by_id(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def fake() -> Iterator[FakeOllama]:
     with FakeOllama(token_interval_s=0.001) as server:
         yield server
-
-
-def closed_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
@@ -148,7 +140,7 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
 
 
 def test_a_dead_server_is_skipped_with_the_reason(tmp_path: Path) -> None:
-    host = f"http://127.0.0.1:{closed_port()}"
+    host = f"http://127.0.0.1:{unused_port()}"
     proc, doc = run_tier(tmp_path, host)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert " passed" not in proc.stdout and " failed" not in proc.stdout
@@ -160,7 +152,7 @@ def test_a_dead_server_is_skipped_with_the_reason(tmp_path: Path) -> None:
 
 
 def test_require_live_fails_and_names_the_missing_server(tmp_path: Path) -> None:
-    host = f"http://127.0.0.1:{closed_port()}"
+    host = f"http://127.0.0.1:{unused_port()}"
     proc, _ = run_tier(tmp_path, host, "--require-live", "--claim", "MC-VERSION")
     assert proc.returncode == 1
     assert f"--require-live: not run: no Ollama server at {host} (" in proc.stdout

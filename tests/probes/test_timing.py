@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,6 @@ from claims.probes.timing import (
     timed_generate,
 )
 from claims.testing.fake_ollama import FakeOllama
-
 
 TARGET_MS = 2.0
 RUNS = 7
@@ -122,7 +122,9 @@ def test_rates_from_server_and_client_clocks(fake: FakeOllama, client: OllamaCli
     assert set(row) == {"label", "cold", "ttft_ms", "load_ms", "prefill_ms", "decode_ms"}
 
 
-def test_server_durations_from_recorded_final_chunk(recorded) -> None:
+def test_server_durations_from_recorded_final_chunk(
+    recorded: Callable[[str], dict[str, Any]],
+) -> None:
     final = recorded("W2")["generate_reply"]
     d = ServerDurations.from_final(final)
     assert d.decode_tokens_per_s == pytest.approx(89 / 3.817895)

@@ -172,7 +172,7 @@ def test_streams_by_default(live, check):
 
 
 @pytest.mark.claim("MC-CHAT-REPLY")
-def test_chat_reply_fields(live, check, catalog):
+def test_chat_reply_fields(live, check, reply_checks):
     body = {
         "model": live.model_name,
         "messages": [{"role": "user", "content": TAGLINE_PROMPT}],
@@ -181,31 +181,10 @@ def test_chat_reply_fields(live, check, catalog):
     started = time.perf_counter_ns()
     reply = live.chat("POST /api/chat (stream false)", body)
     client_ns = time.perf_counter_ns() - started
-    stated = set(catalog.get("MC-CHAT-REPLY").figure("fields").values)
-    check.against(
-        "fields",
-        [k for k in reply if k in stated],
-        unordered=True,
-        note=f"all fields: {', '.join(reply)}",
-    )
+    reply_checks.fields("MC-CHAT-REPLY", reply)
     check.against("message role", (reply.get("message") or {}).get("role"))
-    total = reply.get("total_duration")
-    unit = "unknown"
-    if isinstance(total, int) and total > 0 and 0.3 <= total / client_ns <= 1.05:
-        unit = "ns"
-    check.against(
-        "duration unit",
-        unit,
-        note=f"total_duration {total} against {client_ns:,} ns on the client clock",
-    )
-    parts = [reply.get(k) for k in ("load_duration", "prompt_eval_duration", "eval_duration")]
-    if all(isinstance(p, int) for p in parts) and isinstance(total, int):
-        check.measure(
-            "the total covers the phases",
-            {"sum": sum(parts), "total": total},
-            holds=sum(parts) <= total,
-            expected="load + prefill + decode <= total",
-        )
+    reply_checks.duration_unit(reply, client_ns)
+    reply_checks.phases_within_total(reply, "the total covers the phases")
 
 
 @pytest.mark.claim("MC-TOKS-FORMULA")
@@ -625,17 +604,11 @@ def test_ps_lists_loaded_models(live, check):
     )
     size, vram = entry.get("size"), entry.get("size_vram")
     if isinstance(size, int) and isinstance(vram, int) and size > 0:
-        gpu = round(100 * vram / size)
-        split = (
-            "100% GPU"
-            if gpu == 100
-            else "100% CPU"
-            if gpu == 0
-            else (f"{100 - gpu}%/{gpu}% CPU/GPU")
-        )
+        from claims.probes.ollama_api.display import processor_column
+
         check.measure(
             "where it runs",
-            split,
+            processor_column(size, vram),
             holds=size > 0 and 0 <= vram <= size,
             expected="100% GPU, 100% CPU or a CPU/GPU split from size_vram / size",
             note=f"size {size:,} B, size_vram {vram:,} B",

@@ -45,6 +45,27 @@ def span(values: list[float]) -> Interval:
     return Interval(min(values), max(values))
 
 
+def against_span(
+    live: Any, name: str, values: list[float], *, note: str, samples: str | None = None
+) -> None:
+    """Compare the range of repeated runs with the stated figure, attaching the runs first."""
+    if samples is not None:
+        live.check.attach(samples, values, kind="json")
+    live.check.against(name, span(values), model=live.model_name, note=note)
+
+
+def all_identical(check: Any, texts: list[str], expected: str, **kw: Any) -> None:
+    """The number of runs, and that they all gave one reply."""
+    check.against("runs", len(texts))
+    check.measure(
+        "distinct replies",
+        len(set(texts)),
+        holds=len(set(texts)) == 1,
+        expected=expected,
+        **kw,
+    )
+
+
 def displayed_size(size: int) -> tuple[float, str]:
     """A byte count as `ollama list` / `ollama ps` print it ("9.1 GB")."""
     from claims.probes.ollama_store import human_bytes
@@ -77,6 +98,13 @@ class Week2Reply:
     body: dict[str, Any]
     reply: dict[str, Any]
     client_ns: int
+
+    def recorded_by(self, live: Any) -> dict[str, Any]:
+        """The reply, its exchange attached to ``live``'s check (every claim it serves shows it)."""
+        live.exchange(
+            "POST /api/generate (Week 2 request)", "POST", "/api/generate", self.body, self.reply
+        )
+        return self.reply
 
 
 @pytest.fixture(scope="module")
@@ -323,18 +351,9 @@ def test_port(live, check):
 
 
 @pytest.mark.claim("W2-RESPONSE-FIELDS")
-def test_response_fields(live, check, catalog, week2_reply):
-    reply = week2_reply.reply
-    live.exchange(
-        "POST /api/generate (Week 2 request)", "POST", "/api/generate", week2_reply.body, reply
-    )
-    stated = set(catalog.get("W2-RESPONSE-FIELDS").figure("fields").values)
-    check.against(
-        "fields",
-        [k for k in reply if k in stated],
-        unordered=True,
-        note=f"all fields of the reply: {', '.join(reply)}",
-    )
+def test_response_fields(live, check, reply_checks, week2_reply):
+    reply = week2_reply.recorded_by(live)
+    reply_checks.fields("W2-RESPONSE-FIELDS", reply)
     check.against("done_reason", reply.get("done_reason"))
     durations = {
         k: reply.get(k)
@@ -346,27 +365,8 @@ def test_response_fields(live, check, catalog, week2_reply):
         holds=all(isinstance(v, int) and not isinstance(v, bool) for v in durations.values()),
         expected="integer counts of the duration unit",
     )
-    # Which unit makes total_duration fit the client's own wall clock for the request?
-    total = reply.get("total_duration")
-    unit = "unknown"
-    if isinstance(total, int) and total > 0:
-        for name, factor in (("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000)):
-            if 0.3 <= total * factor / week2_reply.client_ns <= 1.05:
-                unit = name
-                break
-    check.against(
-        "duration unit",
-        unit,
-        note=f"total_duration {total} against {week2_reply.client_ns:,} ns on the client clock",
-    )
-    parts = [durations[k] for k in ("load_duration", "prompt_eval_duration", "eval_duration")]
-    if all(isinstance(p, int) for p in parts) and isinstance(total, int):
-        check.measure(
-            "phases fit inside total_duration",
-            {"sum": sum(parts), "total": total},
-            holds=sum(parts) <= total,
-            expected="load + prefill + decode <= total",
-        )
+    reply_checks.duration_unit(reply, week2_reply.client_ns)
+    reply_checks.phases_within_total(reply, "phases fit inside total_duration")
 
 
 def model_vocabulary(live: Any, model: Any) -> Any:
@@ -400,10 +400,7 @@ def model_vocabulary(live: Any, model: Any) -> Any:
 
 @pytest.mark.claim("W2-CONTEXT-IS-CONVERSATION")
 def test_context_is_the_conversation(live, check, week2_reply):
-    reply = week2_reply.reply
-    live.exchange(
-        "POST /api/generate (Week 2 request)", "POST", "/api/generate", week2_reply.body, reply
-    )
+    reply = week2_reply.recorded_by(live)
     model = live.model()
     context, pec = reply.get("context"), reply.get("prompt_eval_count")
     if not isinstance(context, list) or not isinstance(pec, int):
@@ -468,10 +465,7 @@ def test_context_is_the_conversation(live, check, week2_reply):
 def test_tokens_per_second(live, check, week2_reply, week2_bench):
     from claims.probes.timing import ServerDurations
 
-    reply = week2_reply.reply
-    live.exchange(
-        "POST /api/generate (Week 2 request)", "POST", "/api/generate", week2_reply.body, reply
-    )
+    reply = week2_reply.recorded_by(live)
     d = ServerDurations.from_final(reply)
     if d.decode_tokens_per_s is None:
         check.measure(
@@ -488,11 +482,11 @@ def test_tokens_per_second(live, check, week2_reply, week2_bench):
         for r in week2_bench.warm()
         if r.timing.server.decode_tokens_per_s is not None
     ]
-    check.attach("decode rates (tok/s)", rates, kind="json")
-    check.against(
+    against_span(
+        live,
         "tokens per second",
-        span(rates),
-        model=live.model_name,
+        rates,
+        samples="decode rates (tok/s)",
         note=f"range of {len(rates)} runs: the Week 2 request and the warm week2_bench runs",
     )
     check.measure(
@@ -508,10 +502,7 @@ def test_tokens_per_second(live, check, week2_reply, week2_bench):
 def test_prefill_faster_than_decode(live, check, week2_reply):
     from claims.probes.timing import ServerDurations
 
-    reply = week2_reply.reply
-    live.exchange(
-        "POST /api/generate (Week 2 request)", "POST", "/api/generate", week2_reply.body, reply
-    )
+    reply = week2_reply.recorded_by(live)
     d = ServerDurations.from_final(reply)
     if d.prefill_tokens_per_s is None or d.decode_tokens_per_s is None:
         not_run(
@@ -547,13 +538,7 @@ def _texts(live: Any, label: str, body: dict[str, Any], runs: int) -> list[str]:
 def test_temperature_zero_repeats(live, check):
     body = {"model": live.model_name, "prompt": TAGLINE_PROMPT, "options": {"temperature": 0}}
     texts = _texts(live, "temperature 0", body, 2)
-    check.against("runs", len(texts))
-    check.measure(
-        "distinct replies",
-        len(set(texts)),
-        holds=len(set(texts)) == 1,
-        expected="1 (both runs identical)",
-    )
+    all_identical(check, texts, "1 (both runs identical)")
     check.against(
         "recorded reply",
         strip_quotes(texts[0]),
@@ -584,12 +569,10 @@ def test_seed_repeats_on_a_warm_model(live, check):
         "options": {"temperature": 1.2, "seed": 42, "num_predict": 16},
     }
     texts = _texts(live, "temperature 1.2 seed 42", body, 4)
-    check.against("runs", len(texts))
-    check.measure(
-        "distinct replies",
-        len(set(texts)),
-        holds=len(set(texts)) == 1,
-        expected="1 (all four identical)",
+    all_identical(
+        check,
+        texts,
+        "1 (all four identical)",
         note=f"Ollama {live.version}: the seed pins the sampler, not the whole stack",
     )
     check.against("recorded reply", strip_quotes(texts[0]), model=live.model_name)
@@ -710,22 +693,22 @@ def test_chat_streams_ndjson(live, check):
 def test_cold_ttft_far_above_warm(live, check, week2_bench):
     record_benchmark(live, week2_bench)
     warm = [r.timing.ttft_ms / 1000 for r in week2_bench.warm() if r.timing.ttft_ms is not None]
-    check.attach("warm TTFT samples (s)", warm, kind="json")
-    check.against(
+    against_span(
+        live,
         "warm TTFT",
-        span(warm),
-        model=live.model_name,
+        warm,
+        samples="warm TTFT samples (s)",
         note=f"range of {len(warm)} warm runs, num_predict 96",
     )
     needs_flag(
         live.settings.allow_unload, "--allow-unload", "measuring a cold start (unload first)"
     )
     cold = [r.timing.ttft_ms / 1000 for r in week2_bench.cold() if r.timing.ttft_ms is not None]
-    check.attach("cold TTFT samples (s)", cold, kind="json")
-    check.against(
+    against_span(
+        live,
         "cold TTFT",
-        span(cold),
-        model=live.model_name,
+        cold,
+        samples="cold TTFT samples (s)",
         note=f"range of {len(cold)} cold runs (after unload)",
     )
     check.measure(
@@ -765,12 +748,7 @@ def test_num_ctx_does_not_change_decode_speed(live, check, week2_bench):
         for c in BENCH_CONTEXTS
     }
     flat = [x for v in rates.values() for x in v if x is not None]
-    check.against(
-        "decode rate",
-        span(flat),
-        model=live.model_name,
-        note="range of the warm runs at both contexts",
-    )
+    against_span(live, "decode rate", flat, note="range of the warm runs at both contexts")
     m_small, m_large = (median([x for x in rates[c] if x is not None]) for c in BENCH_CONTEXTS)
     change = (m_large - m_small) / m_small
     check.measure(
@@ -800,10 +778,9 @@ def test_ps_reports_the_requested_context(live, check, week2_bench):
     check.against("ID", str(entry.get("digest", ""))[:12], model=live.model_name)
     size, vram = entry.get("size"), entry.get("size_vram")
     if isinstance(size, int) and isinstance(vram, int) and size > 0:
-        gpu = round(100 * vram / size)
-        text = (
-            "100% GPU" if gpu == 100 else "100% CPU" if gpu == 0 else f"{100 - gpu}%/{gpu}% CPU/GPU"
-        )
+        from claims.probes.ollama_api.display import processor_column
+
+        text = processor_column(size, vram)
         check.against("PROCESSOR", text, note=f"size_vram {vram:,} of size {size:,} bytes")
         value, unit = displayed_size(size)
         check.against(

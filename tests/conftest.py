@@ -35,8 +35,8 @@ def gemma_gguf() -> Path:
 @pytest.fixture
 def make_gguf(tmp_path: Path) -> Callable[..., Path]:
     """Write a small GGUF with gguf.GGUFWriter: a few metadata keys and tensors."""
-    import numpy as np
     import gguf
+    import numpy as np
 
     def build(
         name: str = "tiny.gguf",
@@ -62,7 +62,9 @@ def make_gguf(tmp_path: Path) -> Callable[..., Path]:
                 writer.add_float32(key, value)
             elif isinstance(value, list):
                 writer.add_array(key, value)
-        for tname, array in (tensors or {"weight": np.arange(64, dtype=np.float32).reshape(8, 8)}).items():
+        for tname, array in (
+            tensors or {"weight": np.arange(64, dtype=np.float32).reshape(8, 8)}
+        ).items():
             writer.add_tensor(tname, array)
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
@@ -94,8 +96,14 @@ def gguf_reference_gemma(gemma_gguf: Path) -> dict[str, Any]:
         if not name.startswith("GGUF.")
     }
     tensors = [
-        (t.name, [int(d) for d in t.shape], int(t.tensor_type), int(t.data_offset), int(t.n_elements),
-         int(t.n_bytes))
+        (
+            t.name,
+            [int(d) for d in t.shape],
+            int(t.tensor_type),
+            int(t.data_offset),
+            int(t.n_elements),
+            int(t.n_bytes),
+        )
         for t in reader.tensors
     ]
     return {
@@ -117,7 +125,7 @@ def qwen_snapshot() -> Any:
 
 @pytest.fixture(scope="session")
 def qwen_hub_files(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """hub tier: the small files (and LICENSE) downloaded at the pinned revision into a temporary cache."""
+    """hub tier: the small files and LICENSE, downloaded at the pinned revision."""
     from claims.probes import hf_repo
 
     cache = tmp_path_factory.mktemp("hf-cache")

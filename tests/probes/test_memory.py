@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from claims.probes import memory
 from claims.probes.errors import InputError
 
-
 ROOT = Path(__file__).resolve().parents[2]
 QWEN_CONFIG = (
     ROOT

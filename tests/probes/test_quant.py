@@ -17,7 +17,6 @@ from claims.probes.quant import (
     q4_0_quantize,
 )
 
-
 # fp16's largest finite value is 65504, so |d| = max/8 stays finite for |w| < 8 * 65504;
 # the bound below needs d in fp16's normal range or its absolute subnormal step.
 finite = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False, allow_infinity=False, width=32)

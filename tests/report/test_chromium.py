@@ -23,7 +23,6 @@ import pytest
 
 from claims.report import render_html
 
-
 TIMEOUT_S = 90
 WIDTH, HEIGHT = 1280, 2000
 

@@ -15,7 +15,6 @@ from claims.report.diff import (
 )
 
 
-
 def claim(evidence, cid):
     return next(c for c in evidence["claims"] if c["id"] == cid)
 

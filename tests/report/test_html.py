@@ -12,7 +12,6 @@ from claims.evidence import EvidenceLog, validate
 from claims.report import render_html
 from claims.verdicts import VERDICTS
 
-
 HOSTILE_STATEMENT = 'Claim with <script>alert("x")</script> & a </table> in it'
 HOSTILE_MEASURED = "\"><img src=x onerror=alert(1)> 'quoted'"
 

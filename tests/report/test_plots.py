@@ -10,7 +10,6 @@ import pytest
 from claims.report.plots import CHART_KINDS, ChartError, nominal_bits, render_chart, svg_with_prefix
 
 
-
 @pytest.fixture
 def charts(evidence):
     found = {}

@@ -12,8 +12,6 @@ import json
 import subprocess
 import sys
 
-
-
 BUDGET_CPU_S = 2.0
 
 SCRIPT = """

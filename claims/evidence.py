@@ -95,6 +95,11 @@ def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` so that readers see either the old or the new file, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # mkstemp makes the file private (0600); a report is meant to be read, so
+    # give it the permissions an ordinary write would have under this umask.
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,10 @@ def test_atomic_write_leaves_no_temporary_files(tmp_path):
     write_atomic(target, "two")
     assert target.read_text() == "two"
     assert [p.name for p in target.parent.iterdir()] == ["evidence.json"]
+    # Readable like any file the user writes, not private like mkstemp's default.
+    mask = os.umask(0)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask
 
 
 @pytest.mark.parametrize(

@@ -313,7 +313,10 @@ def live(
 # --- Ollama reply objects, live or recorded ----------------------------------------------
 
 # total_duration in the right unit is of the order of the client's round trip:
-# shorter (it leaves out connection and transfer), never much longer.
+# shorter (it leaves out connection and transfer), never much longer. The candidate
+# units are 1,000x apart, so the window only has to be far narrower than that: 0.3
+# leaves the client up to 70% of the round trip for connection, transfer and JSON,
+# and 1.05 allows for the two clocks' granularity.
 DURATION_UNITS = (("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000))
 DURATION_FIT = (0.3, 1.05)
 PHASES = ("load_duration", "prompt_eval_duration", "eval_duration")

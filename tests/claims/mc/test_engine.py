@@ -21,6 +21,9 @@ from claims.testing.relations import equal, more_than_times
 pytestmark = pytest.mark.engine
 
 CONTEXTS = (2048, 8192)  # two sizes, both past Gemma 3's 512-token window
+# "Decode far slower per token": the bar of every tier of MC-PREFILL-DECODE (the
+# reason is given in tests/claims/mc/test_throughput.py).
+DECODE_FAR_SLOWER = 2.0
 
 
 @pytest.mark.claim("MC-KV-FORMULA")
@@ -200,8 +203,9 @@ def test_prefill_is_batched_and_faster_than_one_token_decode(
         "prefill vs decode rate per token",
         prefill,
         decode,
-        factor=2,
-        expected="decode far slower per token: prefill more than twice its rate",
+        factor=DECODE_FAR_SLOWER,
+        expected=f"decode far slower per token: prefill more than {DECODE_FAR_SLOWER:g}x "
+        "its rate",
     )
 
 

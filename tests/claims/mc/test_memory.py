@@ -73,7 +73,9 @@ def test_formula_counts_a_k_and_a_v_tensor_per_layer(check):
 
 @pytest.mark.claim("MC-KV-TABLE")
 def test_llama3_8b_kv_table(check):
-    check.source = "fixture"
+    # The table is arithmetic on the document's own premises (Llama 3 8B's shape as
+    # 2.4 states it): no artifact is measured, so the evidence is the recorded figures.
+    check.source = "recorded"
     block, size = quant_block("F16")
     check.against("bytes per element", size / block, unit="B", note="gguf GGML_QUANT_SIZES[F16]")
     check.note(
@@ -99,7 +101,7 @@ def test_llama3_8b_kv_table(check):
 
 @pytest.mark.claim("MC-KV-32K-OVER-4GB")
 def test_32k_context_needs_over_4_gb(check):
-    check.source = "fixture"
+    check.source = "recorded"  # arithmetic on the document's own figures
     n = kv_cache_bytes(context=32768, **LLAMA3_8B)
     check.measure(
         "Llama 3 8B KV at num_ctx 32768",
@@ -118,7 +120,7 @@ def test_32k_context_needs_over_4_gb(check):
 
 @pytest.mark.claim("MC-PARALLEL-KV")
 def test_parallel_slots_add_a_cache_each(check):
-    check.source = "fixture"
+    check.source = "recorded"  # arithmetic on the document's own figures
     weights, per_slot = 5 * GB, 1 * GB  # the answer's premises
     for slots in (1, 4, 8):
         check.against(
@@ -138,7 +140,7 @@ def test_parallel_slots_add_a_cache_each(check):
 
 @pytest.mark.claim("MC-70B-FP16")
 def test_70b_sixteen_bit_weights(check):
-    check.source = "fixture"
+    check.source = "recorded"  # arithmetic on the document's own figures
     n = weight_bytes_exact(70_000_000_000, 16)
     check.against("16-bit weights", float(n), unit="B", note="nominal 70e9 parameters x 2 B")
     check.measure(

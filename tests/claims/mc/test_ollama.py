@@ -28,6 +28,16 @@ pytestmark = pytest.mark.ollama
 TAGLINE_PROMPT = "Give me a one-sentence tagline for a coffee shop."
 COUNT_PROMPT = "Count from 1 to 200, separated by commas, and nothing else."
 LOOPBACK_NAMES = {"127.0.0.1", "::1", "localhost"}
+# "Decode far slower per token": the bar of every tier of MC-PREFILL-DECODE (the
+# reason is given in tests/claims/mc/test_throughput.py).
+DECODE_FAR_SLOWER = 2.0
+# MC-TOKS-FORMULA: eval_count / eval_duration x 1e9 against the client's own clock
+# over the streamed tokens. Read in the wrong unit the formula is off by a factor of
+# 1,000; the two clocks time slightly different spans (the client's adds transfer
+# and chunk batching, the server's leaves out the first token), which moves the
+# ratio by some percent, so 0.8-1.25 (a quarter either way on a log scale) tells
+# the two cases apart.
+CLIENT_CLOCK_RATIO = (0.8, 1.25)
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
@@ -214,11 +224,12 @@ def test_tokens_per_second_formula(live, check):
         "(eval_count - 1) over first-to-last chunk, client clock", round(client, 2), unit="tok/s"
     )
     ratio = formula / client
+    low, high = CLIENT_CLOCK_RATIO
     check.measure(
         "formula rate over client-clock rate",
         round(ratio, 3),
-        holds=0.8 <= ratio <= 1.25,
-        expected="between 0.8 and 1.25: eval_duration is the decode time in ns",
+        holds=low <= ratio <= high,
+        expected=f"between {low} and {high}: eval_duration is the decode time in ns",
     )
     if timing.final.get("done_reason") == "length":
         check.measure(
@@ -640,6 +651,8 @@ def test_keep_alive(live, check):
         "created_at; OLLAMA_KEEP_ALIVE on the server changes the default",
     )
     day_s = remaining_s("keep_alive 24h", {"keep_alive": "24h"})
+    # expires_at and the reply's created_at are stamped at slightly different moments
+    # of the request; two minutes covers that gap and is 0.14% of a day.
     check.measure(
         'keep_alive "24h"',
         round(day_s / 3600, 3),
@@ -648,6 +661,7 @@ def test_keep_alive(live, check):
         expected="expires about 24 h after the request",
     )
     forever_s = remaining_s("keep_alive -1", {"keep_alive": -1})
+    # "Forever" shows as a far-future expires_at; ten years cannot be a duration anyone set.
     check.measure(
         "keep_alive -1",
         round(forever_s / 86400 / 365, 1),
@@ -717,9 +731,9 @@ def test_prefill_far_faster_than_decode(live, check):
     check.measure(
         "prefill over decode, per token",
         round(d.prefill_tokens_per_s / d.decode_tokens_per_s, 1),
-        holds=d.prefill_tokens_per_s > 2 * d.decode_tokens_per_s,
+        holds=d.prefill_tokens_per_s > DECODE_FAR_SLOWER * d.decode_tokens_per_s,
         unit="x",
-        expected="decode far slower per token (at least 2x)",
+        expected=f"decode far slower per token (at least {DECODE_FAR_SLOWER:g}x)",
     )
 
 
@@ -871,8 +885,12 @@ def test_runner_transport(live, check):
     check.attach("runner command line", " ".join(argv))
     port = int(argv[argv.index("--port") + 1]) if "--port" in argv else None
     if port is None:
-        check.against("transport", "no --port argument", note=f"runner pid {pid}")
-        return
+        # Without a port the runner may well talk over a socket file or a pipe: the
+        # command line cannot tell, so this is no evidence against the claim.
+        not_run(
+            f"the runner (pid {pid}) has no --port argument; its transport cannot be read "
+            "from its command line"
+        )
     sockets = listeners(port)
     shown = sorted({f"{s.address}:{s.port}" for s in sockets})
     check.observe("runner's listening sockets", shown, note=f"pid {pid}, --port {port}")

@@ -26,37 +26,28 @@ pytestmark = pytest.mark.offline
 
 
 @pytest.mark.claim("MC-STORE-PATHS")
-def test_documented_paths_are_where_the_probe_looks(check, tmp_path):
-    """The probe's defaults are the documented places, tried in Ollama's order."""
-    check.source = "fixture"
+def test_week2_found_the_linux_store_at_the_documented_path(check, recorded):
+    """Offline evidence from another document: Week 2 printed where Ollama kept its
+    models on a real Linux machine (the DGX Spark, Ollama as a systemd service).
+
+    The suite's own default search list is the same three places, but a constant
+    of the suite is not evidence of where Ollama keeps its store, so it is only
+    attached here (its search order is tested in tests/probes); macOS and Windows
+    have no recorded or offline evidence and are left to the live half.
+    """
+    check.source = "recorded"
+    lines = recorded("W2")["blob_resolution_lines"]
+    check.attach("Week 2's path resolution (the post)", "\n".join(lines))
+    found = dict(line.split(": ", 1) for line in lines)
+    check.against("Linux", found["models directory"],
+                  note="Week 2's DGX Spark (Linux, systemd service), 'models directory' line")
     home = Path("/home/someone")
     candidates = store_candidates(None, env={}, home=home)
-    check.attach("default candidates", "\n".join(f"{label}: {path}" for label, path in candidates))
-    check.against("Linux", str(candidates[0][1]))
-    check.against("macOS", "~/" + candidates[1][1].relative_to(home).as_posix(),
-                  note="the user store, $HOME/.ollama/models: Ollama's default on every OS")
-    check.against("Windows", str(PureWindowsPath(r"C:\Users\<User>") / USER_STORE_RELATIVE),
-                  note="the same rule (home + .ollama/models) for a Windows home; "
-                  "not run on Windows")
-    # The order, on folders made for the purpose: option > $OLLAMA_MODELS > service > user.
-    service, user_home = tmp_path / "service", tmp_path / "home"
-    user = user_home / USER_STORE_RELATIVE
-    custom, option = tmp_path / "custom", tmp_path / "option"
-    for folder in (service, user, custom, option):
-        folder.mkdir(parents=True)
-    found = []
-    steps = [
-        ("--models-dir", str(option), {"OLLAMA_MODELS": str(custom)}),
-        ("$OLLAMA_MODELS", None, {"OLLAMA_MODELS": str(custom)}),
-        ("service store", None, {}),
-    ]
-    for _label, opt, env in steps:
-        found.append(locate_store(opt, env=env, home=user_home, service_store=service))
-    service.rmdir()
-    found.append(locate_store(None, env={}, home=user_home, service_store=service))
-    check.measure("discovery order", [p.relative_to(tmp_path).as_posix() for p in found],
-                  holds=found == [option, custom, service, user],
-                  expected="--models-dir, then $OLLAMA_MODELS, then the service store, then ~")
+    check.attach("the suite's default search list (not evidence)",
+                 "\n".join(f"{label}: {path}" for label, path in candidates))
+    check.note("macOS and Windows paths: no recorded evidence; only a live run on those "
+               f"systems can show them (documented as ~/{USER_STORE_RELATIVE.as_posix()} and "
+               f"{PureWindowsPath(r'C:/Users/<User>') / USER_STORE_RELATIVE})")
 
 
 @pytest.mark.claim("MC-STORE-PATHS")

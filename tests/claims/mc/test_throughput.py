@@ -18,6 +18,12 @@ from claims.probes.memory import GB, max_decode_tokens_per_s
 # bandwidth. Not stated in these documents; used only for the cross-check.
 GB10_BANDWIDTH_GB_S = 273
 NS_PER_S = 1_000_000_000
+# "Decode far slower per token" (MC-PREFILL-DECODE), the same bar in its recorded,
+# engine and live tiers: if decode were compute-bound like prefill, a token would
+# cost about the same in both phases (a ratio near 1); at twice the rate at least
+# half of every decode step goes to something other than arithmetic (reading the
+# weights), a gap per-call overhead and noise cannot produce on any hardware.
+DECODE_FAR_SLOWER = 2.0
 
 
 def _stated(catalog, claim: str, name: str) -> Interval:
@@ -118,14 +124,14 @@ def test_prefill_is_far_faster_per_token_than_decode(check, recorded):
         expected="hundreds to thousands of tokens/s",
         unit="tok/s",
     )
+    check.observe("decode rate", round(decode, 2), unit="tok/s")
     check.measure(
-        "decode rate",
-        round(decode, 2),
-        holds=decode < prefill,
-        expected="below the prefill rate",
-        unit="tok/s",
+        "prefill over decode, per token",
+        round(prefill / decode, 1),
+        holds=prefill >= DECODE_FAR_SLOWER * decode,
+        expected=f"at least {DECODE_FAR_SLOWER:g}x: decode far slower per token",
+        unit="x",
     )
-    check.observe("prefill / decode per token", round(prefill / decode, 1), unit="x")
 
 
 LIVE_PROMPT = "List the planets of the solar system, one per line, with one fact about each."

@@ -32,8 +32,17 @@ pytestmark = pytest.mark.gpu
 ELF_MACHINES = {62: "x86_64", 183: "aarch64", 40: "arm", 3: "i386", 21: "ppc64", 243: "riscv64"}
 UNIFIED_POOL_SHARE = 0.05  # an integrated GPU's pool may differ from MemTotal by carve-outs
 DISCRETE_RESERVED_SHARE = 0.05  # the driver reserves a little of a discrete GPU's memory
-TF32_MUCH_FASTER = 1.5  # the catalog reads "much faster" as at least 1.5x (W1-TF32-FASTER)
-COLD_FAR_SLOWER = 5.0  # the catalog reads "far slower" as at least 5x (W1-COLD-KERNEL)
+# The bars for the two vague Week 1 claims, the same in the recorded and gpu tiers.
+# "Much faster" (W1-TF32-FASTER): TF32 runs float32 products on tensor cores, which
+# NVIDIA rates at several times the FP32 peak on every TF32-capable GPU; 1.5x is far
+# above run-to-run noise (a few percent) yet below any such GPU's nominal gain, so it
+# fails only when TF32 did not take effect. The post's Spark shows 2.24x.
+TF32_MUCH_FASTER = 1.5
+# "Far slower" (W1-COLD-KERNEL): the first call loads kernels and creates the cuBLAS
+# handle, tens to hundreds of ms, against a few ms warm; 5x (half an order of
+# magnitude) is more than a warm call slowed by a busy neighbour, and the post's
+# Spark shows 17.7x.
+COLD_FAR_SLOWER = 5.0
 
 
 def _elf_machine(path: Path) -> str | None:

@@ -22,8 +22,17 @@ from claims.plugin.outcomes import not_run
 pytestmark = pytest.mark.offline
 
 STATED_N = 4096
-TF32_MUCH_FASTER = 1.5  # the catalog reads "much faster" as at least 1.5x (W1-TF32-FASTER)
-COLD_FAR_SLOWER = 5.0  # the catalog reads "far slower" as at least 5x (W1-COLD-KERNEL)
+# The bars for the two vague Week 1 claims, the same in the recorded and gpu tiers.
+# "Much faster" (W1-TF32-FASTER): TF32 runs float32 products on tensor cores, which
+# NVIDIA rates at several times the FP32 peak on every TF32-capable GPU; 1.5x is far
+# above run-to-run noise (a few percent) yet below any such GPU's nominal gain, so it
+# fails only when TF32 did not take effect. The post's Spark shows 2.24x.
+TF32_MUCH_FASTER = 1.5
+# "Far slower" (W1-COLD-KERNEL): the first call loads kernels and creates the cuBLAS
+# handle, tens to hundreds of ms, against a few ms warm; 5x (half an order of
+# magnitude) is more than a warm call slowed by a busy neighbour, and the post's
+# Spark shows 17.7x.
+COLD_FAR_SLOWER = 5.0
 
 
 @pytest.fixture
@@ -226,6 +235,13 @@ def test_recorded_validation(check, post_output):
     check.against("device name", out["Device"])
     check.against("compute capability", out["Capability"])
     check.against("torch version", out["PyTorch"])
+    # The lines above only restate the transcript; what the post can confirm about itself
+    # is that torch's view agrees with the driver's, as the gpu tier checks live.
+    smi = post_output("nvidia_smi.txt", "nvidia-smi (the post, trimmed)")
+    gpu = re.search(r"^GPU \d+: (.+?)(?:\s{2,}|$)", smi, re.MULTILINE)
+    smi_name = gpu.group(1) if gpu else None
+    check.measure("torch and nvidia-smi name the same device", out["Device"],
+                  holds=out["Device"] == smi_name, expected=str(smi_name))
 
 
 def _benchmark_times(post_output: Callable[[str, str], str]) -> dict[str, str]:

@@ -19,6 +19,11 @@ from claims.probes.gpu import matmul_flops
 pytestmark = pytest.mark.offline
 
 ROOT = Path(__file__).resolve().parents[3]
+# W1-DECODE-BANDWIDTH on the records: a compute-bound phase runs near the arithmetic
+# rate the GPU sustains (the FP32 matmul); decode doing under a tenth of it means at
+# least nine tenths of its time goes to something other than arithmetic, so compute
+# is not what limits it. The recorded phi4 decode sits at about 4%.
+DECODE_ARITHMETIC_SHARE_MAX = 0.1
 
 
 @pytest.mark.claim("W1-SPEEDUP-RANGE")
@@ -157,6 +162,6 @@ def test_recorded_decode_is_far_from_compute_bound(check, recorded):
     check.measure(
         "decode arithmetic as a share of the GPU's FP32 matmul rate",
         share,
-        holds=share.hi < 0.1,
-        expected="< 10%: compute is not what limits decode",
+        holds=share.hi < DECODE_ARITHMETIC_SHARE_MAX,
+        expected=f"< {DECODE_ARITHMETIC_SHARE_MAX:.0%}: compute is not what limits decode",
     )

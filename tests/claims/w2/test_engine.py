@@ -27,6 +27,12 @@ WEEK2_PROMPT = "Explain Kubernetes scheduling in three sentences."
 REPLY_TOKENS = 16  # Week 2's num_predict for the seeded runs
 
 SHA256_BLOB_NAME = re.compile(r"sha256-[0-9a-f]{64}")
+# The bars that decide the vague claims, the same as in the claims' recorded and live
+# tiers (tests/claims/w2/test_recorded.py explains each): "much faster per token"
+# is at least twice the rate, and "seconds" against the post's slowest warm first
+# token (0.20 s) is a factor of 5.
+PREFILL_MUCH_FASTER = 2.0
+COLD_OVER_WARM_TTFT = 5.0
 
 
 def _runs(check: Any, label: str, generations: list[Any]) -> list[str]:
@@ -146,8 +152,9 @@ def test_prompt_processing_is_faster_per_token_than_generation(
         "prefill vs decode rate",
         prefill,
         decode,
-        factor=2,
-        expected="prompt processing more than twice as fast per token as generation",
+        factor=PREFILL_MUCH_FASTER,
+        expected=f"prompt processing more than {PREFILL_MUCH_FASTER:g}x as fast per token "
+        "as generation",
     )
 
 
@@ -194,8 +201,9 @@ def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_f
         "cold TTFT vs median warm TTFT",
         cold_ms,
         median(warm_ms),
-        factor=2,
-        expected="cold TTFT more than twice the median warm TTFT (the load dominates)",
+        factor=COLD_OVER_WARM_TTFT,
+        expected=f"cold TTFT more than {COLD_OVER_WARM_TTFT:g}x the median warm TTFT "
+        "(the load dominates)",
     )
 
 

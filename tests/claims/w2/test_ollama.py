@@ -38,6 +38,25 @@ BENCH_CONTEXTS = (2048, 4096)
 BENCH_RUNS = 3  # per context: run 1 cold (after an unload), runs 2-3 warm
 BENCH_OPTIONS = {"temperature": 0, "seed": 42, "num_predict": 96}
 SIZE_DISPLAY = re.compile(r"^(\d+(?:\.\d)?) (B|KB|MB|GB|TB)$")
+# The bars that decide the vague claims, the same in every tier of each claim
+# (tests/claims/w2/test_recorded.py explains them): "much faster per token" is at
+# least twice the rate; "seconds" against the post's slowest warm first token
+# (0.20 s) is a factor of 5; "seconds" against "about a tenth of a second" of load
+# is a factor of 10.
+PREFILL_MUCH_FASTER = 2.0
+COLD_OVER_WARM_TTFT = 5.0
+COLD_OVER_WARM_LOAD = 10.0
+# W2-NUMCTX-NOT-SPEED: "did not change decode speed". The post's own rates at the two
+# contexts differ by under 0.5%; 5% is ten times that, wide enough for the run-to-run
+# noise of a warm model on a shared machine, narrow enough that a real per-token
+# cost of the larger cache (which would grow with the context) would show.
+NUMCTX_RATE_CHANGE_MAX = 0.05
+# W2-TOKS-PER-SEC: eval_count / eval_duration against the client's own clock over
+# the streamed tokens. A wrong unit is off by a factor of 1,000; the two clocks time
+# slightly different spans (the client's adds transfer and chunk batching, the
+# server's leaves out the first token), which moves the ratio by some percent, so
+# 0.8-1.25 (a quarter either way on a log scale) tells the two cases apart.
+CLIENT_CLOCK_RATIO = (0.8, 1.25)
 
 
 def span(values: list[float]) -> Interval:
@@ -489,12 +508,30 @@ def test_tokens_per_second(live, check, week2_reply, week2_bench):
         samples="decode rates (tok/s)",
         note=f"range of {len(rates)} runs: the Week 2 request and the warm week2_bench runs",
     )
+    # That the formula is the generation speed, not merely a ratio of two fields: the
+    # streamed warm runs also time the tokens on the client's clock.
+    pairs = [
+        (r.timing.server.decode_tokens_per_s, r.timing.client_decode_tokens_per_s)
+        for r in week2_bench.warm()
+        if r.timing.server.decode_tokens_per_s and r.timing.client_decode_tokens_per_s
+    ]
+    if not pairs:
+        check.measure(
+            "streamed warm runs timed on both clocks",
+            0,
+            holds=False,
+            expected="eval_count, eval_duration and a first-to-last token span",
+        )
+        return
+    low, high = CLIENT_CLOCK_RATIO
+    ratios = [server / client for server, client in pairs]
     check.measure(
-        "rate is eval_count over eval_duration",
-        round(d.decode_tokens_per_s, 3),
-        holds=d.decode_tokens_per_s > 0,
-        unit="tok/s",
-        expected="tokens per second = eval_count / (eval_duration / 1e9)",
+        "eval_count / eval_duration over the client-clock rate",
+        [round(x, 3) for x in ratios],
+        holds=all(low <= x <= high for x in ratios),
+        expected=f"between {low} and {high} in every warm run: the formula times the "
+        "generated tokens in seconds",
+        note="client rate: (eval_count - 1) over first-to-last streamed text",
     )
 
 
@@ -516,14 +553,15 @@ def test_prefill_faster_than_decode(live, check, week2_reply):
         note="Ollama may count fewer when a cached prompt prefix is reused",
     )
     check.observe("prefill time (this run)", round((d.prompt_eval_ns or 0) / 1e6, 2), unit="ms")
+    check.observe("prefill rate", round(d.prefill_tokens_per_s, 1), unit="tok/s")
+    check.observe("decode rate", round(d.decode_tokens_per_s, 2), unit="tok/s")
+    ratio = d.prefill_tokens_per_s / d.decode_tokens_per_s
     check.measure(
-        "prefill faster per token than decode",
-        {
-            "prefill_tok_s": round(d.prefill_tokens_per_s, 1),
-            "decode_tok_s": round(d.decode_tokens_per_s, 1),
-        },
-        holds=d.prefill_tokens_per_s > d.decode_tokens_per_s,
-        expected="prompt tokens per second above output tokens per second",
+        "prefill per-token rate over decode rate",
+        round(ratio, 2),
+        unit="x",
+        holds=ratio >= PREFILL_MUCH_FASTER,
+        expected=f">= {PREFILL_MUCH_FASTER:g}x ('much faster')",
     )
 
 
@@ -714,9 +752,10 @@ def test_cold_ttft_far_above_warm(live, check, week2_bench):
     check.measure(
         "cold TTFT over warm TTFT",
         round(min(cold) / median(warm), 1),
-        holds=min(cold) >= 3 * median(warm),
+        holds=min(cold) >= COLD_OVER_WARM_TTFT * median(warm),
         unit="x",
-        expected="cold at least 3x the warm median (the post saw about 35x)",
+        expected=f"cold at least {COLD_OVER_WARM_TTFT:g}x the warm median "
+        "(the post saw about 35x)",
     )
 
 
@@ -733,9 +772,10 @@ def test_load_duration_cold_versus_warm(live, check, week2_bench):
     check.measure(
         "cold load over warm load",
         round(min(cold) / max(warm), 1),
-        holds=min(cold) >= 5 * max(warm),
+        holds=min(cold) >= COLD_OVER_WARM_LOAD * max(warm),
         unit="x",
-        expected="cold load_duration at least 5x every warm one (seconds against ~0.1 s)",
+        expected=f"cold load_duration at least {COLD_OVER_WARM_LOAD:g}x every warm one "
+        "(seconds against ~0.1 s)",
     )
 
 
@@ -754,9 +794,10 @@ def test_num_ctx_does_not_change_decode_speed(live, check, week2_bench):
     check.measure(
         "decode rate change from 2048 to 4096",
         round(100 * change, 2),
-        holds=abs(change) < 0.05,
+        holds=abs(change) < NUMCTX_RATE_CHANGE_MAX,
         unit="%",
-        expected="within ±5% (an 18-token prompt uses neither context fully)",
+        expected=f"within ±{NUMCTX_RATE_CHANGE_MAX:.0%} (an 18-token prompt uses neither "
+        "context fully)",
     )
 
 

@@ -24,6 +24,18 @@ MODEL = "phi4"  # every recorded run of Week 2 is phi4:latest on the DGX Spark
 PHI4_SPECIALS = {100264: "<|im_start|>", 100265: "<|im_end|>", 100266: "<|im_sep|>"}
 HEX12 = re.compile(r"^[0-9a-f]{12}$")
 NS_PER_S = 1_000_000_000
+# "Much faster per token" (W2-PREFILL-FASTER), the same bar in every tier of the claim
+# (recorded, engine, live). If decode were limited by arithmetic the way prefill is,
+# a token would cost about the same in both phases (a ratio near 1); twice the rate
+# is a gap that per-call overhead and run-to-run noise cannot produce, and it does
+# not presume a kind of hardware (a CPU engine running a 270M model shows about 6x,
+# phi4 on the Spark about 17x).
+PREFILL_MUCH_FASTER = 2.0
+# W2-COLD-TTFT: "seconds" (at least 1 s) against the slowest warm first token the
+# post states (0.20 s) is a factor of 5; the same bar in every tier of the claim.
+COLD_OVER_WARM_TTFT = 5.0
+# W2-LOAD-DURATION: "seconds" (at least 1 s) against "about a tenth of a second".
+COLD_OVER_WARM_LOAD = 10.0
 
 
 def _w2(recorded: Any) -> dict[str, Any]:
@@ -364,8 +376,8 @@ def test_recorded_prefill_faster_than_decode(check, recorded):
         "prefill per-token rate over decode rate",
         round(ratio, 2),
         unit="x",
-        holds=ratio >= 5,
-        expected=">= 5x ('much faster')",
+        holds=ratio >= PREFILL_MUCH_FASTER,
+        expected=f">= {PREFILL_MUCH_FASTER:g}x ('much faster')",
     )
 
 
@@ -475,11 +487,12 @@ def test_recorded_cold_and_warm_ttft_match_the_summary(check, recorded):
     cold = min(float(r["ttft_ms"]) for r in rows if r["cold"])
     warm = max(float(r["ttft_ms"]) for r in rows if not r["cold"])
     check.measure(
-        "slowest warm vs fastest cold",
-        cold / warm,
+        "fastest cold over slowest warm",
+        round(cold / warm, 1),
         unit="x",
-        holds=cold > 10 * warm,
-        expected="cold TTFT more than 10x the slowest warm TTFT",
+        holds=cold >= COLD_OVER_WARM_TTFT * warm,
+        expected=f"cold TTFT at least {COLD_OVER_WARM_TTFT:g}x the slowest warm TTFT "
+        "(seconds against at most 0.20 s)",
     )
 
 
@@ -501,8 +514,8 @@ def test_recorded_cold_and_warm_load_durations(check, recorded):
         "fastest cold load over slowest warm load",
         round(cold / warm, 1),
         unit="x",
-        holds=cold >= 10 * warm,
-        expected=">= 10x (seconds against a tenth of a second)",
+        holds=cold >= COLD_OVER_WARM_LOAD * warm,
+        expected=f">= {COLD_OVER_WARM_LOAD:g}x (seconds against a tenth of a second)",
     )
 
 
@@ -587,6 +600,19 @@ def test_recorded_tokenizer_metadata(check, recorded):
         m.group(1) for line in lines if (m := re.fullmatch(r"template contains (.+): True", line))
     ]
     check.against("template markers", markers, model=MODEL)
+    # Beyond restating the script's output: the markers the file's template contains are
+    # the stop strings /api/show reported earlier in the post (a separate printout).
+    stops = [
+        m.group(1)
+        for p in _w2(recorded)["show_facts"]["runtime_parameters"]
+        if (m := re.fullmatch(r'stop "(.*)"', p))
+    ]
+    check.measure(
+        "template markers are the stop strings /api/show reports",
+        sorted(markers),
+        holds=sorted(markers) == sorted(stops),
+        expected=", ".join(sorted(stops)),
+    )
 
 
 @pytest.mark.claim("W2-SPECIAL-IDS")

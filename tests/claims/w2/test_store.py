@@ -36,7 +36,9 @@ def test_recorded_digest_maps_to_recorded_file_name(check):
                   expected="blob name maps back to the digest")
 
 
-@pytest.mark.claim("W2-DIGEST-FILENAME")
+# The two property tests below exercise the suite's own digest <-> file name mapping,
+# which is no evidence of where Ollama puts its blobs: they carry no claim marker, since
+# a claim check that records nothing would count as a confirmation of the claim.
 @given(hexdigits=hex64)
 def test_digest_and_blob_name_round_trip(hexdigits):
     digest = f"sha256:{hexdigits}"
@@ -45,7 +47,6 @@ def test_digest_and_blob_name_round_trip(hexdigits):
     assert blob_name_to_digest(name) == digest
 
 
-@pytest.mark.claim("W2-DIGEST-FILENAME")
 @given(bad=st.one_of(
     st.text(max_size=80),
     hex64.map(lambda h: f"sha256:{h}/../../etc/passwd"),

@@ -24,9 +24,12 @@ from claims.plugin.outcomes import not_run
 pytestmark = pytest.mark.ollama
 
 CONTEXTS = (4096, 16384)
-# The KV formula accounts for the growth when it explains at least this share of
-# it and does not exceed it by more than the tolerance below: the rest is the
-# compute graph, which Ollama's estimate also scales with the context.
+# The KV formula accounts for the growth ("the main cause") when it explains at least
+# three quarters of it, so everything else together is at most a third of the KV
+# share (the same bar as the recorded tier), and does not exceed it by more than 5%:
+# /api/ps sizes are exact bytes, so a formula that predicts clearly more growth than
+# was allocated counts something the runtime does not. The rest of the growth is
+# the compute graph, which Ollama's estimate also scales with the context.
 KV_SHARE_MIN = 0.75
 KV_OVERSHOOT_MAX = 1.05
 

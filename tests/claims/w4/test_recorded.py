@@ -24,6 +24,12 @@ LLAMA32_3B_LAYERS = 28
 LLAMA32_3B_KV_HEADS = 8
 LLAMA32_3B_HEAD_DIM = 128
 F16_BYTES = 2
+# W4-GROWTH-IS-KV, "the main cause": the same bar as the claim's live tier
+# (tests/claims/w4/test_ollama.py). The formula must account for at least three
+# quarters of the growth, so everything else together (compute graph, buffers) is
+# at most a third of the KV cache's share: a margin above a bare majority, since the
+# recorded growth is itself the difference of two labels rounded to 0.1 GB.
+KV_SHARE_MIN = 0.75
 
 
 def table_row(header: str, line: str) -> dict[str, str]:
@@ -105,8 +111,8 @@ def test_growth_matches_kv_formula(check, recorded):
     check.measure(
         "KV share of the shown growth",
         str(share),
-        holds=share.lo >= 0.5,
-        expected="at least half (the main cause)",
+        holds=share.lo >= KV_SHARE_MIN,
+        expected=f"at least {KV_SHARE_MIN:g} of it (the main cause)",
     )
     check.chart(
         "kv_growth",

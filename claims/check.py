@@ -59,13 +59,23 @@ def model_matches(stated_model: str, model: str | None) -> bool:
 
 
 def jsonable(value: Any) -> Any:
-    """Make a measured value safe for JSON (and for xdist's serializer)."""
+    """Make a measured value safe for JSON (and for xdist's serializer).
+
+    xdist's serializer (execnet) dispatches on the exact type, so subclasses of
+    the builtins (torch's ``TorchVersion`` is a ``str``, ``numpy.float64`` a
+    ``float``, an ``IntEnum`` an ``int``) are turned into the builtin itself:
+    one of them in a record would crash the worker and end the whole run.
+    """
     if isinstance(value, Interval):
         return value.to_json()
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
-        return value
+    if value is None or isinstance(value, bool):
+        return None if value is None else bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, str):
+        return str(value)
     if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
+        return float(value) if math.isfinite(value) else str(value)
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, dict):
@@ -101,6 +111,13 @@ class Check:
     facts: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     charts: list[dict[str, Any]] = field(default_factory=list)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The source decides reproduced vs consistent and must follow the schema's
+        # enum: a typo would otherwise surface only as an invalid evidence.json.
+        if name == "source" and value not in SOURCES:
+            raise CheckUsageError(f"source must be one of {', '.join(SOURCES)}, got {value!r}")
+        super().__setattr__(name, value)
 
     # --- recording -----------------------------------------------------------
     def _figure(self, name: str, claim_id: str | None) -> tuple[Claim, StatedFigure]:
@@ -304,6 +321,14 @@ class Check:
         self.charts.append({"kind": kind, "title": title, "rows": jsonable(rows)})
 
     # --- concluding ------------------------------------------------------------
+    def not_applicable_reason(self) -> str | None:
+        """Why the check is not applicable, when its figures were all about another
+        model or profile and nothing else was compared; None otherwise."""
+        if any(m.get("compared") for m in self.measurements):
+            return None
+        reasons = [m["note"] for m in self.measurements if m.get("applicable") is False]
+        return "; ".join(dict.fromkeys(reasons)) if reasons else None
+
     def failing(self) -> list[dict[str, Any]]:
         return [m for m in self.measurements if not m["holds"]]
 

@@ -67,21 +67,35 @@ def validate(doc: Mapping[str, Any]) -> list[str]:
     return errors
 
 
+# A whole run's evidence is under a megabyte (attachments are capped per check);
+# the cap only stops a wrong path (/dev/zero, a model blob) from filling memory.
+MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
+
+
 def load_evidence(path: Path | str) -> dict[str, Any]:
     """Read and validate an evidence file; EvidenceError names the file and problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_EVIDENCE_BYTES + 1)
     except FileNotFoundError:
         raise EvidenceError(f"{path}: no such file") from None
     except OSError as exc:
         raise EvidenceError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(raw) > MAX_EVIDENCE_BYTES:
+        raise EvidenceError(
+            f"{path}: larger than {MAX_EVIDENCE_BYTES // (1024 * 1024)} MiB, not an evidence file"
+        )
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise EvidenceError(f"{path}: not UTF-8 text") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise EvidenceError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise EvidenceError(f"{path}: not evidence (JSON nested too deeply)") from None
     if not isinstance(doc, dict):
         raise EvidenceError(f"{path}: top level is not an object")
     problems = validate(doc)

@@ -52,7 +52,8 @@ def check_verdict(check: Mapping[str, Any]) -> str:
     if outcome == "passed":
         return "reproduced" if check.get("source") == "live" else "consistent"
     if outcome == "xfailed":
-        return "known-erratum"
+        # failure="error": an xfail that no catalogued erratum explains decided nothing.
+        return "error" if check.get("failure") == "error" else "known-erratum"
     if outcome == "skipped":
         return "not-applicable" if check.get("status") == "not-applicable" else "not-run"
     if outcome == "failed":

@@ -141,3 +141,40 @@ def test_attachments_are_bounded(claims):
 )
 def test_model_matching(stated, model, ok):
     assert model_matches(stated, model) is ok
+
+
+def test_source_must_be_one_the_evidence_schema_knows(claims):
+    c = make(claims, "T2-FIGS")
+    c.source = "recorded"
+    with pytest.raises(CheckUsageError, match="recorded, fixture, live"):
+        c.source = "Live"
+    assert c.source == "recorded"
+
+
+def test_builtin_subclasses_become_builtins_for_xdist():
+    import enum
+
+    import numpy as np
+
+    from claims.check import jsonable
+
+    class Version(str):
+        pass
+
+    class Two(enum.IntEnum):
+        TWO = 2
+
+    out = jsonable({Version("k"): [np.float64(1.5), Two.TWO, Version("2.13.0"), np.bool_(True)]})
+    assert out == {"k": [1.5, 2, "2.13.0", True]}
+    assert [type(v) for v in out["k"]] == [float, int, str, bool]
+    assert type(next(iter(out))) is str
+
+
+def test_only_not_applicable_figures_give_a_reason(claims):
+    c = make(claims, "T2-FIGS")
+    c.against("size", 5.0, unit="GB", model="gemma3")
+    c.observe("context", 1)
+    assert c.not_applicable_reason() == "figure stated for phi4; model under test is gemma3"
+    c.against("rate", 23.3)
+    assert c.not_applicable_reason() is None
+    assert make(claims, "T2-FIGS").not_applicable_reason() is None  # nothing recorded at all

@@ -18,6 +18,7 @@ def rec(outcome, source="fixture", **extra):
         (rec("passed", "recorded"), "consistent"),
         (rec("passed", "fixture"), "consistent"),
         (rec("xfailed"), "known-erratum"),
+        (rec("xfailed", failure="error"), "error"),  # an xfail no catalogued erratum explains
         (rec("skipped", status="not-applicable"), "not-applicable"),
         (rec("skipped", status="not-run"), "not-run"),
         (rec("failed", failure="refuted"), "refuted"),

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from claims.catalog import TIERS, CatalogError, load_catalog
-from claims.check import Check
+from claims.check import Check, jsonable
 from claims.evidence import EvidenceLog, now_iso, write_atomic
 from claims.plugin.fixtures import (
     catalog,
@@ -267,6 +267,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         pytest.xfail(f"known erratum: {conclusion.message}")
     if conclusion.kind == "erratum-holds":
         raise ErratumNowHolds(str(conclusion.message), pytrace=False)
+    # Every figure was about another model or profile: nothing was compared, so
+    # the check confirms nothing (a pass would report the claim consistent).
+    reason = check.not_applicable_reason()
+    if reason is not None:
+        not_applicable(reason)
     return result
 
 
@@ -275,6 +280,11 @@ def _message(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | No
         wasxfail = getattr(report, "wasxfail", None)
         if wasxfail:
             return str(wasxfail)
+        skip = call.excinfo.value if call.excinfo is not None else None
+        if isinstance(skip, pytest.skip.Exception):
+            # The reason itself: pytest's text would start with the class path
+            # ("claims.plugin.outcomes.NotRun: ...") for our subclasses.
+            return str(skip.msg)
         longrepr = report.longrepr
         if isinstance(longrepr, tuple) and len(longrepr) == 3:
             return str(longrepr[2]).removeprefix("Skipped: ")
@@ -314,6 +324,14 @@ def pytest_runtest_makereport(
     elif report.skipped:
         if getattr(report, "wasxfail", None) is not None:
             rec["outcome"] = "xfailed"
+            if check is None or check.conclude().kind != "known-erratum":
+                # Only a catalogued erratum makes an expected failure a known
+                # erratum; an xfail marker or a bare pytest.xfail() decided nothing.
+                rec.update(
+                    failure="error",
+                    message="expected failure without a catalogued erratum: "
+                    f"{_message(report, call)}",
+                )
         else:
             rec["outcome"] = "skipped"
             rec["status"] = "not-applicable" if isinstance(exc, NotApplicable) else "not-run"
@@ -330,5 +348,6 @@ def pytest_runtest_makereport(
         rec.update(check.to_json())
     else:
         rec.update(measurements=[], attachments=[], facts={}, notes=[], charts=[])
-    report.user_properties.append((RECORD_KEY, rec))
+    # Plain builtins only: xdist cannot ship a str or float subclass to the controller.
+    report.user_properties.append((RECORD_KEY, jsonable(rec)))
     return report

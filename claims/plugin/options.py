@@ -53,6 +53,20 @@ def argparse_suppress() -> str:
     return argparse.SUPPRESS
 
 
+def _positive_seconds(text: str) -> float:
+    """A timeout option: a finite number of seconds above zero (argparse reports the error)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("claims", "claims suite (tiers, live targets, evidence)")
     group.addoption(
@@ -78,7 +92,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--ollama-timeout",
-        type=float,
+        type=_positive_seconds,
         default=120.0,
         help="seconds to wait for any one Ollama reply or stream chunk (default: 120)",
     )

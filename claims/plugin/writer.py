@@ -40,9 +40,14 @@ class EvidenceWriter:
             self.pending[nodeid] = rec
             return
         if rec["when"] == "teardown":
-            # A teardown error spoils a passing check; otherwise the call result stands.
-            if prev["outcome"] == "passed":
-                prev.update(outcome="error", failure="error", message=rec.get("message"))
+            # A teardown error spoils a check that passed, xfailed or was skipped (pytest
+            # counts the error, so the report must too); a failure or error stands.
+            if prev["outcome"] in ("passed", "xfailed", "skipped"):
+                prev.update(
+                    outcome="error",
+                    failure="error",
+                    message=f"teardown: {rec.get('message')}",
+                )
             return
         self.pending[nodeid] = rec
 

@@ -52,7 +52,9 @@ def verified(path: Path, expected_sha256: str) -> bool:
     try:
         st = path.stat()
         mark = json.loads(_marker(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
+        return False
+    if not isinstance(mark, dict):
         return False
     return bool(
         mark.get("sha256") == expected_sha256

@@ -19,10 +19,12 @@ way transformers renders it). Live calls carry timeouts and raise
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import stat
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,10 +66,16 @@ def snapshot_dir(root: Path, repo_id: str = REPO_ID, revision: str = REVISION) -
 def read_json_object(path: Path) -> dict[str, Any]:
     """Parse a small JSON file that must hold an object; errors name the file and position."""
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+            raise InputError("not a regular file", path=str(path))
+        size = st.st_size
         if size > MAX_JSON_BYTES:
             raise InputError(f"{size} bytes is too large for a small JSON file", path=str(path))
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_JSON_BYTES + 1)
+        if len(raw) > MAX_JSON_BYTES:  # grew after the stat
+            raise InputError(f"more than {MAX_JSON_BYTES} bytes", path=str(path))
     except FileNotFoundError:
         raise InputError("file not found", path=str(path)) from None
     except OSError as exc:
@@ -494,6 +502,28 @@ def fetch_listing(
     return listing_from_model_info(info)
 
 
+@contextlib.contextmanager
+def _download_timeout(seconds: float) -> Iterator[None]:
+    """Bound each read of a Hub transfer by ``seconds`` for the duration of the block.
+
+    ``hf_hub_download`` takes a timeout for its metadata request only; the
+    transfer reads ``huggingface_hub.constants.HF_HUB_DOWNLOAD_TIMEOUT`` at
+    call time (default: $HF_HUB_DOWNLOAD_TIMEOUT or 10 s), so set it here
+    instead of leaving the bound to the environment.
+    """
+    try:
+        constants = importlib.import_module("huggingface_hub.constants")
+    except ImportError:  # pragma: no cover - huggingface_hub is checked by the caller
+        yield
+        return
+    saved = getattr(constants, "HF_HUB_DOWNLOAD_TIMEOUT", None)
+    setattr(constants, "HF_HUB_DOWNLOAD_TIMEOUT", seconds)  # noqa: B010 (a module constant)
+    try:
+        yield
+    finally:
+        setattr(constants, "HF_HUB_DOWNLOAD_TIMEOUT", saved)  # noqa: B010
+
+
 def download_files(
     names: Iterable[str],
     cache_dir: Path,
@@ -504,18 +534,23 @@ def download_files(
 ) -> Snapshot:
     """Download files at the pinned revision into ``cache_dir``; a snapshot of that folder.
 
-    ``etag_timeout`` bounds the metadata request; the transfer itself is
-    bounded by huggingface_hub's ``HF_HUB_DOWNLOAD_TIMEOUT`` (seconds per read).
+    ``timeout`` bounds the metadata request (``etag_timeout``) and each read of
+    the transfer (huggingface_hub's ``HF_HUB_DOWNLOAD_TIMEOUT``, set for the call).
     """
     hub = _require_hub()
     folder: Path | None = None
     for name in names:
         try:
-            path = Path(
-                hub.hf_hub_download(
-                    repo_id, name, revision=revision, cache_dir=str(cache_dir), etag_timeout=timeout
+            with _download_timeout(timeout):
+                path = Path(
+                    hub.hf_hub_download(
+                        repo_id,
+                        name,
+                        revision=revision,
+                        cache_dir=str(cache_dir),
+                        etag_timeout=timeout,
+                    )
                 )
-            )
         except _hub_errors() as exc:
             if _is_gated(exc):
                 raise PrerequisiteMissing(

@@ -35,7 +35,7 @@ def _flags(reason: str | None) -> list[str]:
 
 def run_hint(tiers: Iterable[str], reason: str | None, claim_id: str | None = None) -> str:
     """One line telling the user how to get this check run."""
-    tiers = list(dict.fromkeys(tiers))
+    tiers = list(dict.fromkeys(str(t) for t in tiers))  # str: evidence is read, not trusted
     # A flag the reason names (--allow-unload, --models-dir...) is the most precise advice.
     flags = [f for f in _flags(reason) if f not in ("--require-live", "--profile")]
     parts: list[str] = []

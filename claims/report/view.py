@@ -188,7 +188,11 @@ def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "nodeid": _str(check.get("nodeid"), "?"),
         "outcome": outcome,
-        "outcome_text": OUTCOME_TEXT.get(outcome, outcome),
+        "outcome_text": (
+            "expected to fail, with no catalogued erratum"
+            if outcome == "xfailed" and verdict == "error"
+            else OUTCOME_TEXT.get(outcome, outcome)
+        ),
         "verdict": verdict,
         "source": _str(check.get("source"), "fixture"),
         "duration": _seconds(duration),
@@ -239,10 +243,10 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures) -> dict[str, Any]:
         {
             "name": _str(f.get("name")),
             "display": _str(f.get("display")),
-            "scope": ", ".join(x for x in (f.get("model"), f.get("profile")) if x),
+            "scope": ", ".join(_str(x) for x in (f.get("model"), f.get("profile")) if x),
         }
         for f in _list(claim.get("stated"))
-        if isinstance(f, Mapping) and f.get("name") not in compared_names
+        if isinstance(f, Mapping) and _str(f.get("name")) not in compared_names
     ]
     check_views = [_check_view(c) for c in checks]
     if not reason and verdict in ("error", "refuted"):

@@ -7,7 +7,14 @@ import socket
 from pathlib import Path
 from typing import Any
 
+import httpcore  # noqa: F401  (see below)
 import pytest
+
+# httpx imports httpcore lazily and caches its exception map on first use.
+# pytester's in-process runs drop modules first imported inside a run, so a second
+# run would import a fresh httpcore whose errors that map no longer knows: a
+# refused connection would escape as a raw httpcore.ConnectError. Importing it
+# here keeps one httpcore for the whole session.
 
 # A small, self-contained catalog so the plugin's behaviour is tested apart from
 # the real documents' records (which other tests cover).
@@ -40,6 +47,7 @@ id = "T1-SERVER"
 section = "Live"
 statement = "A server answers."
 tiers = ["ollama", "offline"]
+stated = [{ name = "rate", value = "10", unit = "tok/s", model = "phi4" }]
 
 [[claim]]
 id = "T1-SPARK"
@@ -56,6 +64,9 @@ tiers = ["offline"]
 testable = false
 untestable_reason = "an opinion"
 """
+
+
+SUBPROCESS_TIMEOUT_S = 120
 
 
 def free_port() -> int:
@@ -86,7 +97,10 @@ class ClaimsPytester:
 
     def run(self, *args: str, subprocess: bool = False) -> pytest.RunResult:
         if subprocess:
-            return self.pytester.runpytest_subprocess(*self.base_args, *args)
+            # A bound, so a hung child fails the test instead of hanging the session.
+            return self.pytester.runpytest_subprocess(
+                *self.base_args, *args, timeout=SUBPROCESS_TIMEOUT_S
+            )
         return self.pytester.runpytest(*self.base_args, *args)
 
     @property

@@ -190,6 +190,107 @@ def test_profile_claims_are_not_applicable_elsewhere(claims_pytester):
     assert "dgx-spark" in claim["reason"]
 
 
+def test_a_check_whose_figures_are_all_for_another_model_is_not_applicable(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SERVER")
+        def test_rate(check):
+            check.against("rate", 99.0, model="gemma3")
+            check.observe("context only", 1)
+        """
+    )
+    result = claims_pytester.run("--require-live")
+    result.assert_outcomes(skipped=1)
+    assert result.ret == 0
+    claim = claims_pytester.claim("T1-SERVER")
+    assert claim["verdict"] == "not-applicable"
+    assert claim["reason"] == "figure stated for phi4; model under test is gemma3"
+    assert len(claim["checks"][0]["measurements"]) == 2  # kept for the report
+
+
+def test_a_compared_figure_beside_a_not_applicable_one_decides(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SERVER")
+        def test_rate(check):
+            check.against("rate", 99.0, model="gemma3")
+            check.measure("general form", 2, holds=True, expected="answers")
+        """
+    )
+    claims_pytester.run().assert_outcomes(passed=1)
+    assert claims_pytester.claim("T1-SERVER")["verdict"] == "consistent"
+
+
+def test_an_xfail_without_a_catalogued_erratum_is_not_a_known_erratum(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        @pytest.mark.xfail(reason="flaky probe", strict=True)
+        def test_marked(check):
+            raise AssertionError("nothing measured")
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-WRONG")
+        def test_bare_xfail(check):
+            pytest.xfail("gave up before measuring")
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(xfailed=2)
+    for claim_id in ("T1-SUM", "T1-WRONG"):
+        claim = claims_pytester.claim(claim_id)
+        assert claim["verdict"] == "error", claim_id
+        assert "without a catalogued erratum" in claim["reason"]
+    html = (claims_pytester.pytester.path / "reports" / "report.html").read_text("utf-8")
+    assert "failed as the erratum expects" not in html
+    assert "expected to fail, with no catalogued erratum" in html
+
+
+def test_a_teardown_error_spoils_a_known_erratum_and_a_skip(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.fixture
+        def broken_teardown():
+            yield
+            raise OSError("could not clean up")
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-WRONG")
+        def test_wrong(check, broken_teardown):
+            check.against("sum", 2)
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        def test_skipped(check, broken_teardown):
+            pytest.skip("nothing to do")
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(xfailed=1, skipped=1, errors=2)
+    for claim_id in ("T1-SUM", "T1-WRONG"):
+        claim = claims_pytester.claim(claim_id)
+        assert claim["verdict"] == "error", claim_id
+        assert claim["reason"] == "teardown: OSError: could not clean up"
+
+
+def test_not_run_reason_is_the_reason_alone(claims_pytester):
+    claims_pytester.pytester.makepyfile(OLLAMA_TEST)
+    claims_pytester.run("-m", "ollama")
+    (check,) = claims_pytester.claim("T1-SERVER")["checks"]
+    assert check["message"].startswith("no Ollama server at http://127.0.0.1:")
+
+
 def test_claim_option_selects_by_id(claims_pytester):
     claims_pytester.pytester.makepyfile(
         PASSING_OFFLINE
@@ -308,6 +409,39 @@ def test_sum_{i}(check):
     assert validate(claims_pytester.evidence()) == []
 
 
+def test_builtin_subclasses_in_a_record_survive_xdist(claims_pytester):
+    # execnet serializes exact types only: torch.__version__ (a str subclass) or a
+    # numpy float in a record used to crash the worker and end the whole run.
+    claims_pytester.pytester.makepyfile(
+        """
+        import enum
+        import numpy as np
+        import pytest
+
+        class Version(str):
+            pass
+
+        class Count(enum.IntEnum):
+            TWO = 2
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        def test_sum(check):
+            check.fact("torch", Version("2.13.0+cpu"))
+            check.against("sum", np.float64(4.0))
+            check.measure(Version("count"), Count.TWO, holds=True, expected="2")
+            check.observe("numpy", np.float64(0.5), note=Version("context"))
+        """
+    )
+    result = claims_pytester.run("-n", "2", "-p", "xdist")
+    result.assert_outcomes(passed=1)
+    assert result.ret == 0
+    (check,) = claims_pytester.claim("T1-SUM")["checks"]
+    assert check["facts"]["torch"] == "2.13.0+cpu"
+    assert [m["measured"] for m in check["measurements"]] == [4.0, 2, 0.5]
+    assert validate(claims_pytester.evidence()) == []
+
+
 def test_interrupted_run_leaves_valid_incomplete_evidence(claims_pytester):
     claims_pytester.pytester.makepyfile(
         PASSING_OFFLINE
@@ -408,3 +542,11 @@ def test_no_claims_report_writes_nothing(claims_pytester):
     claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
     claims_pytester.run("--no-claims-report")
     assert not claims_pytester.evidence_path.exists()
+
+
+def test_a_timeout_that_is_not_a_positive_number_is_a_usage_error(claims_pytester):
+    claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
+    for value in ("-1", "0", "nan", "soon"):
+        result = claims_pytester.run(f"--ollama-timeout={value}")
+        assert result.ret == 4, value
+        result.stderr.fnmatch_lines(["*argument --ollama-timeout:*"])

@@ -139,6 +139,15 @@ def test_oversized_json_is_refused_without_reading(tmp_path: Path) -> None:
         hf_repo.read_json_object(path)
 
 
+def test_a_fifo_is_refused_instead_of_blocking(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "config.json"
+    os.mkfifo(path)  # opening it for reading would wait for a writer forever
+    with pytest.raises(InputError, match="not a regular file"):
+        hf_repo.read_json_object(path)
+
+
 @pytest.mark.parametrize(
     "tokenizer_config, field",
     [
@@ -346,8 +355,12 @@ def test_download_files_uses_the_pinned_revision(
     hub = pytest.importorskip("huggingface_hub")
     calls: list[tuple[str, dict[str, Any]]] = []
 
+    constants = pytest.importorskip("huggingface_hub.constants")
+    before = constants.HF_HUB_DOWNLOAD_TIMEOUT
+
     def fake_download(repo_id: str, filename: str, **kwargs: Any) -> str:
-        calls.append((filename, kwargs))
+        # The transfer's read timeout is the one we pass, not the environment's.
+        calls.append((filename, dict(kwargs, read_timeout=constants.HF_HUB_DOWNLOAD_TIMEOUT)))
         target = tmp_path / "snapshots" / kwargs["revision"] / filename
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("{}", "utf-8")
@@ -361,6 +374,8 @@ def test_download_files_uses_the_pinned_revision(
         c[1]["revision"] == hf_repo.REVISION and c[1]["cache_dir"] == str(tmp_path) for c in calls
     )
     assert all(c[1]["etag_timeout"] == hf_repo.DEFAULT_TIMEOUT_S for c in calls)
+    assert all(c[1]["read_timeout"] == hf_repo.DEFAULT_TIMEOUT_S for c in calls)
+    assert before == constants.HF_HUB_DOWNLOAD_TIMEOUT  # restored afterwards
 
 
 def test_download_errors_are_server_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -327,6 +327,62 @@ def test_overlong_line_is_refused_with_bounded_memory(client: OllamaClient) -> N
         stream_all(c)
 
 
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (b'{"response": ' + b"1" * 5000 + b"}", "digits"),  # past Python's int digit limit
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    ],
+    ids=["huge-integer", "deep-nesting"],
+)
+def test_hostile_json_line_is_a_stream_error(line: bytes, why: str) -> None:
+    with _mock_client([line + b"\n"]) as c, pytest.raises(StreamError, match=why):
+        stream_all(c)
+
+
+@pytest.mark.parametrize(
+    "body", [b"1" * 5000, b"[" * 100_000], ids=["huge-integer", "deep-nesting"]
+)
+def test_hostile_json_reply_is_a_reply_error(body: bytes) -> None:
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body))
+    with (
+        OllamaClient("http://ollama.invalid", transport=transport) as c,
+        pytest.raises(ReplyError, match="answered non-JSON"),
+    ):
+        c.tags()
+
+
+def test_a_reply_body_that_trickles_forever_times_out() -> None:
+    def trickle() -> Iterator[bytes]:
+        while True:  # one byte every 50 ms: each read beats the timeout, the body never ends
+            time.sleep(0.05)
+            yield b" "
+
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=trickle()))
+    started = time.monotonic()
+    with (
+        OllamaClient("http://ollama.invalid", transport=transport, read_timeout=SHORT) as c,
+        pytest.raises(ServerTimeout, match="/api/version: reply body still incomplete after"),
+    ):
+        c.version()
+    assert time.monotonic() - started < SHORT + MARGIN
+
+
+def test_bytes_trickling_after_the_final_object_do_not_hold_the_stream() -> None:
+    def trickle() -> Iterator[bytes]:
+        yield b'{"response": "hi", "done": false}\n{"response": "", "done": true}\n'
+        while True:  # one byte every 50 ms: 64 KiB of it would take nearly an hour
+            time.sleep(0.05)
+            yield b" "
+
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=trickle()))
+    started = time.monotonic()
+    with OllamaClient("http://ollama.invalid", transport=transport) as c:
+        lines = stream_all(c)
+    assert lines[-1]["done"] is True
+    assert time.monotonic() - started < 1.0 + MARGIN
+
+
 def test_session_goes_on_after_a_fault(client: OllamaClient, fake: FakeOllama) -> None:
     fake.add_fault(Fault("cut", after_lines=1, times=1))
     with pytest.raises(StreamError):

@@ -8,8 +8,9 @@ them alone with::
         -p no:cacheprovider --no-claims-report tests/report/test_chromium.py
 
 ``CLAIMS_SCREENSHOT`` (optional) keeps a copy of the screenshot to look at.
-Chromium runs with networking features off and a throw-away profile; the page
-itself has no external reference (see test_html.py), so nothing is fetched.
+Chromium runs with networking features off, no name resolution, a dead
+loopback proxy and a throw-away profile; the page itself has no external
+reference (see test_html.py), so nothing is fetched.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ def browse(
         "--disable-component-update",
         "--disable-sync",
         "--no-first-run",
+        # A subprocess escapes pytest-socket's guard: make sure Chromium cannot
+        # resolve a name or reach anything but a dead loopback port by itself.
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--proxy-server=http://127.0.0.1:9",
         f"--user-data-dir={tmp_path / 'profile'}",
         *extra,
         page.resolve().as_uri(),

@@ -136,6 +136,7 @@ def test_pytest_run_report_and_diff_end_to_end(tmp_path, audit):
         ("{not json", "not JSON"),
         ('{"schema": "claims-evidence/1"}', "not claims evidence"),
         ("[1, 2]", "top level is not an object"),
+        ("[" * 100_000, "JSON nested too deeply"),
     ],
 )
 def test_bad_evidence_is_one_line_and_exit_2(tmp_path, content, expected):
@@ -152,3 +153,32 @@ def test_bad_evidence_is_one_line_and_exit_2(tmp_path, content, expected):
         assert len(lines) == 1 and expected in lines[0] and str(bad) in lines[0]
         assert "Traceback" not in proc.stderr
     assert not (tmp_path / "x.html").exists()
+
+
+def test_evidence_read_is_bounded(tmp_path, monkeypatch):
+    # A wrong path (/dev/zero, a model blob) must not be read into memory whole.
+    from claims import evidence
+    from claims.evidence import EvidenceError, load_evidence
+
+    monkeypatch.setattr(evidence, "MAX_EVIDENCE_BYTES", 1024)
+    big = tmp_path / "big.json"
+    big.write_text(" " * 2048 + "{}", encoding="utf-8")
+    with pytest.raises(EvidenceError, match="larger than"):
+        load_evidence(big)
+    if Path("/dev/zero").exists():
+        with pytest.raises(EvidenceError, match="larger than"):
+            load_evidence("/dev/zero")
+
+
+def test_wrongly_typed_fields_the_schema_allows_still_render(evidence):
+    # The schema leaves a stated figure's name and a check's tiers open; a report
+    # of such a file is still one page, not an internal error.
+    from claims.report import render_html
+
+    doc = json.loads(json.dumps(evidence))
+    for claim in doc["claims"]:
+        for fig in claim.get("stated") or []:
+            fig["name"] = ["not", "a", "name"]
+        for check in claim["checks"]:
+            check["tiers"] = [{"not": "a tier"}]
+    assert "<html" in render_html(doc)

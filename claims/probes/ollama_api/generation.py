@@ -141,6 +141,9 @@ class GenerationEndpoints(Transport):
             value = json.loads(text)
         except json.JSONDecodeError as exc:
             return StructuredReply(text, None, (f"not JSON: {exc.msg} at {exc.pos}",), reply)
+        except (ValueError, RecursionError) as exc:  # a huge integer; nesting too deep
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            return StructuredReply(text, None, (f"not usable JSON: {why}",), reply)
         validator = jsonschema.Draft202012Validator(dict(schema))
         errors = tuple(
             f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"

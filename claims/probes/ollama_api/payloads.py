@@ -35,7 +35,7 @@ def error_text(raw: bytes) -> str:
     """The message of an error reply: its ``error`` field, else the start of the body."""
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         return raw[:SHOWN_CHARS].decode("utf-8", "replace")
     if isinstance(data, dict) and "error" in data:
         return str(data["error"])[:SHOWN_CHARS]
@@ -46,7 +46,7 @@ def decode_json(raw: bytes, path: str) -> Any:
     """The JSON value of a reply body (:class:`ReplyError` when it is not JSON)."""
     try:
         return json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         shown = raw[:SHOWN_CHARS].decode("utf-8", "replace")
         raise ReplyError(f"{path} answered non-JSON: {shown!r}") from None
 

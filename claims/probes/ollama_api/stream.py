@@ -107,9 +107,12 @@ def parse_line(raw: bytes, path: str, index: int) -> dict[str, Any]:
     """One NDJSON line as the JSON object it must be; an ``error`` line raises."""
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:
+        # ValueError: not JSON, not UTF-8, or an integer past Python's digit limit;
+        # RecursionError: nesting deeper than the parser's stack.
         shown = raw[:80].decode("utf-8", "replace")
-        raise StreamError(f"not JSON ({exc}): {shown!r}", path=path, line=index) from None
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise StreamError(f"not JSON ({why}): {shown!r}", path=path, line=index) from None
     if not isinstance(data, dict):
         raise StreamError(f"a {type(data).__name__}, not a JSON object", path=path, line=index)
     if "error" in data:
@@ -168,18 +171,27 @@ def read_lines(
     )
 
 
-def drain(chunks: Iterator[bytes], limit: int = 64 * 1024) -> None:
+# Ollama ends the body right after the final object; a server that keeps
+# trickling bytes after it is not worth waiting for (the connection is closed).
+DRAIN_SECONDS = 1.0
+
+
+def drain(
+    chunks: Iterator[bytes], limit: int = 64 * 1024, seconds: float = DRAIN_SECONDS
+) -> None:
     """Read the little that follows the final object (the chunked terminator).
 
     A response closed with unread body bytes cannot go back to the connection
     pool, and every next request would pay for a new TCP connection inside its
-    measured time. Anything past ``limit`` bytes, or any error, just closes it.
+    measured time. Anything past ``limit`` bytes or ``seconds``, or any error,
+    just closes it (one read can still wait up to the stall timeout).
     """
     seen = 0
+    deadline = time.monotonic() + seconds
     try:
         for chunk in chunks:
             seen += len(chunk)
-            if seen > limit:
+            if seen > limit or time.monotonic() > deadline:
                 return
     except httpx.HTTPError:
         return

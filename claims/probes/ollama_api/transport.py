@@ -208,13 +208,24 @@ class Transport:
 
 
 def read_capped(resp: httpx.Response, limit: int, path: str, timeouts: Timeouts) -> bytes:
-    """A reply body of at most ``limit`` bytes; a stall or a break is a :class:`ServerError`."""
+    """A reply body of at most ``limit`` bytes; a stall or a break is a :class:`ServerError`.
+
+    The read timeout bounds each wait for bytes and also the whole body: Ollama
+    sends a non-streamed reply only once it is complete, so a body still
+    trickling in after that long comes from a broken or hostile server.
+    """
     out = bytearray()
+    budget = timeouts["read"]
+    deadline = None if budget is None else time.monotonic() + budget
     try:
         for chunk in resp.iter_bytes():
             out += chunk
             if len(out) > limit:
                 raise ServerError(f"{path}: reply exceeds {limit} bytes")
+            if deadline is not None and time.monotonic() > deadline:
+                raise ServerTimeout(
+                    f"{path}: reply body still incomplete after {seconds(budget)}"
+                )
     except httpx.ReadTimeout:
         raise ServerTimeout(f"{path}: reply body stalled for {seconds(timeouts['read'])}") from None
     except httpx.HTTPError as exc:

@@ -154,8 +154,11 @@ class Check:
         when it was itself computed from printed figures. ``unit`` converts the
         measurement into the figure's unit first (GB vs GiB stays explicit).
         Text, lists and booleans compare exactly. A figure stated for another
-        model or machine profile is recorded as not applicable, not compared.
-        Returns whether the figure holds (True when not applicable).
+        model or machine profile is recorded as not applicable, not compared. A
+        figure the catalog marks ``particular`` (one run or download of the
+        author's) is judged only against recorded data; beside a live or fixture
+        measurement it is shown with whether it matches, not judged.
+        Returns whether the figure holds (True when not judged).
         """
         owner, fig = self._figure(figure, claim)
         record: dict[str, Any] = {
@@ -207,6 +210,20 @@ class Check:
             holds=bool(holds),
             compared=True,
         )
+        if fig.particular is not None and self.source != "recorded":
+            # The figure describes the author's own run or download (a digest, an
+            # exact reply, a count prompt caching can lower): a new run that differs
+            # does not contradict the claim, so it is shown beside, not judged.
+            matched = "matches" if holds else "differs from"
+            record.update(
+                holds=True,
+                compared=False,
+                matches=bool(holds),
+                note=f"{matched} the document's own run; not judged: {fig.particular}"
+                + (f" ({note})" if note else ""),
+            )
+            self.measurements.append(record)
+            return True
         self.measurements.append(record)
         return bool(holds)
 

@@ -29,6 +29,7 @@ stated = [
   { name = "flag", value = true },
   { name = "spark", value = "20", profile = "dgx-spark" },
   { name = "loose", value = "3.5", tolerance = "0.1", tolerance_reason = "stated as about" },
+  { name = "digest", value = "abc", kind = "text", particular = "the author's download" },
 ]
 
 [[claim]]
@@ -178,3 +179,18 @@ def test_only_not_applicable_figures_give_a_reason(claims):
     c.against("rate", 23.3)
     assert c.not_applicable_reason() is None
     assert make(claims, "T2-FIGS").not_applicable_reason() is None  # nothing recorded at all
+
+
+def test_particular_figures_are_judged_on_recorded_data_and_shown_beside_live_data(claims):
+    recorded = make(claims, "T2-FIGS", source="recorded")
+    assert not recorded.against("digest", "xyz")
+    assert recorded.measurements[-1]["compared"] is True
+
+    live = make(claims, "T2-FIGS", source="live")
+    assert live.against("digest", "xyz")
+    m = live.measurements[-1]
+    assert m["compared"] is False and m["holds"] is True and m["matches"] is False
+    assert m["note"].startswith("differs from the document's own run; not judged: the author's")
+    assert live.against("digest", "abc")
+    assert live.measurements[-1]["matches"] is True
+    assert live.conclude().kind == "holds"

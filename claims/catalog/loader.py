@@ -58,6 +58,7 @@ _FIGURE_FIELDS = {
     "model",
     "profile",
     "note",
+    "particular",
 }
 _ERRATUM_FIELDS = {"explanation", "refutes"}
 
@@ -187,6 +188,7 @@ def _figure(where: str, raw: Any) -> StatedFigure:
         model=_opt_str(where, raw, "model"),
         profile=profile,
         note=_opt_str(where, raw, "note"),
+        particular=_opt_str(where, raw, "particular"),
     )
     if kind == "number":
         if not isinstance(value, str):

@@ -40,6 +40,9 @@ class StatedFigure:
     model: str | None = None
     profile: str | None = None
     note: str | None = None
+    # Why the figure belongs to one particular run or download of the author's
+    # (a digest, an exact reply): compared with recorded data, shown beside live data.
+    particular: str | None = None
 
     def expected(self) -> Interval:
         """The interval a numeric figure or range admits, tolerance included."""
@@ -81,7 +84,17 @@ class StatedFigure:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "display": self.display}
-        for key in ("text", "unit", "low", "high", "model", "profile", "note", "tolerance_reason"):
+        for key in (
+            "text",
+            "unit",
+            "low",
+            "high",
+            "model",
+            "profile",
+            "note",
+            "tolerance_reason",
+            "particular",
+        ):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value

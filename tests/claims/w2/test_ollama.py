@@ -421,7 +421,8 @@ def model_vocabulary(live: Any, model: Any) -> Any:
 def test_context_is_the_conversation(live, check, week2_reply):
     reply = week2_reply.recorded_by(live)
     model = live.model()
-    context, pec = reply.get("context"), reply.get("prompt_eval_count")
+    # Ollama omits a count of zero (a fully cached prompt).
+    context, pec = reply.get("context"), reply.get("prompt_eval_count", 0)
     if not isinstance(context, list) or not isinstance(pec, int):
         check.measure(
             "reply carries context and prompt_eval_count",
@@ -434,7 +435,27 @@ def test_context_is_the_conversation(live, check, week2_reply):
     check.fact(
         f"vocabulary:{model.name}", f"{vocab.source} ({len(vocab.tokens)} tokens, {vocab.model})"
     )
-    prompt_ids, answer_ids = context[:pec], context[pec:]
+    # Split by the answer's length, not by prompt_eval_count: with prompt caching
+    # Ollama counts only the prompt tokens it evaluated, while context holds them
+    # all. eval_count includes the stop token after a natural stop.
+    eval_count = reply.get("eval_count")
+    if not isinstance(eval_count, int):
+        check.measure(
+            "reply carries eval_count",
+            eval_count,
+            holds=False,
+            expected="an integer (answer tokens, plus the stop token after a natural stop)",
+        )
+        return
+    answer_len = eval_count - 1 if reply.get("done_reason") == "stop" else eval_count
+    prompt_len = len(context) - answer_len
+    prompt_ids, answer_ids = context[:prompt_len], context[prompt_len:]
+    check.measure(
+        "prompt ids in context vs prompt_eval_count",
+        {"context prompt ids": prompt_len, "prompt_eval_count": pec},
+        holds=0 <= pec <= prompt_len,
+        expected="prompt_eval_count at most the prompt ids context holds (caching lowers it)",
+    )
     decoded = vocab.decode(answer_ids)
     check.attach(
         "context decoded",
@@ -448,17 +469,19 @@ def test_context_is_the_conversation(live, check, week2_reply):
     check.against(
         "answer equals response",
         decoded == reply.get("response"),
-        note=f"context[{pec}:] ({len(answer_ids)} ids) decoded with the model's vocabulary",
+        note=f"context[{prompt_len}:] ({len(answer_ids)} ids) decoded with the model's vocabulary",
     )
     check.against(
         "prompt_eval_count",
-        pec,
+        prompt_len,
         model=model.name,
-        note="Ollama may report fewer prompt tokens when a cached prefix is reused",
+        note="prompt ids counted in the returned context",
     )
     check.against("user turn ids", context[:3], model=model.name)
     check.against(
-        "assistant turn ids", context[max(pec - 4, 0) : max(pec - 1, 0)], model=model.name
+        "assistant turn ids",
+        context[max(prompt_len - 4, 0) : max(prompt_len - 1, 0)],
+        model=model.name,
     )
     check.observe(
         "first answer pieces (this run's answer)",

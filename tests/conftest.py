@@ -85,34 +85,12 @@ def gguf_reference_gemma(gemma_gguf: Path) -> dict[str, Any]:
     """
     import time
 
-    import gguf
+    from claims.testing.gguf_corpus import reader_reference
 
     start = time.perf_counter()
-    reader = gguf.GGUFReader(gemma_gguf)
-    seconds = time.perf_counter() - start
-    fields = {
-        name: ([int(t) for t in f.types], f.contents())
-        for name, f in reader.fields.items()
-        if not name.startswith("GGUF.")
-    }
-    tensors = [
-        (
-            t.name,
-            [int(d) for d in t.shape],
-            int(t.tensor_type),
-            int(t.data_offset),
-            int(t.n_elements),
-            int(t.n_bytes),
-        )
-        for t in reader.tensors
-    ]
-    return {
-        "seconds": seconds,
-        "fields": fields,
-        "tensors": tensors,
-        "alignment": int(reader.alignment),
-        "data_offset": int(reader.data_offset),
-    }
+    ref = reader_reference(gemma_gguf)
+    ref["seconds"] = time.perf_counter() - start
+    return ref
 
 
 @pytest.fixture(scope="session")

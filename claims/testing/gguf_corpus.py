@@ -12,10 +12,11 @@ import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from claims.probes.gguf_file import inspect_header, read_header
 
-__all__ = ["CORPUS", "corpus_builder", "read_everything"]
+__all__ = ["CORPUS", "corpus_builder", "read_everything", "reader_reference"]
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "fixtures" / "hostile" / "gguf"
@@ -41,3 +42,38 @@ def read_everything(path: Path) -> None:
     for key in header.fields:
         header.get(key)
     inspect_header(header)
+
+
+def reader_reference(path: Path) -> dict[str, Any]:
+    """What gguf.GGUFReader reads from a file, as plain values (the cross-check's reference).
+
+    Field types are the integer GGUF value types; the reader itself is dropped,
+    so a session can keep the answers of its slow read without its memory map.
+    """
+    import gguf
+
+    reader = gguf.GGUFReader(path)
+    fields = {
+        name: ([int(t) for t in f.types], f.contents())
+        for name, f in reader.fields.items()
+        if not name.startswith("GGUF.")
+    }
+    tensors = [
+        (
+            t.name,
+            [int(d) for d in t.shape],
+            int(t.tensor_type),
+            int(t.data_offset),
+            int(t.n_elements),
+            int(t.n_bytes),
+        )
+        for t in reader.tensors
+    ]
+    return {
+        "fields": fields,
+        "tensors": tensors,
+        "alignment": int(reader.alignment),
+        "data_offset": int(reader.data_offset),
+        "byte_order": "big" if reader.endianess == gguf.GGUFEndian.BIG else "little",
+        "version": int(reader.fields["GGUF.version"].contents()),
+    }

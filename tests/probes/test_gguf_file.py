@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from claims.probes import gguf_file
 from claims.probes.errors import InputError
 from claims.probes.gguf_file import GGUFArray, GGUFHeader, GGUFTruncatedError, read_header
-from claims.testing.gguf_corpus import CORPUS, corpus_builder
+from claims.testing.gguf_corpus import CORPUS, corpus_builder, reader_reference
 
 SCALARS: dict[V, tuple[Any, ...]] = {
     V.UINT8: (0, 255),
@@ -105,32 +105,12 @@ def flatten(value: Any) -> list[Any]:
 
 
 def reference(path: Path) -> dict[str, Any]:
-    """What gguf.GGUFReader reads from a file, in plain Python values."""
-    reader = gguf.GGUFReader(path)
-    fields = {
-        name: ([V(int(t)) for t in f.types], f.contents())
-        for name, f in reader.fields.items()
-        if not name.startswith("GGUF.")
+    """What gguf.GGUFReader reads from a file, with field types as GGUFValueType members."""
+    ref = reader_reference(path)
+    ref["fields"] = {
+        name: ([V(t) for t in types], value) for name, (types, value) in ref["fields"].items()
     }
-    tensors = [
-        (
-            t.name,
-            [int(d) for d in t.shape],
-            int(t.tensor_type),
-            int(t.data_offset),
-            int(t.n_elements),
-            int(t.n_bytes),
-        )
-        for t in reader.tensors
-    ]
-    return {
-        "fields": fields,
-        "tensors": tensors,
-        "alignment": int(reader.alignment),
-        "data_offset": int(reader.data_offset),
-        "byte_order": "big" if reader.endianess == gguf.GGUFEndian.BIG else "little",
-        "version": int(reader.fields["GGUF.version"].contents()),
-    }
+    return ref
 
 
 def assert_same_as_reference(header: GGUFHeader, ref: dict[str, Any]) -> None:

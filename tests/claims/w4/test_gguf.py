@@ -119,10 +119,8 @@ def test_llama32_3b_blob_bits_per_parameter(check, store):
     check.chart("bits_per_param", _bits_rows(header, label), title=f"{LLAMA}: bits per parameter")
 
 
-@pytest.mark.claim("W4-TENSOR-MIX")
-def test_one_label_many_tensor_types_gemma(check, gemma_gguf):
-    check.source = "fixture"
-    header = read_header(gemma_gguf)
+def _one_label_many_types(check, header) -> None:
+    """W4-TENSOR-MIX's general form: one quantization label, several tensor formats."""
     label = header.file_type[1] if header.file_type else "unlabelled"
     check.observe("general.file_type", label)
     check.attach("tensor census", header.census, kind="json")
@@ -140,25 +138,14 @@ def test_one_label_many_tensor_types_gemma(check, gemma_gguf):
         holds=nominal is not None and (header.tensor_bits_per_parameter or 0) > nominal,
         expected=f"above the label's nominal {nominal} bits",
     )
+
+
+@pytest.mark.claim("W4-TENSOR-MIX")
+def test_one_label_many_tensor_types_gemma(check, gemma_gguf):
+    check.source = "fixture"
+    _one_label_many_types(check, read_header(gemma_gguf))
 
 
 @pytest.mark.claim("W4-TENSOR-MIX")
 def test_one_label_many_tensor_types_llama32(check, store):
-    header = _store_header(store, check, LLAMA)
-    label = header.file_type[1] if header.file_type else "unlabelled"
-    check.observe("general.file_type", label)
-    check.attach("tensor census", header.census, kind="json")
-    check.measure(
-        "ggml tensor types in one file",
-        header.census,
-        holds=len(header.census) > 1,
-        expected=f"more than one tensor format behind the single label {label}",
-    )
-    nominal = _nominal_bits(label)
-    check.measure(
-        "tensor-data bits per parameter",
-        header.tensor_bits_per_parameter,
-        unit="bit/param",
-        holds=nominal is not None and (header.tensor_bits_per_parameter or 0) > nominal,
-        expected=f"above the label's nominal {nominal} bits",
-    )
+    _one_label_many_types(check, _store_header(store, check, LLAMA))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from claims.catalog import load_catalog
-from claims.evidence import EvidenceLog, write_atomic
+from claims.evidence import write_atomic
+from claims.testing.evidence import empty_evidence
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -24,26 +24,8 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
 
 
 def evidence_file(tmp_path: Path, name: str = "e.json") -> Path:
-    log = EvidenceLog(
-        load_catalog(),
-        {
-            "started": "2026-11-29T08:00:00+00:00",
-            "finished": "2026-11-29T08:00:00+00:00",
-            "markexpr": "",
-            "profile": "generic",
-            "complete": True,
-            "options": {},
-            "machine": {
-                "os": "x",
-                "arch": "x86_64",
-                "cpu": "c",
-                "memory_bytes": 1,
-                "python": "3.11",
-            },
-        },
-    )
     path = tmp_path / name
-    write_atomic(path, json.dumps(log.document(complete=True)))
+    write_atomic(path, json.dumps(empty_evidence(markexpr="")))
     return path
 
 

@@ -17,20 +17,9 @@ from claims.evidence import (
     validate,
     write_atomic,
 )
+from claims.testing.evidence import minimal_run
 
 SHARED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "evidence.schema.json"
-
-
-def minimal_run():
-    return {
-        "started": "2026-11-29T08:00:00+00:00",
-        "finished": "2026-11-29T08:00:01+00:00",
-        "markexpr": "offline",
-        "profile": "generic",
-        "complete": False,
-        "options": {},
-        "machine": {"os": "x", "arch": "x86_64", "cpu": "c", "memory_bytes": 1, "python": "3.11"},
-    }
 
 
 def test_bundled_schema_is_the_shared_contract():

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from html.parser import HTMLParser
 
 import pytest
 
 from claims.catalog import load_catalog
-from claims.evidence import EvidenceLog, validate
+from claims.evidence import validate
 from claims.report import render_html
+from claims.testing.evidence import empty_evidence
 from claims.verdicts import VERDICTS
 
 HOSTILE_STATEMENT = 'Claim with <script>alert("x")</script> & a </table> in it'
@@ -246,25 +246,7 @@ def test_evidence_missing_optional_keys_still_renders(evidence):
 def test_real_catalog_renders_with_every_claim(tmp_path, audit):
     """The catalog as it is today, nothing run: every claim listed, not run or untestable."""
     catalog = load_catalog()
-    log = EvidenceLog(
-        catalog,
-        {
-            "started": "2026-11-29T08:00:00+00:00",
-            "finished": "2026-11-29T08:00:00+00:00",
-            "markexpr": "offline",
-            "profile": "generic",
-            "complete": True,
-            "options": {},
-            "machine": {
-                "os": "x",
-                "arch": "x86_64",
-                "cpu": "c",
-                "memory_bytes": 1,
-                "python": "3.11",
-            },
-        },
-    )
-    doc = json.loads(json.dumps(log.document(complete=True)))
+    doc = empty_evidence(catalog)
     html = render_html(doc)
     for claim in catalog:
         assert f'id="{claim.id}"' in html

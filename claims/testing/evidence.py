@@ -1,0 +1,34 @@
+"""Evidence documents for tests of the evidence, the report and the CLI."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from claims.catalog import Catalog, load_catalog
+from claims.evidence import EvidenceLog
+
+__all__ = ["empty_evidence", "minimal_run"]
+
+
+def minimal_run(markexpr: str = "offline", *, complete: bool = False) -> dict[str, Any]:
+    """The smallest run record the evidence schema accepts (a made-up machine)."""
+    return {
+        "started": "2026-11-29T08:00:00+00:00",
+        "finished": "2026-11-29T08:00:01+00:00",
+        "markexpr": markexpr,
+        "profile": "generic",
+        "complete": complete,
+        "options": {},
+        "machine": {"os": "x", "arch": "x86_64", "cpu": "c", "memory_bytes": 1, "python": "3.11"},
+    }
+
+
+def empty_evidence(catalog: Catalog | None = None, markexpr: str = "offline") -> dict[str, Any]:
+    """A complete evidence document in which no test ran: every claim listed, none checked.
+
+    Round-tripped through JSON, so it is exactly what a reader of the file sees.
+    """
+    log = EvidenceLog(catalog or load_catalog(), minimal_run(markexpr, complete=True))
+    doc: dict[str, Any] = json.loads(json.dumps(log.document(complete=True)))
+    return doc

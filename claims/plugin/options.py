@@ -24,7 +24,8 @@ def normalize_host(raw: str) -> str:
 
     "127.0.0.1" -> http://127.0.0.1:11434, ":11434" -> http://127.0.0.1:11434,
     "0.0.0.0:11434" -> http://127.0.0.1:11434 (a bind-all address is reached on loopback),
-    "https://host" keeps its scheme and gets port 443 only if given.
+    "::1" and "[::1]" -> http://[::1]:11434; "https://host" keeps its scheme and
+    defaults to port 443.
     """
     value = raw.strip().rstrip("/")
     scheme = "http"
@@ -37,6 +38,8 @@ def normalize_host(raw: str) -> str:
         port = rest[1:] if rest.startswith(":") else ""
     elif value.count(":") == 1:
         host, port = value.split(":", 1)
+    elif value.count(":") > 1:  # a bare IPv6 literal carries no port
+        host = f"[{value}]"
     if host in ("", "0.0.0.0"):
         host = "127.0.0.1"
     elif host == "[::]":

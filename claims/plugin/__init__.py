@@ -298,11 +298,28 @@ def _message(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | No
     return None
 
 
+def _label_skip(report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
+    """Let pytest's -rs line say "not run: <reason>" at the test's own location.
+
+    pytest would print the class path of our Skipped subclasses
+    ("claims.plugin.outcomes.NotRun: ...") at the line in outcomes.py that raised.
+    """
+    exc = call.excinfo.value if call.excinfo is not None else None
+    if not report.skipped or not isinstance(exc, (NotRun, NotApplicable)):
+        return
+    if not isinstance(report.longrepr, tuple) or len(report.longrepr) != 3:
+        return
+    label = "not applicable" if isinstance(exc, NotApplicable) else "not run"
+    fspath, lineno, _domain = report.location  # 0-based line of the test itself
+    report.longrepr = (fspath, (lineno or 0) + 1, f"{label}: {exc.msg}")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    _label_skip(report, call)
     ids = claim_ids(item)
     if not ids:
         return report

@@ -9,9 +9,14 @@ outcome once the test body has run, so a report shows all figures of a claim and
 not only the first that failed.
 
 Known errata: when the claim's catalog record carries an erratum, the figures it
-names are expected not to hold. Their failure is a *known erratum*; an unlisted
-figure failing is a refutation; a listed figure that holds fails the test
-strictly, so the catalog gets corrected.
+names are expected not to hold. Each is judged on its own: its failure is a
+*known erratum*; an unlisted figure failing is a refutation; any listed figure
+that holds fails the test strictly, naming it, so the catalog gets corrected
+even when the other listed figures still fail.
+
+:meth:`Check.conclude` is the one place a check's verdict is decided; the
+plugin writes it into the check record, :mod:`claims.verdicts` only ranks the
+records and the report only displays them.
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from claims.catalog.records import Claim, StatedFigure
-from claims.figures import Interval, UnitError, agrees, convert
+from claims.figures import Interval, UnitError, agrees, convert, parse_literal
+
+if TYPE_CHECKING:
+    from claims.catalog.loader import Catalog
 
 Source = Literal["recorded", "fixture", "live"]
 SOURCES: tuple[str, ...] = ("recorded", "fixture", "live")
@@ -37,12 +45,27 @@ class CheckUsageError(Exception):
     """A test used the check API wrongly (unknown figure, unit mismatch...)."""
 
 
+ConclusionKind = Literal[
+    "holds", "refuted", "known-erratum", "erratum-holds", "nothing-compared", "not-applicable"
+]
+
+
 @dataclass(frozen=True)
 class Conclusion:
-    """What the measurements say once the test body has finished."""
+    """What the measurements say once the test body has finished.
 
-    kind: Literal["holds", "refuted", "known-erratum", "erratum-holds"]
+    ``verdict`` is the check's verdict (one of :data:`claims.verdicts.VERDICTS`):
+    a confirmation is "reproduced" only from a live source; an erratum that now
+    holds, or a test that compared nothing, is an "error" (nothing was decided
+    and the test fails, so outcome and verdict agree).
+    """
+
+    kind: ConclusionKind
+    verdict: str
     message: str | None = None
+    # For "not-applicable": what the figures were stated for, so the report can say
+    # how to run them without parsing the reason's wording.
+    scope: dict[str, str] = field(default_factory=dict)
 
 
 def model_matches(stated_model: str, model: str | None) -> bool:
@@ -111,6 +134,10 @@ class Check:
     facts: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     charts: list[dict[str, Any]] = field(default_factory=list)
+    # Figures the check computed with rather than compared (see premise()).
+    premises: list[dict[str, Any]] = field(default_factory=list)
+    # The run's catalog, for premises stated under another claim.
+    catalog: Catalog | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         # The source decides reproduced vs consistent and must follow the schema's
@@ -135,6 +162,32 @@ class Check:
         if len(found) > 1:
             raise CheckUsageError(f"figure {name!r} is ambiguous; pass claim=")
         return found[0]
+
+    def premise(self, figure: str, *, claim: str | None = None) -> float:
+        """The number a stated figure gives, for a check that computes with it.
+
+        A test reads the document's figures here instead of spelling them out,
+        so a changed figure changes what is measured (``claims audit`` checks
+        that it does). ``claim`` may name another claim of the run's catalog
+        (the masterclass restates 2.4's Llama 3 8B shape in Q11). The premise is
+        recorded with the check, so the evidence says what the result rests on.
+        """
+        if claim is not None and all(c.id != claim for c in self.claims):
+            if self.catalog is None or claim not in self.catalog:
+                raise CheckUsageError(f"{self.nodeid}: no catalog claim {claim!r} to read from")
+            owner = self.catalog.get(claim)
+            try:
+                fig = owner.figure(figure)
+            except KeyError as exc:
+                raise CheckUsageError(str(exc.args[0])) from None
+        else:
+            owner, fig = self._figure(figure, claim)
+        if fig.kind != "number" or fig.text is None:
+            raise CheckUsageError(f"premise {figure!r} of {owner.id} is {fig.kind}, not a number")
+        entry = {"claim": owner.id, "name": fig.name, "stated_display": fig.display}
+        if entry not in self.premises:
+            self.premises.append(entry)
+        return float(parse_literal(fig.text).value)
 
     def against(
         self,
@@ -180,6 +233,9 @@ class Check:
                 compared=False,
                 applicable=False,
                 note=reason,
+                stated_for={
+                    k: v for k, v in (("model", fig.model), ("profile", fig.profile)) if v
+                },
             )
             self.measurements.append(record)
             return True
@@ -340,55 +396,77 @@ class Check:
     # --- concluding ------------------------------------------------------------
     def not_applicable_reason(self) -> str | None:
         """Why the check is not applicable, when its figures were all about another
-        model or profile and nothing else was compared; None otherwise."""
+        model or profile, or the author's own run (``particular``), and nothing else
+        was compared; None otherwise."""
         if any(m.get("compared") for m in self.measurements):
             return None
-        reasons = [m["note"] for m in self.measurements if m.get("applicable") is False]
+        reasons = [
+            m["note"]
+            for m in self.measurements
+            if m.get("applicable") is False or "matches" in m
+        ]
         return "; ".join(dict.fromkeys(reasons)) if reasons else None
 
     def failing(self) -> list[dict[str, Any]]:
         return [m for m in self.measurements if not m["holds"]]
 
+    def compared(self) -> list[dict[str, Any]]:
+        """Measurements judged against a stated figure or relation."""
+        return [m for m in self.measurements if m.get("compared")]
+
     def conclude(self) -> Conclusion:
-        """Judge the recorded measurements against the claims' errata."""
-        expected: dict[str, set[str]] = {}
-        for claim in self.claims:
-            if claim.erratum is not None:
-                expected[claim.id] = set(claim.erratum.refutes)
-        failing = self.failing()
+        """Judge the recorded measurements against the claims' errata: the check's verdict."""
+        confirmed = "reproduced" if self.source == "live" else "consistent"
+        listed: dict[str, set[str]] = {
+            c.id: set(c.erratum.refutes) for c in self.claims if c.erratum is not None
+        }
 
-        def is_expected(m: dict[str, Any]) -> bool:
+        def is_listed(m: dict[str, Any]) -> bool:
+            # An erratum with no figures named covers the claim as a whole.
             owners = [m["claim"]] if m.get("claim") else [c.id for c in self.claims]
-            for owner in owners:
-                if owner in expected and (not expected[owner] or m["name"] in expected[owner]):
-                    return True
-            return False
+            return any(o in listed and (not listed[o] or m["name"] in listed[o]) for o in owners)
 
-        unexpected = [m for m in failing if not is_expected(m)]
+        failing = self.failing()
+        unexpected = [m for m in failing if not is_listed(m)]
         if unexpected:
-            return Conclusion("refuted", _describe(unexpected))
+            return Conclusion("refuted", "refuted", _describe(unexpected))
+        # Each listed figure on its own: one that holds is news even when the
+        # others still fail (a partial correction of the document).
+        now_hold = [m for m in self.compared() if m["holds"] and is_listed(m)]
+        if now_hold:
+            owners = sorted({str(m.get("claim") or self.claims[0].id) for m in now_hold})
+            shown = ", ".join(dict.fromkeys(m["name"] for m in now_hold))
+            return Conclusion(
+                "erratum-holds",
+                "error",
+                f"{', '.join(owners)}: catalogued as a known erratum, but {shown} now "
+                f"hold{'s' if len(now_hold) == 1 else ''} ({_describe(now_hold)}); "
+                "update the catalog",
+            )
         if failing:
-            return Conclusion("known-erratum", _describe(failing))
-        # Nothing failed: an expected erratum that now holds must be noticed.
-        for claim in self.claims:
-            if claim.erratum is None:
-                continue
-            names = set(claim.erratum.refutes)
-            compared = [
-                m
-                for m in self.measurements
-                if m.get("compared")
-                and m.get("claim", claim.id) == claim.id
-                and (not names or m["name"] in names)
-            ]
-            if compared:
-                shown = ", ".join(sorted({m["name"] for m in compared}))
-                return Conclusion(
-                    "erratum-holds",
-                    f"{claim.id} is catalogued as a known erratum but now holds ({shown}); "
-                    "update the catalog",
-                )
-        return Conclusion("holds")
+            return Conclusion("known-erratum", "known-erratum", _describe(failing))
+        if not self.compared():
+            reason = self.not_applicable_reason()
+            if reason is not None:
+                return Conclusion("not-applicable", "not-applicable", reason, self._scope())
+            recorded = len(self.measurements)
+            return Conclusion(
+                "nothing-compared",
+                "error",
+                "the test compared nothing with a stated figure or relation "
+                f"({recorded} measurement{'s' if recorded != 1 else ''} recorded, none judged): "
+                "a check that cannot fail decides nothing",
+            )
+        return Conclusion("holds", confirmed)
+
+    def _scope(self) -> dict[str, str]:
+        scope: dict[str, str] = {}
+        for m in self.measurements:
+            for key in ("model", "profile"):
+                value = (m.get("stated_for") or {}).get(key)
+                if value:
+                    scope.setdefault(key, str(value))
+        return scope
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -398,6 +476,7 @@ class Check:
             "facts": self.facts,
             "notes": self.notes,
             "charts": self.charts,
+            "premises": self.premises,
         }
 
 

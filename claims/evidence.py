@@ -151,10 +151,14 @@ class EvidenceLog:
 
     def document(self, *, complete: bool, finished: str | None = None) -> dict[str, Any]:
         claims: list[dict[str, Any]] = []
+        options = self.run.get("options")
+        certification = isinstance(options, dict) and options.get("require_live") is True
         for doc in self.catalog.documents:
             for claim in doc.claims:
                 checks = self.checks[claim.id]
-                verdict, reason = claim_verdict(claim.testable, claim.untestable_reason, checks)
+                verdict, reason = claim_verdict(
+                    claim.testable, claim.untestable_reason, checks, certification=certification
+                )
                 entry = claim.to_json()
                 entry.update(
                     {

@@ -8,6 +8,12 @@ verdict is the most serious among them, in this order:
 
 so a live refutation is never hidden by a passing recorded check, and a claim
 is "reproduced" only when at least one check confirmed it live on this machine.
+
+A check's verdict is decided once, where the check ends (the plugin writes it
+into the record as ``verdict``); this module only ranks. In a certification run
+(``--require-live``) a claim with live checks gets the verdict of its live
+checks alone: what the document recorded cannot stand in for a live check that
+did not run or failed.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ PRIORITY: tuple[str, ...] = (
     "not-applicable",
     "not-run",
 )
+# The reason of a claim that no selected test checked (the report's hint keys on it).
+NOT_SELECTED = "no test of this claim was selected in this run"
 DESCRIPTIONS: dict[str, str] = {
     "reproduced": "confirmed live on this machine",
     "consistent": "confirmed on recorded figures or bundled artifacts only",
@@ -41,46 +49,46 @@ DESCRIPTIONS: dict[str, str] = {
     "known-erratum": "refuted, as the catalog expects (documented erratum)",
     "not-applicable": "does not apply to this machine profile or model",
     "not-run": "not checked in this run (reason given)",
-    "error": "the probe failed; nothing was decided",
+    "error": "nothing was decided: the probe failed, the test compared nothing, or a "
+    "catalogued erratum no longer reproduces",
     "untestable": "a program cannot check it (reason given)",
 }
 
 
 def check_verdict(check: Mapping[str, Any]) -> str:
-    """Verdict of one check record (as stored in evidence.json)."""
-    outcome = check["outcome"]
-    if outcome == "passed":
-        return "reproduced" if check.get("source") == "live" else "consistent"
-    if outcome == "xfailed":
-        # failure="error": an xfail that no catalogued erratum explains decided nothing.
-        return "error" if check.get("failure") == "error" else "known-erratum"
-    if outcome == "skipped":
-        return "not-applicable" if check.get("status") == "not-applicable" else "not-run"
-    if outcome == "failed":
-        failure = check.get("failure")
-        if failure == "erratum-holds":
-            return "reproduced" if check.get("source") == "live" else "consistent"
-        if failure == "not-run":  # --require-live turned a missing prerequisite into a failure
-            return "not-run"
-        return "refuted"
-    return "error"
+    """Verdict of one check record (as stored in evidence.json).
+
+    The record carries the verdict its check decided; a record without a valid
+    one (hand-edited, or from a version that did not write it) decided nothing.
+    """
+    verdict = check.get("verdict")
+    return verdict if verdict in PRIORITY else "error"
 
 
 def claim_verdict(
-    testable: bool, untestable_reason: str | None, checks: Iterable[Mapping[str, Any]]
+    testable: bool,
+    untestable_reason: str | None,
+    checks: Iterable[Mapping[str, Any]],
+    *,
+    certification: bool = False,
 ) -> tuple[str, str | None]:
-    """The claim's verdict and a one-line reason, from all of its checks."""
+    """The claim's verdict and a one-line reason, from all of its checks.
+
+    ``certification``: the run demanded live checks (--require-live); a claim
+    that has any is judged by them alone.
+    """
     if not testable:
         return "untestable", untestable_reason
     checks = list(checks)
     if not checks:
-        return "not-run", "no test of this claim was selected in this run"
+        return "not-run", NOT_SELECTED
+    if certification:
+        live = [c for c in checks if c.get("source") == "live"]
+        checks = live or checks
     ranked = sorted(checks, key=lambda c: PRIORITY.index(check_verdict(c)))
     top = ranked[0]
     verdict = check_verdict(top)
-    reason = top.get("message")
-    if verdict in ("reproduced", "consistent") and top.get("failure") != "erratum-holds":
-        reason = None  # a confirmation needs no reason; an erratum that now holds does
+    reason = None if verdict in ("reproduced", "consistent") else top.get("message")
     if verdict == "not-run" and len(ranked) > 1:
         # Several skipped checks: keep the distinct reasons, they tell the user what to enable.
         reasons = sorted(

@@ -107,21 +107,86 @@ def test_measure_requires_a_bool(claims):
 def test_conclusions(claims):
     c = make(claims, "T2-FIGS")
     c.against("rate", 23.3)
-    assert c.conclude().kind == "holds"
+    assert (c.conclude().kind, c.conclude().verdict) == ("holds", "consistent")
+    assert make_live_holding(claims).conclude().verdict == "reproduced"
     c.against("rate", 1)
-    assert c.conclude().kind == "refuted"
+    assert (c.conclude().kind, c.conclude().verdict) == ("refuted", "refuted")
 
     e = make(claims, "T2-ERR")
     e.against("a", 5)
     e.against("b", 2)
-    assert e.conclude().kind == "known-erratum"
+    assert (e.conclude().kind, e.conclude().verdict) == ("known-erratum", "known-erratum")
     e2 = make(claims, "T2-ERR")
     e2.against("a", 1)
-    assert e2.conclude().kind == "erratum-holds"
+    assert (e2.conclude().kind, e2.conclude().verdict) == ("erratum-holds", "error")
     e3 = make(claims, "T2-ERR")
     e3.against("a", 5)
     e3.against("b", 5)
     assert e3.conclude().kind == "refuted"
+
+
+def make_live_holding(claims):
+    c = make(claims, "T2-FIGS", source="live")
+    c.against("rate", 23.3)
+    return c
+
+
+ERRATA = """
+[document]
+id = "T3"
+title = "t"
+seeds = []
+sections = ["S"]
+
+[[claim]]
+id = "T3-TABLE"
+section = "S"
+statement = "s"
+tiers = ["offline"]
+stated = [{ name = "a", value = "1" }, { name = "b", value = "2" }, { name = "c", value = "3" }]
+[claim.erratum]
+explanation = "a and b are misprinted"
+refutes = ["a", "b"]
+"""
+
+
+def test_each_erratum_figure_is_judged_on_its_own():
+    claim = load_document("T3.toml", text=ERRATA).claims[0]
+    # Only "a" corrected in the document: it now holds while "b" still fails.
+    partial = Check(claims=(claim,), nodeid="t::p")
+    partial.against("a", 1)
+    partial.against("b", 7)
+    partial.against("c", 3)
+    done = partial.conclude()
+    assert (done.kind, done.verdict) == ("erratum-holds", "error")
+    assert "a now holds" in str(done.message) and "b now" not in str(done.message)
+    # Both listed figures still wrong, the unlisted one right: the known erratum.
+    still = Check(claims=(claim,), nodeid="t::s")
+    still.against("a", 9)
+    still.against("b", 7)
+    still.against("c", 3)
+    assert still.conclude().kind == "known-erratum"
+
+
+def test_a_check_that_compares_nothing_is_an_error_of_the_test(claims):
+    empty = make(claims, "T2-FIGS")
+    assert (empty.conclude().kind, empty.conclude().verdict) == ("nothing-compared", "error")
+    observed = make(claims, "T2-FIGS")
+    observed.observe("context", 3)
+    observed.measure("unjudged", 1, holds=True)  # no relation stated: context only
+    assert observed.conclude().verdict == "error"
+    assert "compared nothing" in str(observed.conclude().message)
+
+
+def test_a_check_about_another_model_only_is_not_applicable_and_says_which(claims):
+    c = make(claims, "T2-FIGS")
+    c.against("size", 9.1, model="llama3")
+    done = c.conclude()
+    assert (done.kind, done.verdict, done.scope) == (
+        "not-applicable",
+        "not-applicable",
+        {"model": "phi4"},
+    )
 
 
 def test_attachments_are_bounded(claims):
@@ -193,4 +258,5 @@ def test_particular_figures_are_judged_on_recorded_data_and_shown_beside_live_da
     assert m["note"].startswith("differs from the document's own run; not judged: the author's")
     assert live.against("digest", "abc")
     assert live.measurements[-1]["matches"] is True
-    assert live.conclude().kind == "holds"
+    # Shown beside, judged nowhere: the live check decides nothing about the claim.
+    assert live.conclude().kind == "not-applicable"

@@ -46,6 +46,7 @@ def test_checks_are_split_per_claim():
         {
             "nodeid": "t",
             "outcome": "passed",
+            "verdict": "reproduced",
             "source": "live",
             "measurements": [
                 {"name": "x", "claim": a, "measured": 1, "holds": True},

@@ -7,45 +7,43 @@ import pytest
 from claims.verdicts import PRIORITY, check_verdict, claim_verdict, summarize
 
 
-def rec(outcome, source="fixture", **extra):
-    return {"outcome": outcome, "source": source, **extra}
+def rec(verdict, source="fixture", **extra):
+    return {"verdict": verdict, "source": source, **extra}
+
+
+def test_a_check_record_carries_its_verdict():
+    for verdict in PRIORITY:
+        assert check_verdict(rec(verdict)) == verdict
 
 
 @pytest.mark.parametrize(
-    ("record", "verdict"),
+    "record",
     [
-        (rec("passed", "live"), "reproduced"),
-        (rec("passed", "recorded"), "consistent"),
-        (rec("passed", "fixture"), "consistent"),
-        (rec("xfailed"), "known-erratum"),
-        (rec("xfailed", failure="error"), "error"),  # an xfail no catalogued erratum explains
-        (rec("skipped", status="not-applicable"), "not-applicable"),
-        (rec("skipped", status="not-run"), "not-run"),
-        (rec("failed", failure="refuted"), "refuted"),
-        (rec("failed", failure="not-run"), "not-run"),
-        (rec("failed", "live", failure="erratum-holds"), "reproduced"),
-        (rec("error", failure="error"), "error"),
+        {"outcome": "passed", "source": "live"},  # no verdict written: decided nothing
+        rec("untestable"),  # a claim's verdict, never a check's
+        rec("confirmed"),
     ],
 )
-def test_check_verdicts(record, verdict):
-    assert check_verdict(record) == verdict
+def test_a_record_without_a_valid_verdict_is_an_error(record):
+    assert check_verdict(record) == "error"
 
 
 def test_a_live_refutation_is_never_hidden_by_a_recorded_pass():
-    checks = [rec("passed", "recorded"), rec("failed", "live", failure="refuted", message="no")]
+    checks = [rec("consistent", "recorded"), rec("refuted", "live", message="no")]
     assert claim_verdict(True, None, checks) == ("refuted", "no")
 
 
 def test_reproduced_needs_a_live_check():
-    assert claim_verdict(True, None, [rec("passed", "recorded")])[0] == "consistent"
+    assert claim_verdict(True, None, [rec("consistent", "recorded")])[0] == "consistent"
     assert (
-        claim_verdict(True, None, [rec("passed", "recorded"), rec("passed", "live")])[0]
+        claim_verdict(True, None, [rec("consistent", "recorded"), rec("reproduced", "live")])[0]
         == "reproduced"
     )
 
 
 def test_errata_outrank_confirmations():
-    assert claim_verdict(True, None, [rec("passed", "live"), rec("xfailed")])[0] == "known-erratum"
+    checks = [rec("reproduced", "live"), rec("known-erratum")]
+    assert claim_verdict(True, None, checks)[0] == "known-erratum"
 
 
 def test_claims_without_checks_are_not_run_and_untestable_keep_their_reason():
@@ -58,10 +56,28 @@ def test_claims_without_checks_are_not_run_and_untestable_keep_their_reason():
 
 def test_not_run_reasons_are_combined():
     checks = [
-        rec("skipped", status="not-run", message="no server"),
-        rec("skipped", status="not-run", message="no GPU"),
+        rec("not-run", message="no server"),
+        rec("not-run", message="no GPU"),
     ]
     assert claim_verdict(True, None, checks) == ("not-run", "no GPU | no server")
+
+
+def test_a_certification_run_shows_what_the_live_check_showed():
+    checks = [rec("consistent", "recorded"), rec("not-run", "live", message="no server")]
+    assert claim_verdict(True, None, checks) == ("consistent", None)
+    assert claim_verdict(True, None, checks, certification=True) == ("not-run", "no server")
+    failed = [rec("consistent", "recorded"), rec("error", "live", message="probe broke")]
+    assert claim_verdict(True, None, failed, certification=True) == ("error", "probe broke")
+    # A claim with no live check keeps its offline verdict in a certification run.
+    assert claim_verdict(True, None, checks[:1], certification=True)[0] == "consistent"
+
+
+def test_an_erratum_that_now_holds_keeps_its_reason():
+    checks = [rec("error", message="MC-X: catalogued as a known erratum, but a now holds")]
+    assert claim_verdict(True, None, checks) == (
+        "error",
+        "MC-X: catalogued as a known erratum, but a now holds",
+    )
 
 
 def test_priority_is_a_total_order_of_the_run_verdicts():

@@ -11,8 +11,10 @@ Hooks, in the order a run meets them:
 * ``pytest_runtest_setup`` / ``_call`` wrappers – profile and tier
   prerequisites (skip with a reason, or fail under ``--require-live``), then
   the soft-assertion verdict of the test's :class:`~claims.check.Check`.
-* ``pytest_runtest_makereport`` – puts the check record into the report's
-  ``user_properties``, which pytest-xdist ships to the controller.
+* ``pytest_runtest_makereport`` – writes the check's verdict (decided once:
+  by :meth:`~claims.check.Check.conclude`, or by how setup ended) into the check
+  record and puts it into the report's ``user_properties``, which pytest-xdist
+  ships to the controller.
 * ``pytest_runtest_logreport`` / ``pytest_sessionfinish`` – the controller
   aggregates records into ``evidence.json`` (rewritten atomically as tests
   finish) and renders the HTML report.
@@ -27,7 +29,7 @@ from typing import Any
 import pytest
 
 from claims.catalog import TIERS, CatalogError, load_catalog
-from claims.check import Check, jsonable
+from claims.check import Check, Conclusion, jsonable
 from claims.evidence import EvidenceLog, now_iso, write_atomic
 from claims.plugin.fixtures import (
     catalog,
@@ -40,6 +42,7 @@ from claims.plugin.fixtures import (
 from claims.plugin.keys import (
     CATALOG,
     CHECK,
+    CONCLUSION,
     LIVE_TIERS,
     LOOPBACK,
     PROBLEM,
@@ -53,6 +56,7 @@ from claims.plugin.outcomes import (
     ClaimRefuted,
     ErratumNowHolds,
     NotApplicable,
+    NothingCompared,
     NotRun,
     RequiredButNotRun,
     not_applicable,
@@ -218,6 +222,9 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
         pytest.fail(problem, pytrace=False)
     ids = claim_ids(item)
     tiers = item_tiers(item)
+    # A rerun of the same item (claims audit) starts without the last run's conclusion.
+    if CONCLUSION in item.stash:
+        del item.stash[CONCLUSION]
     try:
         if ids:
             catalog = config.stash[CATALOG]
@@ -228,13 +235,15 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
                 nodeid=item.nodeid,
                 source="live" if live else "fixture",
                 profile=config.stash[PROFILE],
+                catalog=catalog,
             )
             profile = config.stash[PROFILE]
             for claim in claims:
                 if claim.profile and claim.profile != profile:
                     not_applicable(
                         f"{claim.id} is about the {claim.profile} profile; this machine is "
-                        f"{profile} (override with --profile)"
+                        f"{profile} (override with --profile)",
+                        scope={"profile": claim.profile},
                     )
         tier_status = config.stash[TIERS_KEY]
         for tier in tiers:
@@ -261,17 +270,19 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     if check is None:
         return result
     conclusion = check.conclude()
+    item.stash[CONCLUSION] = conclusion
     if conclusion.kind == "refuted":
         raise ClaimRefuted(f"refuted: {conclusion.message}", pytrace=False)
     if conclusion.kind == "known-erratum":
         pytest.xfail(f"known erratum: {conclusion.message}")
     if conclusion.kind == "erratum-holds":
         raise ErratumNowHolds(str(conclusion.message), pytrace=False)
-    # Every figure was about another model or profile: nothing was compared, so
-    # the check confirms nothing (a pass would report the claim consistent).
-    reason = check.not_applicable_reason()
-    if reason is not None:
-        not_applicable(reason)
+    if conclusion.kind == "nothing-compared":
+        raise NothingCompared(str(conclusion.message), pytrace=False)
+    if conclusion.kind == "not-applicable":
+        # Every figure was about another model or profile: nothing was compared, so
+        # the check confirms nothing (a pass would report the claim consistent).
+        not_applicable(str(conclusion.message), scope=conclusion.scope)
     return result
 
 
@@ -314,6 +325,50 @@ def _label_skip(report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
     report.longrepr = (fspath, (lineno or 0) + 1, f"{label}: {exc.msg}")
 
 
+def _ending(
+    report: pytest.TestReport,
+    exc: BaseException | None,
+    conclusion: Conclusion | None,
+    message: str | None,
+) -> dict[str, Any]:
+    """The check's outcome, verdict and (when it did not pass) why: decided here, once.
+
+    A test that ran to its end carries the :class:`Conclusion` of its check;
+    every other ending is decided by what stopped it (a missing prerequisite,
+    another profile, a failing assertion, a broken probe).
+    """
+    if report.passed:
+        if conclusion is None:  # a pass without a conclusion compared nothing
+            return {"outcome": "passed", "verdict": "error", "failure": "nothing-compared"}
+        return {"outcome": "passed", "verdict": conclusion.verdict}
+    if report.skipped:
+        if getattr(report, "wasxfail", None) is not None:
+            if conclusion is not None and conclusion.kind == "known-erratum":
+                return {"outcome": "xfailed", "verdict": "known-erratum"}
+            # Only a catalogued erratum makes an expected failure a known
+            # erratum; an xfail marker or a bare pytest.xfail() decided nothing.
+            return {
+                "outcome": "xfailed",
+                "verdict": "error",
+                "failure": "error",
+                "message": f"expected failure without a catalogued erratum: {message}",
+            }
+        if isinstance(exc, NotApplicable):
+            return {"outcome": "skipped", "verdict": "not-applicable", "status": "not-applicable"}
+        return {"outcome": "skipped", "verdict": "not-run", "status": "not-run"}
+    if isinstance(exc, RequiredButNotRun):
+        # Certification mode: the missing prerequisite fails the run, and the check
+        # stays "not run" (nothing was measured).
+        return {"outcome": "failed", "verdict": "not-run", "failure": "not-run"}
+    if isinstance(exc, ErratumNowHolds):
+        return {"outcome": "failed", "verdict": "error", "failure": "erratum-holds"}
+    if isinstance(exc, NothingCompared):
+        return {"outcome": "failed", "verdict": "error", "failure": "nothing-compared"}
+    if isinstance(exc, (AssertionError, pytest.fail.Exception)) and report.when == "call":
+        return {"outcome": "failed", "verdict": "refuted", "failure": "refuted"}
+    return {"outcome": "error", "verdict": "error", "failure": "error"}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -336,31 +391,9 @@ def pytest_runtest_makereport(
         "tiers": item_tiers(item),
     }
     exc = call.excinfo.value if call.excinfo is not None else None
-    if report.passed:
-        rec["outcome"] = "passed"
-    elif report.skipped:
-        if getattr(report, "wasxfail", None) is not None:
-            rec["outcome"] = "xfailed"
-            if check is None or check.conclude().kind != "known-erratum":
-                # Only a catalogued erratum makes an expected failure a known
-                # erratum; an xfail marker or a bare pytest.xfail() decided nothing.
-                rec.update(
-                    failure="error",
-                    message="expected failure without a catalogued erratum: "
-                    f"{_message(report, call)}",
-                )
-        else:
-            rec["outcome"] = "skipped"
-            rec["status"] = "not-applicable" if isinstance(exc, NotApplicable) else "not-run"
-    else:
-        if isinstance(exc, RequiredButNotRun):
-            rec.update(outcome="failed", failure="not-run")
-        elif isinstance(exc, ErratumNowHolds):
-            rec.update(outcome="failed", failure="erratum-holds")
-        elif isinstance(exc, (AssertionError, pytest.fail.Exception)) and report.when == "call":
-            rec.update(outcome="failed", failure="refuted")
-        else:
-            rec.update(outcome="error", failure="error")
+    rec.update(_ending(report, exc, item.stash.get(CONCLUSION, None), rec["message"]))
+    if isinstance(exc, NotApplicable) and exc.scope:
+        rec["applies_to"] = exc.scope
     if check is not None:
         rec.update(check.to_json())
     else:

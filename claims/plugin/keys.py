@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from claims.catalog import Catalog
-from claims.check import Check
+from claims.check import Check, Conclusion
 from claims.plugin.options import Settings
 from claims.plugin.tiers import Tiers
 
@@ -14,6 +14,7 @@ CATALOG = pytest.StashKey[Catalog]()
 TIERS_KEY = pytest.StashKey[Tiers]()
 PROFILE = pytest.StashKey[str]()
 CHECK = pytest.StashKey[Check]()
+CONCLUSION = pytest.StashKey[Conclusion]()
 PROBLEM = pytest.StashKey[str]()
 
 # Hosts a test may connect to: loopback only, plus the Ollama host for the ollama tier.

@@ -6,11 +6,17 @@
 * :func:`not_applicable` – the claim or figure is about another machine profile
   or model. Reported "not applicable"; never a failure.
 * :class:`ClaimRefuted` – measurements contradict the claim (an assertion failure).
-* :class:`ErratumNowHolds` – a catalogued erratum no longer reproduces.
+* :class:`ErratumNowHolds` – a figure a catalogued erratum lists now holds.
+* :class:`NothingCompared` – the test compared nothing: an error of the test.
+
+The exception says how the test ended; the verdict itself is decided once, by
+:meth:`claims.check.Check.conclude` or by the hook that raised the exception,
+and written into the check record (``verdict``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NoReturn
 
 from _pytest.outcomes import Failed, Skipped
@@ -20,6 +26,7 @@ __all__ = [
     "ErratumNowHolds",
     "NotApplicable",
     "NotRun",
+    "NothingCompared",
     "RequiredButNotRun",
     "needs_flag",
     "not_applicable",
@@ -32,7 +39,17 @@ class NotRun(Skipped):
 
 
 class NotApplicable(Skipped):
-    """The check does not apply to this machine profile or model."""
+    """The check does not apply to this machine profile or model.
+
+    ``scope`` says what it applies to ({"profile": "dgx-spark"}, {"model": "phi4"}),
+    when known, so the report can tell the user how to run it.
+    """
+
+    def __init__(
+        self, msg: str, pytrace: bool = False, scope: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(msg, pytrace=pytrace)
+        self.scope = dict(scope or {})
 
 
 class RequiredButNotRun(Failed):
@@ -44,7 +61,11 @@ class ClaimRefuted(Failed):
 
 
 class ErratumNowHolds(Failed):
-    """A claim the catalog lists as a known erratum now holds: update the catalog."""
+    """A figure the catalog lists as a known erratum now holds: update the catalog."""
+
+
+class NothingCompared(Failed):
+    """The test recorded no measurement judged against a statement: it cannot fail."""
 
 
 def not_run(reason: str) -> NoReturn:
@@ -52,9 +73,9 @@ def not_run(reason: str) -> NoReturn:
     raise NotRun(reason, pytrace=False)
 
 
-def not_applicable(reason: str) -> NoReturn:
-    """End the check as "not applicable" (another profile or model)."""
-    raise NotApplicable(reason, pytrace=False)
+def not_applicable(reason: str, scope: Mapping[str, str] | None = None) -> NoReturn:
+    """End the check as "not applicable" (another profile or model, named in ``scope``)."""
+    raise NotApplicable(reason, pytrace=False, scope=scope)
 
 
 def needs_flag(enabled: bool, flag: str, what: str) -> None:

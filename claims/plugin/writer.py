@@ -45,6 +45,7 @@ class EvidenceWriter:
             if prev["outcome"] in ("passed", "xfailed", "skipped"):
                 prev.update(
                     outcome="error",
+                    verdict="error",
                     failure="error",
                     message=f"teardown: {rec.get('message')}",
                 )

@@ -183,7 +183,7 @@ def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
     if verdict == "not-run":
         hint = run_hint(_list(check.get("tiers")), message)
     elif verdict == "not-applicable":
-        hint = not_applicable_hint(message)
+        hint = not_applicable_hint(_mapping(check.get("applies_to")))
     duration = check.get("duration_s")
     return {
         "nodeid": _str(check.get("nodeid"), "?"),
@@ -235,9 +235,10 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures) -> dict[str, Any]:
     hint = None
     if verdict == "not-run":
         check_tiers = [t for c in checks for t in _list(c.get("tiers"))] or tiers
-        hint = run_hint(check_tiers, _str(reason), cid)
+        hint = run_hint(check_tiers, _str(reason), cid, selected=bool(checks))
     elif verdict == "not-applicable":
-        hint = not_applicable_hint(_str(reason))
+        owner = next((c for c in checks if check_verdict(c) == "not-applicable"), {})
+        hint = not_applicable_hint(_mapping(owner.get("applies_to")))
     compared_names = {r["name"] for r in rows}
     stated = [
         {

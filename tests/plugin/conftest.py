@@ -57,6 +57,16 @@ tiers = ["offline"]
 profile = "dgx-spark"
 
 [[claim]]
+id = "T1-TABLE"
+section = "Numbers"
+statement = "A table printing 3 for 1 + 1 and 5 for 2 + 2 (two known mistakes)."
+tiers = ["offline"]
+stated = [{ name = "1 + 1", value = "3" }, { name = "2 + 2", value = "5" }]
+[claim.erratum]
+explanation = "Both cells are off by one."
+refutes = ["1 + 1", "2 + 2"]
+
+[[claim]]
 id = "T1-OPINION"
 section = "Live"
 statement = "Something nobody can measure."

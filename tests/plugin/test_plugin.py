@@ -111,7 +111,57 @@ def test_erratum_that_starts_to_hold_fails_strictly(claims_pytester):
     )
     result = claims_pytester.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*T1-WRONG is catalogued as a known erratum but now holds*"])
+    result.stdout.fnmatch_lines(["*T1-WRONG: catalogued as a known erratum, but sum now holds*"])
+    # The evidence agrees with the failed test: not "consistent", an error to act on.
+    claim = claims_pytester.claim("T1-WRONG")
+    assert claim["verdict"] == "error"
+    assert claim["checks"][0]["verdict"] == "error"
+    assert "sum now holds" in claim["reason"]
+
+
+def test_an_erratum_corrected_in_part_fails_strictly_naming_the_figure(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-TABLE")
+        def test_table(check):
+            check.against("1 + 1", 3)   # this cell now holds (a corrected document)
+            check.against("2 + 2", 4)   # this one is still the known mistake
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=1)
+    assert result.ret == 1
+    claim = claims_pytester.claim("T1-TABLE")
+    assert claim["verdict"] == "error"
+    assert "1 + 1 now holds" in claim["reason"] and "2 + 2 now" not in claim["reason"]
+
+
+def test_a_claim_test_that_compares_nothing_is_an_error(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        pytestmark = pytest.mark.offline
+
+        @pytest.mark.claim("T1-SUM")
+        def test_only_observes(check):
+            check.observe("context", 4)
+
+        @pytest.mark.claim("T1-WRONG")
+        def test_records_nothing(check):
+            pass
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*the test compared nothing*"])
+    for cid in ("T1-SUM", "T1-WRONG"):
+        claim = claims_pytester.claim(cid)
+        assert claim["verdict"] == "error"
+        assert claim["checks"][0]["outcome"] == "failed"
 
 
 def test_unexpected_failure_in_an_erratum_claim_is_a_refutation(claims_pytester):
@@ -150,6 +200,34 @@ def test_require_live_turns_missing_prerequisites_into_failures(claims_pytester)
     claim = claims_pytester.claim("T1-SERVER")
     assert claim["verdict"] == "not-run"
     assert claim["checks"][0]["outcome"] == "failed"
+
+
+RECORDED_AND_LIVE = """
+import pytest
+
+@pytest.mark.offline
+@pytest.mark.claim("T1-SERVER")
+def test_recorded(check):
+    check.source = "recorded"
+    check.measure("the document's server answered", True, holds=True, expected="an answer")
+
+@pytest.mark.ollama
+@pytest.mark.claim("T1-SERVER")
+def test_live(check):
+    check.measure("answered", True, holds=True, expected="an answer")
+"""
+
+
+def test_a_certification_run_shows_the_live_outcome_not_the_recorded_one(claims_pytester):
+    claims_pytester.pytester.makepyfile(RECORDED_AND_LIVE)
+    result = claims_pytester.run("-m", "offline or ollama")
+    assert result.ret == 0
+    assert claims_pytester.claim("T1-SERVER")["verdict"] == "consistent"
+    result = claims_pytester.run("-m", "offline or ollama", "--require-live")
+    assert result.ret == 1
+    claim = claims_pytester.claim("T1-SERVER")
+    assert claim["verdict"] == "not-run"  # not the recorded "consistent" beside exit 1
+    assert "no Ollama server" in claim["reason"]
 
 
 def test_not_run_raised_inside_a_test_obeys_require_live(claims_pytester):
@@ -373,11 +451,11 @@ def test_evidence_validates_and_counts_every_claim(claims_pytester):
     assert validate(evidence) == []
     assert evidence["run"]["complete"] is True
     assert evidence["run"]["markexpr"] == ""
-    assert len(evidence["claims"]) == 5
-    assert sum(evidence["summary"]["by_verdict"].values()) == 5
+    assert len(evidence["claims"]) == 6
+    assert sum(evidence["summary"]["by_verdict"].values()) == 6
     assert (
-        evidence["summary"]["by_verdict"]["not-run"] == 3
-    )  # no test of T1-WRONG, T1-SERVER, T1-SPARK
+        evidence["summary"]["by_verdict"]["not-run"] == 4
+    )  # no test of T1-WRONG, T1-SERVER, T1-SPARK, T1-TABLE
     machine = evidence["run"]["machine"]
     assert machine["memory_bytes"] > 0 and machine["python"]
 

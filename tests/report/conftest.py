@@ -92,7 +92,22 @@ def check(
         "charts": [],
     }
     rec.update(extra)
+    # The verdict the plugin would have written for such an ending (it decides it once).
+    rec.setdefault("verdict", _verdict_of(rec))
     return rec
+
+
+def _verdict_of(rec: dict[str, Any]) -> str:
+    outcome, failure = rec["outcome"], rec.get("failure")
+    if outcome == "passed":
+        return "reproduced" if rec["source"] == "live" else "consistent"
+    if outcome == "xfailed":
+        return "error" if failure == "error" else "known-erratum"
+    if outcome == "skipped":
+        return "not-applicable" if rec.get("status") == "not-applicable" else "not-run"
+    if outcome == "failed" and failure in ("not-run", "refuted", None):
+        return "not-run" if failure == "not-run" else "refuted"
+    return "error"
 
 
 TTFT_ROWS = [
@@ -352,6 +367,7 @@ def _claims() -> list[dict[str, Any]]:
                 tiers=("gpu",),
                 message="D1-NOT-APPLICABLE is about the dgx-spark profile; "
                 "this machine is generic (override with --profile)",
+                applies_to={"profile": "dgx-spark"},
             ),
         ],
         tiers=("gpu",),
@@ -424,8 +440,8 @@ def _claims() -> list[dict[str, Any]]:
                 "failed",
                 failure="erratum-holds",
                 measurements=[measurement("size", 4.1, 4.1, holds=True, unit="GB")],
-                message="D2-ERRATUM-HOLDS is catalogued as a known erratum "
-                "but now holds (size); update the catalog",
+                message="D2-ERRATUM-HOLDS: catalogued as a known erratum, "
+                "but size now holds (size: measured 4.1 GB, stated 4.1 GB); update the catalog",
             ),
         ],
         erratum={"explanation": "was wrong", "refutes": ["size"]},

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from claims.check import Check
 from claims.probes.memory import (
     GB,
     GIB,
@@ -22,9 +23,16 @@ from claims.probes.memory import (
 
 pytestmark = pytest.mark.offline
 
-# Llama 3 8B as section 2.4 describes it.
-LLAMA3_8B = {"layers": 32, "kv_heads": 8, "head_dim": 128}
 MIB = 1024**2
+
+
+def llama3_8b(check: Check) -> dict[str, int]:
+    """Llama 3 8B's shape as section 2.4 states it (MC-KV-TABLE's premises, from the catalog)."""
+    return {
+        "layers": int(check.premise("layers", claim="MC-KV-TABLE")),
+        "kv_heads": int(check.premise("KV heads", claim="MC-KV-TABLE")),
+        "head_dim": int(check.premise("head dim", claim="MC-KV-TABLE")),
+    }
 
 
 def _explicit_cache_bytes(layers: int, kv_heads: int, head_dim: int, ctx: int, dtype: type) -> int:
@@ -82,17 +90,18 @@ def test_llama3_8b_kv_table(check):
         "layers, KV heads and head dim are the table's premises (Llama 3 8B); "
         "the gated meta-llama config is read under MC-LAYER-COUNTS (hub tier)"
     )
-    per_token = kv_cache_bytes(context=1, **LLAMA3_8B)
+    shape = llama3_8b(check)
+    per_token = kv_cache_bytes(context=1, **shape)
     check.observe("bytes per token", int(per_token), unit="B")
     for ctx in (2048, 8192, 32768, 131072):
-        n = kv_cache_bytes(context=ctx, **LLAMA3_8B)
+        n = kv_cache_bytes(context=ctx, **shape)
         check.against(f"KV at {ctx}", n, unit="B", note=f"{int(n):,} B")
         binary = f"{n / MIB:,.0f} MiB" if n < GIB else f"{n / GIB:.2f} GiB"
         check.observe(f"KV at {ctx} in binary units", binary)
     check.chart(
         "kv_growth",
         [
-            {"context": c, "formula_bytes": kv_cache_bytes(context=c, **LLAMA3_8B)}
+            {"context": c, "formula_bytes": kv_cache_bytes(context=c, **shape)}
             for c in (2048, 8192, 32768, 131072)
         ],
         title="Llama 3 8B KV cache (f16)",
@@ -102,7 +111,7 @@ def test_llama3_8b_kv_table(check):
 @pytest.mark.claim("MC-KV-32K-OVER-4GB")
 def test_32k_context_needs_over_4_gb(check):
     check.source = "recorded"  # arithmetic on the document's own figures
-    n = kv_cache_bytes(context=32768, **LLAMA3_8B)
+    n = kv_cache_bytes(context=32768, **llama3_8b(check))
     check.measure(
         "Llama 3 8B KV at num_ctx 32768",
         round(n / GB, 3),
@@ -121,15 +130,16 @@ def test_32k_context_needs_over_4_gb(check):
 @pytest.mark.claim("MC-PARALLEL-KV")
 def test_parallel_slots_add_a_cache_each(check):
     check.source = "recorded"  # arithmetic on the document's own figures
-    weights, per_slot = 5 * GB, 1 * GB  # the answer's premises
+    weights = check.premise("weights") * GB  # the answer's premises
+    per_slot = check.premise("KV per slot") * GB
     for slots in (1, 4, 8):
         check.against(
             f"total N={slots}",
             serving_memory_bytes(weights, per_slot, slots),
             unit="B",
-            note=f"5 GB + {slots} x 1 GB",
+            note=f"{weights / GB:g} GB + {slots} x {per_slot / GB:g} GB",
         )
-    real_slot = kv_cache_bytes(context=8192, **LLAMA3_8B)
+    real_slot = kv_cache_bytes(context=8192, **llama3_8b(check))
     check.observe(
         "Llama 3 8B KV per slot at 8K (formula)",
         round(real_slot / GB, 3),
@@ -143,13 +153,18 @@ def test_70b_sixteen_bit_weights(check):
     check.source = "recorded"  # arithmetic on the document's own figures
     n = weight_bytes_exact(70_000_000_000, 16)
     check.against("16-bit weights", float(n), unit="B", note="nominal 70e9 parameters x 2 B")
+    gpu = check.premise("GPU memory") * GB
     check.measure(
-        "more than one 80 GB GPU", float(n) / GB, holds=n > 80 * GB, expected="> 80 GB", unit="GB"
+        f"more than one {gpu / GB:g} GB GPU",
+        float(n) / GB,
+        holds=n > gpu,
+        expected=f"> {gpu / GB:g} GB",
+        unit="GB",
     )
     check.measure(
-        "within two 80 GB GPUs (weights only)",
+        f"within two {gpu / GB:g} GB GPUs (weights only)",
         float(n) / GB,
-        holds=n <= 160 * GB,
-        expected="<= 160 GB",
+        holds=n <= 2 * gpu,
+        expected=f"<= {2 * gpu / GB:g} GB",
         unit="GB",
     )

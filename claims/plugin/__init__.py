@@ -65,6 +65,9 @@ from claims.plugin.outcomes import (
 from claims.plugin.tiers import Tiers
 from claims.plugin.writer import LOG, EvidenceWriter
 
+# --ollama-serve (the suite's own Ollama server) is a plugin of its own.
+pytest_plugins = ("claims.plugin.serve",)
+
 # Fixtures are imported so that pytest finds them on this plugin module.
 __all__ = [
     "catalog",

@@ -63,12 +63,19 @@ def _ollama(settings: Settings) -> TierStatus:
     from claims.probes.errors import ProbeError
     from claims.probes.ollama_api import OllamaClient
 
+    serve = settings.extra.get("ollama_serve")  # --ollama-serve: start the suite's own server
+    if serve is not None:
+        try:
+            serve.use()
+        except ProbeError as exc:
+            return TierStatus(False, f"--ollama-serve: {exc}")
     try:
         with OllamaClient(settings.ollama_host, connect_timeout=3.0, read_timeout=10.0) as client:
             version = client.version()
     except ProbeError as exc:
         return TierStatus(False, f"no Ollama server at {settings.ollama_host} ({exc})")
-    return TierStatus(True, details={"version": version, "host": settings.ollama_host})
+    return TierStatus(True, details={"version": version, "host": settings.ollama_host,
+                                     "server": "user's" if serve is None else "private"})
 
 
 def _gpu(_: Settings) -> TierStatus:

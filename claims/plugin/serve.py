@@ -1,0 +1,262 @@
+"""``--ollama-serve[=PATH]``: the ollama tier on a server the suite starts and owns.
+
+Without the option the ollama tier measures the user's server (``--ollama-host``)
+and never restarts, crashes or unloads it without an opt-in flag. With it, the
+suite runs its own ``ollama serve`` (:mod:`claims.probes.ollama_serve`): on a free
+loopback port, with a private store sharing the user's models, restarted only
+when a test group needs other settings. Then:
+
+* the tier's host is the private server, and cold starts need no
+  ``--allow-unload`` (unloading it disturbs no one);
+* tests marked ``@pytest.mark.ollama_server("group")`` run after the others,
+  grouped, so each group's server starts once; they get their server from the
+  ``ollama_serve`` fixture;
+* every ollama-tier check records which server it was judged on (the user's or
+  a private one) with its version and environment (fact ``ollama_server``);
+* the servers stop and their temporary folder goes at the end of the session,
+  also after a failure or Ctrl-C; their logs are kept under
+  ``reports/ollama-serve/``;
+* the user's server is looked at (read only: /api/version, /api/ps, /api/tags)
+  before the first private server starts, for the check that it is unchanged.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claims.plugin.keys import CHECK, SETTINGS, TIERS_KEY
+from claims.plugin.options import Settings, _positive_seconds
+from claims.plugin.outcomes import not_run
+from claims.plugin.tiers import Tiers
+from claims.plugin.writer import LOG
+
+__all__ = ["AFTER_ALL", "SERVE", "UserServerSnapshot", "ollama_serve", "user_server_snapshot"]
+
+# The ollama_server group of checks that look at the session as a whole (the
+# user's server unchanged): they run after every other group.
+AFTER_ALL = "after-all"
+DEFAULT_STARTUP_TIMEOUT_S = 60.0
+
+
+class UserServerSnapshot:
+    """What the user's server and store looked like before the first private server started."""
+
+    def __init__(self, host: str, store: Path | None) -> None:
+        self.host = host
+        self.store = store
+        self.before: dict[str, Any] | None = None
+
+    def take(self) -> dict[str, Any]:
+        """The user's server (read only) and store as they are now."""
+        from claims.probes.errors import ProbeError
+        from claims.probes.ollama_api import OllamaClient
+        from claims.probes.ollama_serve import store_snapshot
+
+        state: dict[str, Any] = {"host": self.host}
+        try:
+            with OllamaClient(self.host, connect_timeout=3.0, read_timeout=10.0) as client:
+                state["version"] = client.version()
+                state["ps"] = client.ps()
+                state["tags"] = [
+                    {k: m.get(k) for k in ("name", "digest", "size", "modified_at")}
+                    for m in client.tags()
+                ]
+        except ProbeError as exc:
+            state["unreachable"] = str(exc)
+        if self.store is not None:
+            state["store"] = {k: list(v) for k, v in store_snapshot(self.store).items()}
+        return state
+
+    def remember(self) -> None:
+        if self.before is None:
+            self.before = self.take()
+
+
+SERVE = pytest.StashKey[Any]()  # the session's PrivateServers (claims.probes.ollama_serve)
+SNAPSHOT = pytest.StashKey[UserServerSnapshot]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("claims")
+    group.addoption(
+        "--ollama-serve",
+        nargs="?",
+        const="ollama",
+        default=None,
+        metavar="PATH",
+        help="run the ollama tier on a private `ollama serve` the suite starts (PATH: the "
+        "ollama binary, default `ollama` on PATH); the user's server is left alone",
+    )
+    group.addoption(
+        "--ollama-serve-timeout",
+        type=_positive_seconds,
+        default=DEFAULT_STARTUP_TIMEOUT_S,
+        help="seconds a private server may take to answer after starting (default: 60)",
+    )
+
+
+def _binary(raw: str) -> Path:
+    found = shutil.which(raw) if os.sep not in raw else raw
+    if found is None:
+        raise pytest.UsageError(f"--ollama-serve: no executable {raw!r} on PATH")
+    path = Path(found).expanduser().resolve()
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise pytest.UsageError(f"--ollama-serve: {path} is not an executable file")
+    return path
+
+
+def _user_store(settings: Settings) -> Path | None:
+    from claims.probes.errors import ProbeError
+    from claims.probes.ollama_store import locate_store
+
+    try:
+        return locate_store(settings.models_dir)
+    except ProbeError:
+        return None
+
+
+def _gguf() -> Path:
+    from claims.probes.artifacts import gemma_gguf
+
+    return gemma_gguf()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "ollama_server(group): runs on the private server of that group of settings "
+        "(--ollama-serve); such tests run after the others, group by group",
+    )
+    raw = config.getoption("--ollama-serve")
+    if raw is None:
+        return
+    from claims.probes.ollama_serve import PrivateServers
+
+    binary = _binary(str(raw))
+    settings = config.stash[SETTINGS]
+    store = _user_store(settings)
+    snapshot = UserServerSnapshot(settings.ollama_host, store)
+    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    keep = None
+    if settings.evidence_path is not None:
+        keep = settings.evidence_path.parent / "ollama-serve" / str(worker)
+    servers = PrivateServers(
+        binary,
+        store,
+        startup_timeout=float(config.getoption("--ollama-serve-timeout")),
+        keep_logs=keep,
+        gguf=_gguf,
+        before_first_start=snapshot.remember,
+    )
+    # The server is the suite's own: unloading it for a cold start disturbs no one.
+    private = replace(
+        settings,
+        ollama_host=servers.default_url,
+        allow_unload=True,
+        extra={**settings.extra, "ollama_serve": servers, "user_ollama_host": settings.ollama_host},
+    )
+    config.stash[SETTINGS] = private
+    config.stash[TIERS_KEY] = Tiers(private)
+    config.stash[SERVE] = servers
+    config.stash[SNAPSHOT] = snapshot
+    writer = config.stash.get(LOG, None)
+    if writer is not None:
+        writer.settings = private
+        writer.tiers = config.stash[TIERS_KEY]
+        writer.log.run["options"].update(
+            private.to_json(),
+            ollama_serve=str(binary),
+            user_ollama_host=settings.ollama_host,
+        )
+    # Stopped when pytest unconfigures (after a failure or Ctrl-C too); atexit is
+    # the backstop for an interpreter that ends some other way.
+    config.add_cleanup(servers.close)
+    atexit.register(servers.close)
+
+
+def _group_key(item: pytest.Item, order: dict[str, int]) -> int:
+    marker = item.get_closest_marker("ollama_server")
+    if marker is None or not marker.args:
+        return 0
+    group = str(marker.args[0])
+    if group == AFTER_ALL:
+        return 1 << 30
+    return order.setdefault(group, len(order) + 1)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.stash.get(SERVE, None) is None:
+        return
+    # Stable: the order within a group is the order in the file.
+    order: dict[str, int] = {}
+    keys = {id(item): _group_key(item, order) for item in items}
+    items.sort(key=lambda item: keys[id(item)])
+
+
+def server_fact(record: Any) -> dict[str, Any]:
+    """The ``ollama_server`` fact of a check judged on a private server."""
+    return {
+        "kind": "private",
+        "group": record.group,
+        "url": record.url,
+        "version": record.version,
+        "binary": record.binary,
+        "environment": record.env_set,
+        "log": record.log,
+    }
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # tryfirst: before the fixtures are set up (the session client asks the server
+    # its version), after the claims plugin's wrapper made the check and checked tiers.
+    if item.get_closest_marker("ollama") is None:
+        return
+    config = item.config
+    check = item.stash.get(CHECK, None)
+    servers = config.stash.get(SERVE, None)
+    if servers is None:
+        if check is not None:
+            status = config.stash[TIERS_KEY].known().get("ollama")
+            check.fact("ollama_server", {
+                "kind": "user's",
+                "url": config.stash[SETTINGS].ollama_host,
+                "version": status.details.get("version") if status else None,
+            })
+        return
+    if item.get_closest_marker("ollama_server") is not None:
+        return  # the test asks for its group's server itself (fixture ollama_serve)
+    from claims.probes.errors import ProbeError
+
+    try:
+        server = servers.use()
+    except ProbeError as exc:
+        not_run(f"--ollama-serve: {exc}")
+    if check is not None:
+        check.fact("ollama_server", server_fact(servers.record_of(server)))
+
+
+@pytest.fixture(scope="session")
+def ollama_serve(pytestconfig: pytest.Config) -> Any:
+    """The session's private servers (``PrivateServers``); not run without --ollama-serve."""
+    servers = pytestconfig.stash.get(SERVE, None)
+    if servers is None:
+        not_run("needs a server of the suite's own: pass --ollama-serve[=PATH to ollama]")
+    return servers
+
+
+@pytest.fixture(scope="session")
+def user_server_snapshot(pytestconfig: pytest.Config) -> UserServerSnapshot:
+    """The user's server and store before the first private server started."""
+    snapshot = pytestconfig.stash.get(SNAPSHOT, None)
+    if snapshot is None:
+        not_run("needs a server of the suite's own: pass --ollama-serve[=PATH to ollama]")
+    return snapshot

@@ -82,6 +82,15 @@ def _uint(name: str, default: int) -> int:
         return default
 
 
+def _flash_attention() -> str:
+    """llama-server's --flash-attn as Ollama derives it (llm/llama_server.go): a set
+    OLLAMA_FLASH_ATTENTION decides; unset, "auto" (a machine without GPUs is supported)."""
+    value = _var("OLLAMA_FLASH_ATTENTION")
+    if not value:
+        return "auto"
+    return "off" if value.lower() in ("0", "f", "false") else "on"
+
+
 def _host() -> tuple[str, int]:
     value = _var("OLLAMA_HOST").split("://", 1)[-1].split("/", 1)[0]
     if not value:
@@ -161,7 +170,7 @@ class FakeServe(FakeOllama):
         self.num_parallel = max(_uint("OLLAMA_NUM_PARALLEL", 1), 1)
         self.max_loaded = _uint("OLLAMA_MAX_LOADED_MODELS", 0) or DEFAULT_MODELS_PER_CPU
         self.keep_alive_default = keep_alive_seconds(_var("OLLAMA_KEEP_ALIVE") or "5m", 300.0)
-        self.flash = "on" if _var("OLLAMA_FLASH_ATTENTION") in ("1", "true") else "auto"
+        self.flash = _flash_attention()
         self.default_num_ctx = _uint("OLLAMA_CONTEXT_LENGTH", 0) or 4096
         self.origins = _origins()
         self.blob_paths = blobs  # model name -> its model blob's path

@@ -80,6 +80,35 @@ class UserServerSnapshot:
 
 
 SERVE = pytest.StashKey[Any]()  # the session's PrivateServers (claims.probes.ollama_serve)
+USER_ENV = pytest.StashKey[Any]()
+# The user's server's settings shown beside its checks, when this machine lets us read them.
+USER_ENV_NAMES = (
+    "OLLAMA_HOST", "OLLAMA_MODELS", "OLLAMA_NUM_PARALLEL", "OLLAMA_MAX_LOADED_MODELS",
+    "OLLAMA_KEEP_ALIVE", "OLLAMA_CONTEXT_LENGTH", "OLLAMA_FLASH_ATTENTION", "OLLAMA_ORIGINS",
+)
+
+
+def _user_server_environment(url: str) -> dict[str, str] | str:
+    """The ``OLLAMA_*`` settings of the process listening at ``url`` on this machine, or why not.
+
+    Read from /proc (the socket's owner), never from the server: it does not report them.
+    """
+    from urllib.parse import urlsplit
+
+    from claims.probes.errors import ProbeError
+    from claims.probes.listeners import listeners, owner_environment
+
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "::1", "localhost"):
+        return f"not readable: the server is at {parts.hostname}, not on this machine"
+    try:
+        found = listeners(parts.port or 11434)
+    except ProbeError as exc:
+        return f"not readable: {exc}"
+    env = owner_environment(found[0].inode, USER_ENV_NAMES) if found else None
+    if env is None:
+        return "not readable (no listening socket of this machine's, or another user's process)"
+    return env
 SNAPSHOT = pytest.StashKey[UserServerSnapshot]()
 
 
@@ -226,10 +255,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if servers is None:
         if check is not None:
             status = config.stash[TIERS_KEY].known().get("ollama")
+            url = config.stash[SETTINGS].ollama_host
+            if USER_ENV not in config.stash:
+                config.stash[USER_ENV] = _user_server_environment(url)
             check.fact("ollama_server", {
                 "kind": "user's",
-                "url": config.stash[SETTINGS].ollama_host,
+                "url": url,
                 "version": status.details.get("version") if status else None,
+                "environment": config.stash[USER_ENV],
             })
         return
     if item.get_closest_marker("ollama_server") is not None:

@@ -386,6 +386,9 @@ def serve() -> int:
         print(f"Error: listen tcp {host}:{port}: bind: {why}", flush=True)
         return 1
     _log("INFO", "images.go:883", "total blobs", count=len(blobs))
+    # A machine without GPUs, as a real server reports it.
+    _log("INFO", "types.go:130", "inference compute", id=0, library="cpu", variant='""',
+         compute='""', driver="0.0", name='""', total="23.5 GiB", available="22.2 GiB")
     _log("INFO", "routes.go:2002", f"Listening on {host}:{port} (version {VERSION})")
     stopping = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stopping.set())

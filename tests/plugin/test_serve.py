@@ -16,6 +16,7 @@ import gguf  # noqa: F401  (imported once here: pytester's in-process runs unloa
 import numpy  # noqa: F401  and numpy cannot be loaded twice in one process)
 import pytest
 
+from claims.plugin.serve import USER_ENV_NAMES
 from claims.probes.ollama_store import MODEL_MEDIA_TYPE
 from claims.probes.store_builder import StoreWriter, write_tiny_gguf
 from claims.testing.fake_ollama_serve import write_executable
@@ -210,9 +211,13 @@ def test_without_the_option_the_checks_say_they_used_the_users_server(claims_pyt
         result = claims_pytester.run(f"--ollama-host={fake.url}")
     result.assert_outcomes(passed=1)
     (check,) = claims_pytester.claim("T1-SERVER")["checks"]
-    assert check["facts"]["ollama_server"] == {
+    fact = check["facts"]["ollama_server"]
+    assert {k: fact[k] for k in ("kind", "url", "version")} == {
         "kind": "user's", "url": fake.url, "version": fake.version,
     }
+    # The fake listens in this very process, whose environment /proc lets us read.
+    assert isinstance(fact["environment"], dict)
+    assert set(fact["environment"]) <= set(USER_ENV_NAMES)
 
 
 def test_logs_are_kept_under_reports(claims_pytester, fake_setup):

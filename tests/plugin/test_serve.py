@@ -86,7 +86,7 @@ def test_the_tier_runs_on_the_private_server_and_it_is_gone_afterwards(
                 print(f"PID={child.pid}")
             assert claims_settings.ollama_host == server.url
             assert claims_settings.allow_unload  # the server is the suite's own
-            check.observe("answered", True)
+            check.measure("answered", True, holds=True, expected="an answer")
         """
     )
     result = claims_pytester.run("-s", *fake_setup, subprocess=True)
@@ -204,7 +204,7 @@ def test_without_the_option_the_checks_say_they_used_the_users_server(claims_pyt
         @pytest.mark.ollama
         @pytest.mark.claim("T1-SERVER")
         def test_server(check):
-            check.observe("answered", True)
+            check.measure("answered", True, holds=True, expected="an answer")
         """
     )
     with FakeOllama() as fake:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
+from claims.terminal import safe, safe_json
 
 EXIT_OK = 0
 EXIT_VERIFY = 1
@@ -35,9 +36,12 @@ class UsageFailure(Exception):
     """Bad command-line usage (exit 2)."""
 
 
+# Every text printed here may come from a file or a server (GGUF keys, model
+# folder names, evidence fields): it goes through claims.terminal first, so no
+# control sequence, bidi override or lone surrogate reaches the terminal raw.
 def _print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
-    sys.stdout.write("\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    sys.stdout.write(safe_json(text) + "\n")
 
 
 def _print_mapping(data: Any, indent: int = 0) -> None:
@@ -46,19 +50,24 @@ def _print_mapping(data: Any, indent: int = 0) -> None:
     if isinstance(data, dict):
         for key, value in data.items():
             if isinstance(value, (dict, list)) and value:
-                print(f"{pad}{key}:")
+                print(f"{pad}{safe(key)}:")
                 _print_mapping(value, indent + 1)
             else:
-                print(f"{pad}{key}: {value}")
+                print(f"{pad}{safe(key)}: {safe(value)}")
     elif isinstance(data, list):
         for value in data:
             if isinstance(value, (dict, list)):
                 print(f"{pad}-")
                 _print_mapping(value, indent + 1)
             else:
-                print(f"{pad}- {value}")
+                print(f"{pad}- {safe(value)}")
     else:
-        print(f"{pad}{data}")
+        print(f"{pad}{safe(data)}")
+
+
+def _error(text: str) -> None:
+    """One line on stderr; the message may quote a file's or server's text."""
+    print(safe(text), file=sys.stderr)
 
 
 # --- list ---------------------------------------------------------------------
@@ -106,7 +115,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         flag = " [erratum]" if row["erratum"] else ""
         print(f"{row['id']:<28} {','.join(row['tiers']):<22} {status}{flag}")
     if note:
-        print(f"note: {note}", file=sys.stderr)
+        _error(f"note: {note}")
     return EXIT_OK
 
 
@@ -118,7 +127,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     doc = load_evidence(args.evidence)
     out = Path(args.output)
     write_atomic(out, render_html(doc))
-    print(f"report written: {out}")
+    print(f"report written: {safe(out)}")
     return EXIT_OK
 
 
@@ -131,10 +140,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result)
     else:
+        # format_diff_text makes each field it prints terminal-safe itself.
         sys.stdout.write(format_diff_text(result))
     if args.output:
         write_atomic(Path(args.output), render_diff_html(result, a, b))
-        print(f"diff report written: {args.output}", file=sys.stderr)
+        _error(f"diff report written: {args.output}")
     if args.fail_on_regression and result.get("regressions"):
         return EXIT_VERIFY
     return EXIT_OK
@@ -163,7 +173,7 @@ def cmd_inspect_store(args: argparse.Namespace) -> int:
     problems = summary.get("problems") or []
     if problems:
         for problem in problems:
-            print(f"verification failed: {problem}", file=sys.stderr)
+            _error(f"verification failed: {problem}")
         return EXIT_VERIFY
     return EXIT_OK
 
@@ -225,16 +235,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except VerificationError as exc:
-        print(f"claims: verification failed: {exc}", file=sys.stderr)
+        _error(f"claims: verification failed: {exc}")
         return EXIT_VERIFY
     except (InputError, PrerequisiteMissing, ProbeError) as exc:
-        print(f"claims: {exc}", file=sys.stderr)
+        _error(f"claims: {exc}")
         return EXIT_INPUT
     except BrokenPipeError:  # e.g. `claims list | head`
         return EXIT_OK
     except (ValueError, OSError) as exc:
         # EvidenceError and CatalogError are ValueErrors with file-naming messages.
-        print(f"claims: {exc}", file=sys.stderr)
+        _error(f"claims: {exc}")
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("claims: interrupted", file=sys.stderr)
@@ -242,9 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug in the suite: still one line, unless debugging
         if os.environ.get("CLAIMS_DEBUG"):
             raise
-        print(
+        _error(
             f"claims: internal error ({type(exc).__name__}: {exc}); "
-            "rerun with CLAIMS_DEBUG=1 for the traceback",
-            file=sys.stderr,
+            "rerun with CLAIMS_DEBUG=1 for the traceback"
         )
         return EXIT_INPUT

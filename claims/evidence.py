@@ -8,13 +8,25 @@ checks behind it with their measurements and evidence source.
 Writes are atomic (temporary file in the same folder, then ``os.replace``), and
 the plugin rewrites the file as tests finish, so an interrupted run still leaves
 valid evidence of what finished, marked ``complete: false``.
+
+Text enters the evidence from servers and files, so every record is cleaned as
+it is added (:func:`clean`): an unpaired surrogate (a server can send
+``"\\ud83d"``) becomes U+FFFD instead of crashing the write and losing the run,
+nesting is cut at :data:`MAX_DEPTH`, and a non-finite measurement makes its
+check an error of the probe (nothing was decided) instead of a ``NaN`` token,
+which is not JSON. The file is written as strict JSON (``allow_nan=False``).
+Loading bounds the file's size and nesting depth before anything walks it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import math
 import os
+import re
+import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
@@ -29,11 +41,15 @@ from claims.verdicts import claim_verdict, summarize
 SCHEMA_ID = "claims-evidence/1"
 
 __all__ = [
+    "MAX_DEPTH",
     "SCHEMA_ID",
     "EvidenceError",
     "EvidenceLog",
+    "clean",
+    "dumps",
     "load_evidence",
     "now_iso",
+    "provenance",
     "schema",
     "validate",
     "write_atomic",
@@ -67,9 +83,124 @@ def validate(doc: Mapping[str, Any]) -> list[str]:
     return errors
 
 
-# A whole run's evidence is under a megabyte (attachments are capped per check);
-# the cap only stops a wrong path (/dev/zero, a model blob) from filling memory.
-MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
+# A whole run's evidence is about a megabyte (attachments are capped per check at
+# 8,000 characters); the cap stops a wrong path (/dev/zero, a model blob) or a
+# hand-made file with a 60 MB attachment from becoming a page of hundreds of MB.
+MAX_EVIDENCE_BYTES = 16 * 1024 * 1024
+# Evidence nests about ten levels (run, claims, checks, measurements, a stated
+# range); facts and attachments from a server can nest more. Anything deeper
+# than this is cut when written and refused when loaded, before a recursive
+# walk (schema validation, the report) could run out of stack.
+MAX_DEPTH = 48
+# An attachment longer than this when loaded was not written by the plugin
+# (which caps them at 8,000 characters); it is cut, and the cut is said.
+MAX_LOADED_ATTACHMENT_CHARS = 64 * 1024
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# jsonable() in claims.check writes a non-finite float as its str(): these.
+_NON_FINITE_TEXT = frozenset({"nan", "inf", "-inf"})
+
+
+def clean(value: Any, depth: int = 0) -> Any:
+    """A JSON-ready copy of ``value``: lone surrogates replaced, floats finite, depth bounded.
+
+    A string that a server sent with an unpaired surrogate cannot be encoded as
+    UTF-8; its surrogates become U+FFFD. A non-finite float becomes its name as
+    text ("nan", "inf"), which is JSON; measurements are checked for those
+    separately (:meth:`EvidenceLog.add`). Containers deeper than ``MAX_DEPTH``
+    become a string saying so.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (list, tuple, dict)) and depth >= MAX_DEPTH:
+        return f"(cut: nested more than {MAX_DEPTH} levels deep)"
+    if isinstance(value, (list, tuple)):
+        return [clean(v, depth + 1) for v in value]
+    if isinstance(value, Mapping):
+        return {clean(str(k)): clean(v, depth + 1) for k, v in value.items()}
+    return clean(str(value))
+
+
+def dumps(doc: Any) -> str:
+    """Strict JSON text (no NaN or Infinity tokens) of a cleaned document."""
+    return json.dumps(clean(doc), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, str):
+        return value.strip().lower() in _NON_FINITE_TEXT
+    if isinstance(value, (list, tuple)):
+        return any(_non_finite(v) for v in value)
+    if isinstance(value, Mapping):
+        return any(_non_finite(v) for v in value.values())
+    return False
+
+
+def _reject_non_finite(rec: dict[str, Any]) -> None:
+    """A measurement that is NaN or infinite is a failure of the probe, not a figure.
+
+    The check becomes an error (nothing was decided) and says which measurement;
+    the value stays visible as text, never as a NaN token in the JSON.
+    """
+    bad = []
+    for m in rec.get("measurements") or []:
+        if not isinstance(m, dict):
+            continue
+        fields = [m.get("measured"), m.get("expected_interval")]
+        if any(_non_finite(f) for f in fields):
+            bad.append(str(m.get("name")))
+            m["holds"] = False
+            m["compared"] = False
+            m["non_finite"] = True
+            m["note"] = "non-finite value: the probe failed, nothing was compared"
+    if not bad:
+        return
+    problem = f"probe error: non-finite measurement of {', '.join(bad)}; nothing was decided"
+    earlier = rec.get("message")
+    rec.update(
+        outcome="error",
+        failure="error",
+        message=f"{problem} ({earlier})" if earlier else problem,
+    )
+    if "verdict" in rec:  # a record that carries its own verdict says the same
+        rec["verdict"] = "error"
+
+
+def _depth_exceeds(doc: Any, limit: int) -> bool:
+    """Whether ``doc`` nests deeper than ``limit`` (iterative: no recursion on hostile input)."""
+    stack: list[tuple[Any, int]] = [(doc, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Iterable[Any] = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((c, depth + 1) for c in children)
+    return False
+
+
+def _bound_attachments(doc: dict[str, Any]) -> None:
+    for claim in doc.get("claims") or []:
+        for check in (claim.get("checks") or []) if isinstance(claim, dict) else []:
+            for att in (check.get("attachments") or []) if isinstance(check, dict) else []:
+                content = att.get("content") if isinstance(att, dict) else None
+                if isinstance(content, str) and len(content) > MAX_LOADED_ATTACHMENT_CHARS:
+                    att["content"] = (
+                        content[:MAX_LOADED_ATTACHMENT_CHARS]
+                        + f"\n… [cut when loaded: {len(content):,} characters, more than "
+                        f"the {MAX_LOADED_ATTACHMENT_CHARS:,} a report shows]"
+                    )
+                    att["truncated"] = True
 
 
 def load_evidence(path: Path | str) -> dict[str, Any]:
@@ -84,7 +215,8 @@ def load_evidence(path: Path | str) -> dict[str, Any]:
         raise EvidenceError(f"{path}: cannot read ({exc.strerror})") from None
     if len(raw) > MAX_EVIDENCE_BYTES:
         raise EvidenceError(
-            f"{path}: larger than {MAX_EVIDENCE_BYTES // (1024 * 1024)} MiB, not an evidence file"
+            f"{path}: larger than {MAX_EVIDENCE_BYTES // (1024 * 1024)} MiB; a run's evidence "
+            "is about 1 MiB, so this is not an evidence file the suite wrote"
         )
     try:
         text = raw.decode("utf-8")
@@ -95,13 +227,25 @@ def load_evidence(path: Path | str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise EvidenceError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:
-        raise EvidenceError(f"{path}: not evidence (JSON nested too deeply)") from None
+        raise EvidenceError(
+            f"{path}: not evidence (JSON nested more than {MAX_DEPTH} levels deep)"
+        ) from None
     if not isinstance(doc, dict):
         raise EvidenceError(f"{path}: top level is not an object")
+    if _depth_exceeds(doc, MAX_DEPTH):
+        raise EvidenceError(
+            f"{path}: not evidence (JSON nested more than {MAX_DEPTH} levels deep; "
+            "the suite writes about ten)"
+        )
+    # JSON escapes can spell unpaired surrogates ("\ud83d"): they would fail the
+    # page's UTF-8 encoding later, far from the file's name.
+    cleaned: dict[str, Any] = clean(doc)
+    doc = cleaned
     problems = validate(doc)
     if problems:
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         raise EvidenceError(f"{path}: not claims evidence: {problems[0]}{more}")
+    _bound_attachments(doc)
     return doc
 
 
@@ -126,17 +270,73 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def catalog_sha256(catalog: Catalog) -> str:
+    """SHA-256 of the catalog as loaded (its documents and claims as canonical JSON).
+
+    Hashing what was loaded rather than the files covers ``--catalog`` files
+    too, and two runs with equal hashes judged the same claims by the same figures.
+    """
+    content = {
+        "documents": [d.to_json() for d in catalog.documents],
+        "claims": [c.to_json() for d in catalog.documents for c in d.claims],
+    }
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _git_state() -> tuple[str | None, bool | None]:
+    """The suite checkout's commit and whether tracked files differ from it (None: no git)."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return None, None
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    return (head or None), bool(dirty)
+
+
+def provenance(catalog: Catalog) -> dict[str, Any]:
+    """What judged this run: the suite's version, its git commit and the catalog's hash."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        suite_version: str | None = version("claims-suite")
+    except PackageNotFoundError:
+        suite_version = None
+    commit, dirty = _git_state()
+    return {
+        "version": suite_version,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "catalog_sha256": catalog_sha256(catalog),
+    }
+
+
 class EvidenceLog:
     """Collects check records during a run and renders the evidence document."""
 
     def __init__(self, catalog: Catalog, run: dict[str, Any]) -> None:
         self.catalog = catalog
         self.run = dict(run)
+        self.run.setdefault("suite", provenance(catalog))
         self.checks: dict[str, list[dict[str, Any]]] = {c.id: [] for c in catalog}
         self.unknown: list[dict[str, Any]] = []
         self.facts: dict[str, Any] = {}
 
     def add(self, claim_ids: Iterable[str], record: Mapping[str, Any]) -> None:
+        # Where a server's or file's text enters the evidence: clean it once, here.
+        cleaned: dict[str, Any] = clean(record)
+        _reject_non_finite(cleaned)
+        record = cleaned
         for cid in claim_ids:
             rec = dict(record)
             # A check may serve several claims; keep only the measurements that belong here.
@@ -197,6 +397,6 @@ class EvidenceLog:
         return out
 
     def write(self, path: Path, *, complete: bool) -> dict[str, Any]:
-        doc = self.document(complete=complete)
-        write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=False) + "\n")
+        doc: dict[str, Any] = clean(self.document(complete=complete))
+        write_atomic(path, dumps(doc))
         return doc

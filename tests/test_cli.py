@@ -66,3 +66,89 @@ def test_report_of_a_malformed_file_names_it(tmp_path):
     proc = run("report", str(bad))
     assert proc.returncode == 2
     assert str(bad) in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+# --- no control character from the input reaches the terminal -------------------------
+# ESC sequences (clear screen, OSC window title, OSC 8 hyperlink), CR, NUL, BEL, a C1
+# CSI (U+009B) and a right-to-left override (U+202E): each would act on a terminal.
+HOSTILE = "A\x1b[2J\x1b]0;owned\x07\x1b]8;;http://x.invalid\x07link\x1b]8;;\x07\rB\x00C\x9b31mD\u202eE"
+RAW = ("\x1b", "\x07", "\r", "\x00", "\x9b", "\u202e")
+
+
+def _assert_neutral(text: str) -> None:
+    for raw in RAW:
+        assert raw not in text, f"raw {raw!r} in output"
+
+
+def _hostile_gguf(path: Path) -> Path:
+    import gguf
+    import numpy as np
+
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_string("general.name", HOSTILE)
+    writer.add_string(f"evil.{HOSTILE}.key", "value")
+    writer.add_array("evil.list", [HOSTILE, "plain"])
+    writer.add_tensor("token_embd.weight", np.zeros((4, 8), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_inspect_gguf_neutralises_control_characters(tmp_path, as_json):
+    path = _hostile_gguf(tmp_path / "hostile.gguf")
+    proc = run("inspect", "gguf", str(path), *(["--json"] if as_json else []))
+    assert proc.returncode == 0, proc.stderr
+    _assert_neutral(proc.stdout + proc.stderr)
+    if as_json:
+        # The same data, written with escapes: a JSON reader gets the text back.
+        def strings(value: object) -> list[str]:
+            if isinstance(value, str):
+                return [value]
+            if isinstance(value, dict):
+                return [s for k, v in value.items() for s in [k, *strings(v)]]
+            if isinstance(value, list):
+                return [s for v in value for s in strings(v)]
+            return []
+
+        found = strings(json.loads(proc.stdout))
+        assert HOSTILE in found and f"evil.{HOSTILE}.key" in found
+    else:
+        assert "\\x1b[2J" in proc.stdout and "\\u202e" in proc.stdout
+
+
+def test_inspect_store_neutralises_model_folder_names(tmp_path):
+    from claims.probes.store_builder import StoreWriter, write_tiny_gguf
+
+    root = tmp_path / "models"
+    writer = StoreWriter(root)
+    gguf_file = write_tiny_gguf(tmp_path / "m.gguf")
+    blob, _ = writer.blob_file(gguf_file, "application/vnd.ollama.image.model")
+    good = writer.model("plain:latest", [blob])
+    name = HOSTILE.replace("\x00", "").replace("/", "_")  # a file name holds neither
+    evil = good.parent.parent / f"ev{name}il"
+    evil.mkdir()
+    (evil / f"t{name}").write_bytes(good.read_bytes())
+    for args in ((), ("--json",), ("--verify",)):
+        proc = run("inspect", "store", str(root), *args)
+        assert "Traceback" not in proc.stderr
+        _assert_neutral(proc.stdout + proc.stderr)
+
+
+def test_diff_text_neutralises_evidence_fields(tmp_path):
+    doc = empty_evidence(markexpr="")
+    a = tmp_path / "a.json"
+    write_atomic(a, json.dumps(doc))
+    doc["claims"][0]["verdict"] = "refuted"
+    doc["claims"][0]["reason"] = HOSTILE
+    doc["claims"][0]["id"] = doc["claims"][0]["id"]
+    doc["run"]["machine"]["cpu"] = HOSTILE
+    b = tmp_path / f"b{HOSTILE[:3]}.json"
+    write_atomic(b, json.dumps(doc))
+    for args in ((), ("--json",)):
+        proc = run("diff", str(a), str(b), *args)
+        assert proc.returncode == 0, proc.stderr
+        _assert_neutral(proc.stdout + proc.stderr)
+    assert "\\x1b]0;owned" in run("diff", str(a), str(b)).stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,33 @@ from claims.testing.evidence import minimal_run
 SHARED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "evidence.schema.json"
 
 
-def test_bundled_schema_is_the_shared_contract():
+def _extends(bundled: object, shared: object, where: str = "") -> list[str]:
+    """Where ``bundled`` breaks ``shared``: every shared key kept with its value;
+    only new optional properties may be added (to "properties" objects)."""
+    if isinstance(shared, dict) and isinstance(bundled, dict):
+        problems = []
+        for key, value in shared.items():
+            if key not in bundled:
+                problems.append(f"{where}/{key}: missing")
+            elif key == "properties" and isinstance(value, dict):
+                for name, sub in value.items():
+                    if name not in bundled[key]:
+                        problems.append(f"{where}/properties/{name}: missing")
+                    else:
+                        problems += _extends(bundled[key][name], sub, f"{where}/{name}")
+            else:
+                problems += _extends(bundled[key], value, f"{where}/{key}")
+        return problems
+    return [] if bundled == shared else [f"{where}: {bundled!r} != {shared!r}"]
+
+
+def test_bundled_schema_extends_the_shared_contract():
+    """The bundled schema adds optional fields (provenance, pytest's counts) and breaks none."""
     if not SHARED_SCHEMA.exists():
         pytest.skip(f"shared schema not present at {SHARED_SCHEMA} (outside the workplace)")
-    assert schema() == json.loads(SHARED_SCHEMA.read_text("utf-8"))
+    assert _extends(schema(), json.loads(SHARED_SCHEMA.read_text("utf-8"))) == []
+    required = schema()["properties"]["run"]["required"]
+    assert "suite" not in required and "pytest" not in required
 
 
 def test_empty_log_is_valid_evidence_listing_every_claim():
@@ -97,3 +121,144 @@ def test_load_evidence_errors_name_the_file(tmp_path, content, message):
     with pytest.raises(EvidenceError, match=message) as info:
         load_evidence(path)
     assert str(path) in str(info.value)
+
+
+# --- hostile text and numbers where they enter the evidence --------------------------
+def _one_check_log(record_extra: dict[str, object]) -> tuple[EvidenceLog, str]:
+    catalog = load_catalog()
+    cid = next(c.id for c in catalog if c.testable)
+    log = EvidenceLog(catalog, minimal_run())
+    record: dict[str, object] = {
+        "nodeid": "tests/t.py::test_x",
+        "outcome": "passed",
+        "source": "live",
+        "measurements": [],
+    }
+    record.update(record_extra)
+    log.add([cid], record)
+    return log, cid
+
+
+def test_an_unpaired_surrogate_from_a_server_is_replaced_not_fatal(tmp_path):
+    reply = "hi \ud83d there"  # what json.loads makes of a server's "hi \\ud83d there"
+    log, cid = _one_check_log(
+        {
+            "message": reply,
+            "attachments": [{"label": reply, "kind": "text", "content": reply}],
+            "facts": {"server \udc00 key": reply},
+            "measurements": [{"name": "reply", "measured": reply, "holds": True}],
+        }
+    )
+    path = tmp_path / "evidence.json"
+    log.write(path, complete=True)  # used to raise UnicodeEncodeError: the run lost its evidence
+    doc = load_evidence(path)
+    check = next(c for c in doc["claims"] if c["id"] == cid)["checks"][0]
+    assert check["message"] == "hi \ufffd there"
+    assert check["attachments"][0]["content"] == "hi \ufffd there"
+    assert check["measurements"][0]["measured"] == "hi \ufffd there"
+    assert doc["run"]["facts"] == {"server \ufffd key": "hi \ufffd there"}
+    assert next(c for c in doc["claims"] if c["id"] == cid)["verdict"] == "reproduced"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "nan", "-inf", [1.0, float("nan")]])
+def test_a_non_finite_measurement_is_an_error_of_the_probe(tmp_path, value):
+    log, cid = _one_check_log(
+        {"measurements": [{"name": "tokens/s", "measured": value, "unit": "s", "holds": True}]}
+    )
+    path = tmp_path / "evidence.json"
+    log.write(path, complete=True)
+    text = path.read_text("utf-8")
+    json.loads(text, parse_constant=lambda token: pytest.fail(f"non-JSON token {token}"))
+    claim = next(c for c in json.loads(text)["claims"] if c["id"] == cid)
+    assert claim["verdict"] == "error"
+    assert "non-finite measurement of tokens/s" in claim["reason"]
+    m = claim["checks"][0]["measurements"][0]
+    assert m["holds"] is False and m["non_finite"] is True
+
+
+def test_non_finite_numbers_elsewhere_are_written_as_text_not_tokens(tmp_path):
+    log, _ = _one_check_log({"facts": {"ratio": float("inf")}, "duration_s": float("nan")})
+    path = tmp_path / "evidence.json"
+    log.write(path, complete=True)
+    doc = json.loads(path.read_text("utf-8"), parse_constant=lambda t: pytest.fail(t))
+    assert doc["run"]["facts"]["ratio"] == "inf"
+
+
+def test_nesting_is_cut_when_written_and_refused_when_loaded(tmp_path):
+    from claims.evidence import MAX_DEPTH
+
+    deep: object = "bottom"
+    for _ in range(900):
+        deep = {"x": deep}
+    log, _ = _one_check_log({"facts": {"deep": deep}})
+    path = tmp_path / "evidence.json"
+    log.write(path, complete=True)
+    assert "nested more than" in path.read_text("utf-8")
+    load_evidence(path)  # what the suite writes loads
+    for levels in (400, 900):
+        doc = json.loads(path.read_text("utf-8"))
+        nest: object = 1
+        for _ in range(levels):
+            nest = [nest]
+        doc["run"]["facts"]["deep"] = nest
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        with pytest.raises(EvidenceError, match=f"nested more than {MAX_DEPTH} levels") as info:
+            load_evidence(path)
+        assert str(path) in str(info.value)
+
+
+def test_a_huge_file_is_refused_and_a_long_attachment_cut_at_load(tmp_path):
+    from claims.evidence import MAX_EVIDENCE_BYTES, MAX_LOADED_ATTACHMENT_CHARS
+
+    log, cid = _one_check_log(
+        {"attachments": [{"label": "big", "kind": "text", "content": "x" * 200_000}]}
+    )
+    path = tmp_path / "evidence.json"
+    log.write(path, complete=True)
+    doc = load_evidence(path)
+    att = next(c for c in doc["claims"] if c["id"] == cid)["checks"][0]["attachments"][0]
+    assert len(att["content"]) < MAX_LOADED_ATTACHMENT_CHARS + 200
+    assert "cut when loaded: 200,000 characters" in att["content"] and att["truncated"]
+    raw = json.loads(path.read_text("utf-8"))
+    raw["claims"][0]["statement"] = "y" * (MAX_EVIDENCE_BYTES + 1)
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(EvidenceError, match="larger than 16 MiB") as info:
+        load_evidence(path)
+    assert str(path) in str(info.value)
+
+
+def test_provenance_names_version_commit_and_catalog_hash():
+    from claims.evidence import catalog_sha256
+
+    catalog = load_catalog()
+    doc = EvidenceLog(catalog, minimal_run()).document(complete=True)
+    suite = doc["run"]["suite"]
+    assert suite["catalog_sha256"] == catalog_sha256(catalog)
+    assert len(suite["catalog_sha256"]) == 64
+    assert suite["version"]  # installed (editable) in every environment the tests run in
+    repo = Path(__file__).resolve().parents[1]
+    if (repo / ".git").exists():
+        head = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        assert suite["git_commit"] == head
+    assert validate(doc) == []
+
+
+def test_catalog_hash_changes_with_a_figure(tmp_path):
+    from claims.evidence import catalog_sha256
+
+    catalog = load_catalog()
+    source = Path(__file__).resolve().parents[1] / "claims" / "catalog"
+    files = sorted(source.glob("*.toml"))
+    copies = []
+    for f in files:
+        copy = tmp_path / f.name
+        copy.write_text(f.read_text("utf-8"), encoding="utf-8")
+        copies.append(copy)
+    assert catalog_sha256(load_catalog(copies)) == catalog_sha256(catalog)
+    text = copies[0].read_text("utf-8")
+    changed = text.replace("statement = \"", "statement = \"(edited) ", 1)
+    assert changed != text
+    copies[0].write_text(changed, encoding="utf-8")
+    assert catalog_sha256(load_catalog(copies)) != catalog_sha256(catalog)

@@ -16,6 +16,35 @@ from claims.plugin.tiers import Tiers
 # interrupted run leaves recent evidence without paying a write per test.
 WRITE_INTERVAL_S = 1.0
 
+# pytest's own outcome categories, in the order its summary line prints them.
+PYTEST_COUNTS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
+EXIT_MEANINGS: dict[int, str] = {
+    0: "all selected tests passed (known errata are expected failures, xfail)",
+    1: "some tests failed: a claim was refuted, a probe errored, or a check of the suite failed",
+    2: "the run was interrupted",
+    3: "pytest hit an internal error",
+    4: "pytest was called with bad options",
+    5: "no test was selected",
+}
+
+
+def pytest_outcomes(session: pytest.Session, exitstatus: int) -> dict[str, Any]:
+    """pytest's own counts and exit status, as its summary line and ``$?`` report them.
+
+    Counts every test of the session, claim tests or not, so the report's top
+    line agrees with the terminal; None where the terminal reporter is disabled.
+    """
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    stats = getattr(reporter, "stats", None)
+    counts: dict[str, int] | None = None
+    if isinstance(stats, dict):
+        counts = {
+            key: sum(1 for r in stats.get(key, []) if getattr(r, "count_towards_summary", True))
+            for key in PYTEST_COUNTS
+        }
+    code = int(exitstatus)
+    return {"exit_status": code, "meaning": EXIT_MEANINGS.get(code, "unknown"), "counts": counts}
+
 
 class EvidenceWriter:
     """Controller-side plugin: aggregates check records into evidence.json.
@@ -93,6 +122,7 @@ class EvidenceWriter:
             tier: {"available": st.available, "reason": st.reason, **st.details}
             for tier, st in self.tiers.known().items()
         }
+        self.log.run["pytest"] = pytest_outcomes(session, exitstatus)
         self.write(complete=not interrupted)
         if self.written is not None and self.settings.report_path is not None:
             try:

@@ -8,25 +8,37 @@ machine, or the same suite on two machines) and returns a JSON-ready dict:
   being one; ``no longer checked`` / ``newly checked``; ``weaker evidence`` /
   ``stronger evidence`` between reproduced and consistent; ``changed``);
 * ``regressions`` - the subset a CI job fails on (``--fail-on-regression``);
+* ``documents`` - per document: claims and verdict counts in A and in B, and
+  how many verdicts changed (the diff page and the text output lead with it);
 * ``moved_figures`` - same claim, same test, same measurement name, a
-  different measured value: both values and the relative change;
+  different measured value: both values and the relative change (only
+  measurements compared with a statement: those are the claims' figures);
+* ``measurements_only_in_a`` / ``measurements_only_in_b`` - compared
+  measurements one run made and the other did not (a test skipped in one);
+* ``context_changes`` - context values (``check.observe``: what an instrument
+  measured about itself or its input, such as a hash throughput or archive
+  size) that differ; shown, never counted as a difference between the runs;
 * ``machine_differences`` / ``option_differences`` - fingerprint fields and
   run options that differ (field, value in A, value in B);
 * ``only_in_a`` / ``only_in_b`` - claim ids one catalog has and the other lacks.
 
-Timestamps are never differences: two runs of the same suite on the same
-machine with the same results give an empty diff (``identical: true``).
+Timestamps, temporary paths (pytest's ``/tmp/pytest-of-…`` folders,
+``tempfile``'s names) and context values are never differences: two runs of the
+same suite on the same machine with the same results give ``identical: true``.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from claims.report import machine
 from claims.report.plots import ChartError, render_chart, svg_with_prefix
-from claims.report.view import ORDER, SOURCES
+from claims.report.view import ORDER, SOURCES, value_text
+from claims.terminal import safe
 from claims.verdicts import DESCRIPTIONS, VERDICTS
 
 __all__ = ["diff_evidence", "format_diff_text", "render_diff_html"]
@@ -42,6 +54,30 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+# A temporary path differs on every run (pytest's numbered base folders, mkdtemp's
+# random names): the part after the temporary root is replaced before comparing.
+_TEMP_PATH = re.compile(
+    r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^\s/]+/[^\s/]+/T)(?:/[^\s,;:'\"()\]]*)?"
+    r"|pytest-of-[^\s/]+/pytest-\d+(?:/[^\s,;:'\"()\]]*)?"
+)
+
+
+def stable(value: Any) -> Any:
+    """``value`` with the parts that change between identical runs (temporary paths) masked."""
+    if isinstance(value, str):
+        return _TEMP_PATH.sub("<temporary path>", value)
+    if isinstance(value, list):
+        return [stable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: stable(v) for k, v in value.items()}
+    return value
+
+
+def _compared(m: Mapping[str, Any]) -> bool:
+    """Whether a measurement was judged against a statement (a claim's figure)."""
+    return bool(m.get("compared", True)) and m.get("applicable") is not False
 
 
 def _claims(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -108,15 +144,14 @@ def _measurements(
 
 
 def _display(m: Mapping[str, Any]) -> str:
-    shown = m.get("measured_display")
-    return str(shown) if shown is not None else machine.text(m.get("measured"))
+    return value_text(m.get("measured"), m.get("measured_display"), m.get("unit"))
 
 
 def _field_differences(a: Mapping[str, str], b: Mapping[str, str]) -> list[dict[str, str]]:
     out = []
     for key in list(a) + [k for k in b if k not in a]:
         va, vb = a.get(key, "(absent)"), b.get(key, "(absent)")
-        if va != vb:
+        if stable(va) != stable(vb):
             out.append({"field": key, "a": va, "b": vb})
     return out
 
@@ -154,6 +189,8 @@ def diff_evidence(
     claims_a, claims_b = _claims(a), _claims(b)
     changes: list[dict[str, Any]] = []
     moved: list[dict[str, Any]] = []
+    context: list[dict[str, Any]] = []
+    only_m: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
     for cid, ca in claims_a.items():
         cb = claims_b.get(cid)
         if cb is None:
@@ -174,33 +211,49 @@ def diff_evidence(
                 }
             )
         ma, mb = _measurements(ca), _measurements(cb)
+        for side, mine, other in (("a", ma, mb), ("b", mb, ma)):
+            for key, (m, source) in mine.items():
+                if key not in other and _compared(m):
+                    only_m[side].append(
+                        {
+                            "claim": cid,
+                            "nodeid": key[0],
+                            "name": key[1],
+                            "display": _display(m),
+                            "holds": m.get("holds"),
+                            "source": source,
+                        }
+                    )
         for key, (m1, source_a) in ma.items():
             found = mb.get(key)
             if found is None:
                 continue
             m2, source_b = found
-            if m1.get("measured") == m2.get("measured"):
+            if stable(m1.get("measured")) == stable(m2.get("measured")):
                 continue
-            moved.append(
-                {
-                    "claim": cid,
-                    "nodeid": key[0],
-                    "name": key[1],
-                    "unit": m1.get("unit") or m2.get("unit"),
-                    "a": m1.get("measured"),
-                    "b": m2.get("measured"),
-                    "a_display": _display(m1),
-                    "b_display": _display(m2),
-                    "relative_change": relative_change(m1.get("measured"), m2.get("measured")),
-                    "holds_a": m1.get("holds"),
-                    "holds_b": m2.get("holds"),
-                    "source_a": source_a,
-                    "source_b": source_b,
-                }
-            )
-    moved.sort(
-        key=lambda r: (r["relative_change"] is None, -abs(r["relative_change"] or 0.0), r["claim"])
-    )
+            row = {
+                "claim": cid,
+                "nodeid": key[0],
+                "name": key[1],
+                "unit": m1.get("unit") or m2.get("unit"),
+                "a": m1.get("measured"),
+                "b": m2.get("measured"),
+                "a_display": _display(m1),
+                "b_display": _display(m2),
+                "relative_change": relative_change(m1.get("measured"), m2.get("measured")),
+                "holds_a": m1.get("holds"),
+                "holds_b": m2.get("holds"),
+                "source_a": source_a,
+                "source_b": source_b,
+            }
+            # A context value (what an instrument measured about itself or its input:
+            # hash throughput, archive bytes) is no claim's figure: shown, not counted.
+            (moved if _compared(m1) or _compared(m2) else context).append(row)
+    def by_size(r: Mapping[str, Any]) -> tuple[bool, float, str]:
+        return (r["relative_change"] is None, -abs(r["relative_change"] or 0.0), r["claim"])
+
+    moved.sort(key=by_size)
+    context.sort(key=by_size)
     machines = _field_differences(_machine_fields(a), _machine_fields(b))
     options = _field_differences(
         machine.options(_mapping(a.get("run"))), machine.options(_mapping(b.get("run")))
@@ -211,15 +264,59 @@ def diff_evidence(
     return {
         "labels": [label_a, label_b],
         "runs": [_run_summary(a, label_a), _run_summary(b, label_b)],
+        "documents": _document_rows(a, b, changes),
         "verdict_changes": changes,
         "regressions": regressions,
         "moved_figures": moved,
+        "measurements_only_in_a": only_m["a"],
+        "measurements_only_in_b": only_m["b"],
+        "context_changes": context,
         "machine_differences": machines,
         "option_differences": options,
         "only_in_a": only_a,
         "only_in_b": only_b,
-        "identical": not (changes or moved or machines or options or only_a or only_b),
+        "identical": not (
+            changes or moved or only_m["a"] or only_m["b"] or machines or options
+            or only_a or only_b
+        ),
     }
+
+
+def _document_rows(
+    a: Mapping[str, Any], b: Mapping[str, Any], changes: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per document: claims and verdict counts in each run, and the verdicts that changed."""
+    titles: dict[str, str] = {}
+    for doc in (a, b):
+        for meta in _list(doc.get("documents")):
+            meta = _mapping(meta)
+            if meta.get("id"):
+                titles.setdefault(str(meta["id"]), str(meta.get("title") or meta["id"]))
+    counts: dict[str, dict[str, Counter[str]]] = {}
+    for side, doc in (("a", a), ("b", b)):
+        for claim in _claims(doc).values():
+            doc_id = str(claim.get("document") or "?")
+            titles.setdefault(doc_id, str(claim.get("document_title") or doc_id))
+            per = counts.setdefault(doc_id, {"a": Counter(), "b": Counter()})
+            per[side][str(claim.get("verdict"))] += 1
+    changed = Counter(str(c.get("document")) for c in changes)
+    regressed = Counter(str(c.get("document")) for c in changes if c["kind"] == "regression")
+    rows = []
+    for doc_id in titles:
+        per = counts.get(doc_id, {"a": Counter(), "b": Counter()})
+        rows.append(
+            {
+                "id": doc_id,
+                "title": titles[doc_id],
+                "claims_a": sum(per["a"].values()),
+                "claims_b": sum(per["b"].values()),
+                "a": {v: per["a"][v] for v in ORDER if per["a"][v]},
+                "b": {v: per["b"][v] for v in ORDER if per["b"][v]},
+                "changed": changed[doc_id],
+                "regressions": regressed[doc_id],
+            }
+        )
+    return rows
 
 
 # --- terminal -------------------------------------------------------------------
@@ -233,19 +330,43 @@ def _counts(run: Mapping[str, Any]) -> str:
     return shown or "no claims"
 
 
+def _abbrev(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{n} {v}" for v, n in counts.items()) or "none"
+
+
 def format_diff_text(result: Mapping[str, Any]) -> str:
-    """A terminal summary of :func:`diff_evidence`'s result (ends with a newline)."""
-    label_a, label_b = result["labels"]
+    """A terminal summary of :func:`diff_evidence`'s result (ends with a newline).
+
+    Every field from the evidence goes through :func:`claims.terminal.safe`: the
+    files are untrusted, and an escape sequence in a claim's reason must not
+    clear the screen or retitle the window of whoever runs the diff.
+    """
+    label_a, label_b = (safe(x) for x in result["labels"])
     run_a, run_b = result["runs"]
     lines = []
     for name, label, run in (("A", label_a, run_a), ("B", label_b, run_b)):
         incomplete = "" if run.get("complete") else ", INCOMPLETE"
-        lines.append(f"{name}: {label}  (started {run.get('started')}{incomplete})")
-        lines.append(f"   {_counts(run)}")
+        lines.append(f"{name}: {label}  (started {safe(run.get('started'))}{incomplete})")
+        lines.append(f"   {safe(_counts(run))}")
+    docs = result.get("documents") or []
+    if docs:
+        lines.append("")
+        width = max(len(safe(d["id"])) for d in docs)
+        lines.append(f"   {'doc':<{width}}  changed  verdicts in A -> verdicts in B")
+        for d in docs:
+            same = d["a"] == d["b"]
+            detail = f"same: {_abbrev(d['a'])}" if same else (
+                f"{_abbrev(d['a'])} -> {_abbrev(d['b'])}"
+            )
+            mark = "!" if d["regressions"] else " "
+            lines.append(f" {mark} {safe(d['id']):<{width}}  {d['changed']:>7}  {safe(detail)}")
     if result.get("identical"):
+        lines.append("")
         lines.append(
-            "no differences: same verdicts, same measured values, same machine and options"
+            "identical: same verdicts, same measured figures, same machine and options "
+            "(timestamps, temporary paths and context values aside)"
         )
+        _context_lines(result, lines)
         return "\n".join(lines) + "\n"
     changes = result["verdict_changes"]
     if changes:
@@ -253,12 +374,15 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
         lines.append("")
         plural = "s" if regressions != 1 else ""
         lines.append(f"verdict changes: {len(changes)} ({regressions} regression{plural})")
-        width = max(len(c["id"]) for c in changes)
+        width = max(len(safe(c["id"])) for c in changes)
         for c in changes:
             mark = "!" if c["kind"] == "regression" else " "
-            line = f" {mark} {c['id']:<{width}}  {c['a']} -> {c['b']}  [{c['kind']}]"
+            line = (
+                f" {mark} {safe(c['id']):<{width}}  {safe(c['a'])} -> {safe(c['b'])}"
+                f"  [{c['kind']}]"
+            )
             if c["kind"] == "regression" and c.get("reason_b"):
-                line += f"  {c['reason_b']}"
+                line += f"  {safe(c['reason_b'])}"
             lines.append(line)
     moved = result["moved_figures"]
     if moved:
@@ -267,8 +391,16 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
         for m in moved:
             change = _percent(m["relative_change"])
             lines.append(
-                f"   {m['claim']}  {m['name']}: {m['a_display']} -> {m['b_display']}  ({change})"
+                f"   {safe(m['claim'])}  {safe(m['name'])}: {safe(m['a_display'])} -> "
+                f"{safe(m['b_display'])}  ({change})"
             )
+    for key, label in (("measurements_only_in_a", "A"), ("measurements_only_in_b", "B")):
+        rows = result.get(key) or []
+        if rows:
+            lines.append("")
+            lines.append(f"measured only in {label}: {len(rows)}")
+            for m in rows:
+                lines.append(f"   {safe(m['claim'])}  {safe(m['name'])}: {safe(m['display'])}")
     for key, title in (
         ("machine_differences", "machines differ"),
         ("option_differences", "options differ"),
@@ -277,34 +409,49 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
         if rows:
             lines.append("")
             lines.append(f"{title}: {len(rows)} field{'s' if len(rows) != 1 else ''}")
-            width = max(len(r["field"]) for r in rows)
+            width = max(len(safe(r["field"])) for r in rows)
             for r in rows:
-                lines.append(f"   {r['field']:<{width}}  A: {r['a']}")
-                lines.append(f"   {'':<{width}}  B: {r['b']}")
+                lines.append(f"   {safe(r['field']):<{width}}  A: {safe(r['a'])}")
+                lines.append(f"   {'':<{width}}  B: {safe(r['b'])}")
     for key, label in (("only_in_a", "A"), ("only_in_b", "B")):
         if result[key]:
             lines.append("")
-            lines.append(f"claims only in {label}: {', '.join(result[key])}")
+            lines.append(f"claims only in {label}: {', '.join(safe(c) for c in result[key])}")
+    _context_lines(result, lines)
     return "\n".join(lines) + "\n"
 
 
+def _context_lines(result: Mapping[str, Any], lines: list[str]) -> None:
+    context = result.get("context_changes") or []
+    if context:
+        lines.append("")
+        lines.append(
+            f"context values that differ (not claims' figures, not counted): {len(context)}"
+        )
+
+
 # --- HTML -----------------------------------------------------------------------
-def _charts(doc: Mapping[str, Any]) -> dict[tuple[str, str, int], Mapping[str, Any]]:
-    out: dict[tuple[str, str, int], Mapping[str, Any]] = {}
+def _charts(doc: Mapping[str, Any]) -> dict[tuple[str, str, int], tuple[Mapping[str, Any], str]]:
+    """Each chart with the source of the check that drew it (recorded figures say so)."""
+    out: dict[tuple[str, str, int], tuple[Mapping[str, Any], str]] = {}
     for claim in _list(doc.get("claims")):
         for check in _list(_mapping(claim).get("checks")):
+            source = str(_mapping(check).get("source") or "fixture")
             for index, chart in enumerate(_list(_mapping(check).get("charts"))):
                 if isinstance(chart, Mapping):
                     key = (str(_mapping(check).get("nodeid")), str(chart.get("kind")), index)
-                    out.setdefault(key, chart)
+                    out.setdefault(key, (chart, source))
     return out
 
 
-def _svg(chart: Mapping[str, Any] | None, prefix: str) -> dict[str, str | None]:
-    if chart is None:
+def _svg(
+    found: tuple[Mapping[str, Any], str] | None, prefix: str
+) -> dict[str, str | None]:
+    if found is None:
         return {"svg": None, "problem": "not in this run"}
+    chart, source = found
     try:
-        return {"svg": svg_with_prefix(render_chart(chart), prefix), "problem": None}
+        return {"svg": svg_with_prefix(render_chart(chart, source), prefix), "problem": None}
     except ChartError as exc:
         return {"svg": None, "problem": f"could not be drawn: {exc}"}
     except Exception as exc:  # a plot must never cost the whole page
@@ -313,7 +460,7 @@ def _svg(chart: Mapping[str, Any] | None, prefix: str) -> dict[str, str | None]:
 
 def render_diff_html(result: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     """The two runs side by side: verdict changes, moved figures, machines, every claim, plots."""
-    from claims.report.html import environment
+    from claims.report.html import content_security_policy, environment
 
     claims_a, claims_b = _claims(a), _claims(b)
     rows = []
@@ -338,7 +485,7 @@ def render_diff_html(result: Mapping[str, Any], a: Mapping[str, Any], b: Mapping
     charts_a, charts_b = _charts(a), _charts(b)
     plots = []
     for n, key in enumerate(list(charts_a) + [k for k in charts_b if k not in charts_a], start=1):
-        chart = charts_a.get(key) or charts_b.get(key) or {}
+        chart = (charts_a.get(key) or charts_b.get(key) or ({}, ""))[0]
         plots.append(
             {
                 "nodeid": key[0],
@@ -368,4 +515,5 @@ def render_diff_html(result: Mapping[str, Any], a: Mapping[str, Any], b: Mapping
         descriptions=DESCRIPTIONS,
         sources=SOURCES,
         percent=_percent,
+        csp=content_security_policy(),
     ).lstrip()

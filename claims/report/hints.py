@@ -3,8 +3,10 @@
 The reason a check was skipped is written by the tier detector or the test
 ("no Ollama server at ...", "pass --allow-unload to allow it"). The hint adds
 what a user types to get past it, derived from the check's tiers and from any
-command-line flag the reason names, so the page answers "how do I run this?"
-without the reader opening the test code.
+command-line flag or missing package the reason names, so the page answers
+"how do I run this?" without the reader opening the test code. Each hint is a
+command or an option with its argument spelled out (which directory, which
+model), never a bare flag name.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-__all__ = ["TIER_HINTS", "not_applicable_hint", "run_hint"]
+__all__ = ["FLAG_HINTS", "PACKAGE_HINTS", "TIER_HINTS", "not_applicable_hint", "run_hint"]
 
 TIER_HINTS: dict[str, str] = {
     "offline": "run pytest -m offline",
@@ -25,11 +27,54 @@ TIER_HINTS: dict[str, str] = {
     "hub": "run pytest -m hub on a machine that can reach huggingface.co",
 }
 
+# What each option the reasons name needs as its argument, and what it changes.
+FLAG_HINTS: dict[str, str] = {
+    "--models-dir": "pass --models-dir DIR, the Ollama models folder that holds manifests/ and "
+    "blobs/ (a Linux service install keeps it in /usr/share/ollama/.ollama/models, a user "
+    "install in ~/.ollama/models; the server's OLLAMA_MODELS setting overrides both), with "
+    "the model the reason names pulled into it",
+    "--allow-unload": "pass --allow-unload to let the suite unload the model from the live "
+    "server (the next request loads it again)",
+    "--allow-pull": "pass --allow-pull to let the suite pull the model onto the live server",
+    "--allow-create": "pass --allow-create to let the suite create (and then delete) a "
+    "derived model on the live server",
+    "--ollama-tools-model": "pass --ollama-tools-model NAME, a tools-capable model the server "
+    "has (e.g. llama3.2:3b)",
+    "--ollama-model": "pass --ollama-model NAME, the model the figure was stated for (phi4)",
+    "--ollama-host": "pass --ollama-host URL of a reachable Ollama server "
+    "(default http://127.0.0.1:11434)",
+    "--engine-model": "pass --engine-model PATH to a GGUF file, or store:NAME for a model "
+    "in the Ollama store",
+}
+
+# A package a reason says is missing, and how to install it. Keyed by the
+# package name as the reasons write it ("torch is not installed").
+PACKAGE_HINTS: dict[str, str] = {
+    "torch": "install torch (pip install torch==2.13.0 for the CPU build; on a CUDA machine "
+    "your CUDA build of torch)",
+    "llama-cpp-python": "install the engine extra (pip install '.[engine]', which builds "
+    "llama-cpp-python)",
+    "huggingface_hub": "install the hub extra (pip install '.[hub]')",
+    "pytest-benchmark": "install pytest-benchmark (pip install pytest-benchmark) and run "
+    "without xdist (-p no:xdist)",
+}
+
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+_MISSING = re.compile(r"(?<![\w-])([A-Za-z][\w.-]*) is not installed")
 
 
 def _flags(reason: str | None) -> list[str]:
     return list(dict.fromkeys(_FLAG.findall(reason or "")))
+
+
+def _missing_packages(reason: str | None) -> list[str]:
+    return [p for p in dict.fromkeys(_MISSING.findall(reason or "")) if p in PACKAGE_HINTS]
+
+
+def _rerun(tiers: list[str], claim_id: str | None) -> str:
+    tier = next((t for t in tiers if t != "offline"), tiers[0] if tiers else "offline")
+    only = f" --claim {claim_id}" if claim_id else ""
+    return f"then run pytest -m {tier}{only}"
 
 
 def run_hint(
@@ -41,11 +86,17 @@ def run_hint(
 ) -> str:
     """One line telling the user how to get this check run (``selected``: a test of it ran)."""
     tiers = list(dict.fromkeys(str(t) for t in tiers))  # str: evidence is read, not trusted
+    packages = _missing_packages(reason)
     # A flag the reason names (--allow-unload, --models-dir...) is the most precise advice.
     flags = [f for f in _flags(reason) if f not in ("--require-live", "--profile")]
     parts: list[str] = []
-    if flags:
-        parts.append("pass " + " ".join(flags))
+    if packages:
+        # The tier is available but a package the test needs is not: "run pytest -m
+        # offline" would repeat the run that just skipped it.
+        parts.extend(PACKAGE_HINTS[p] for p in packages)
+        parts.append(_rerun(tiers, claim_id))
+    elif flags:
+        parts.extend(FLAG_HINTS.get(f, f"pass {f}") for f in flags)
     else:
         live = [t for t in tiers if t != "offline"]
         parts.extend(TIER_HINTS[t] for t in (live or tiers) if t in TIER_HINTS)
@@ -67,5 +118,5 @@ def not_applicable_hint(applies_to: Mapping[str, object] | None) -> str | None:
             "applies on a DGX Spark: run there, or pass --profile dgx-spark if this machine is one"
         )
     if isinstance(model, str) and model:
-        return "pass --ollama-model with the model the figure was stated for"
+        return "pass --ollama-model NAME with the model the figure was stated for"
     return None

@@ -3,11 +3,19 @@
 Autoescaping is on for every template, so claim text, measured values, reasons
 and raw HTTP exchanges from the evidence are shown as text, never as markup;
 the only markup inserted unescaped is the SVG that :mod:`claims.report.plots`
-produced with matplotlib, whose text matplotlib escapes itself.
+produced with matplotlib, whose text matplotlib escapes itself, and the page's
+own script.
+
+Should an escaping slip ever happen, the page's Content-Security-Policy stops
+it from doing anything: no network at all (``default-src 'none'``), styles
+inline only, and exactly one script, the page's own, allowed by its SHA-256
+hash, so an injected ``<script>`` or ``onerror=`` attribute does not run.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +23,7 @@ import jinja2
 
 from claims.report.view import build_view
 
-__all__ = ["environment", "render_html"]
+__all__ = ["content_security_policy", "environment", "render_html"]
 
 _ENV: jinja2.Environment | None = None
 
@@ -34,7 +42,34 @@ def environment() -> jinja2.Environment:
     return _ENV
 
 
+def content_security_policy(*scripts: str) -> str:
+    """A strict policy: nothing from the network, inline styles, only these inline scripts."""
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(s.encode("utf-8")).digest()).decode() + "'"
+        for s in scripts
+    )
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src {hashes or chr(39) + 'none' + chr(39)}",
+            "style-src 'unsafe-inline'",
+            "img-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
+
+
+def _script() -> str:
+    loader = environment().loader
+    assert loader is not None
+    source, _, _ = loader.get_source(environment(), "report.js.j2")
+    return source
+
+
 def render_html(evidence: Mapping[str, Any]) -> str:
     """The report page for one evidence document."""
     template = environment().get_template("report.html.j2")
-    return template.render(**build_view(evidence)).lstrip()
+    script = _script()
+    view: dict[str, Any] = build_view(evidence)
+    return template.render(**view, script=script, csp=content_security_policy(script)).lstrip()

@@ -18,7 +18,14 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["CHART_KINDS", "ChartError", "nominal_bits", "render_chart", "svg_with_prefix"]
+__all__ = [
+    "CHART_KINDS",
+    "SOURCE_LABELS",
+    "ChartError",
+    "nominal_bits",
+    "render_chart",
+    "svg_with_prefix",
+]
 
 CHART_KINDS: dict[str, str] = {
     "ttft": "Cold vs warm time to first token",
@@ -301,8 +308,19 @@ _DRAW: dict[
 }
 
 
-def render_chart(chart: Mapping[str, Any]) -> str:
-    """SVG markup (no XML prolog, no metadata) for one chart of the evidence."""
+# Written into each chart, so a chart copied out of the page still says whose figures it shows.
+SOURCE_LABELS: dict[str, str] = {
+    "recorded": "The document's own recorded figures (not measured here)",
+    "fixture": "Measured here, on bundled or generated files",
+    "live": "Measured live on this machine",
+}
+
+
+def render_chart(chart: Mapping[str, Any], source: str | None = None) -> str:
+    """SVG markup (no XML prolog, no metadata) for one chart of the evidence.
+
+    ``source`` (the check's evidence source) labels the chart inside the image.
+    """
     kind = chart.get("kind")
     if kind not in _DRAW:
         raise ChartError(f"unknown chart kind {kind!r} (known: {', '.join(_DRAW)})")
@@ -315,6 +333,10 @@ def render_chart(chart: Mapping[str, Any]) -> str:
     with matplotlib.rc_context(rc):
         fig = Figure(figsize=size(len(rows)), layout="constrained")
         draw(fig, rows)
+        if source is not None:
+            label = SOURCE_LABELS.get(source, f"evidence source: {source}")
+            fig.suptitle(label, x=0.01, ha="left", fontsize=8.0, fontweight="normal",
+                         color="#8a4b00" if source == "recorded" else "#1a5e2a")
         buffer = io.StringIO()
         fig.savefig(
             buffer,

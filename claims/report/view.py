@@ -1,11 +1,17 @@
 """From an evidence document to what the report page shows.
 
-The template only lays out what this module prepares: documents in series
-order, their sections in document order, each claim with its citation,
-verdict, reason and the hint that would run it, one table of stated against
-measured values across all of its checks, and the plots drawn from the checks'
-charts. Evidence is read defensively (``.get`` with defaults): the schema
-guarantees few keys, and a report must render for an interrupted or older run.
+The template only lays out what this module prepares: first the answer
+(pytest's counts and exit status, the refuted and error claims, then the
+not-run ones with what would run them), then documents in series order, their
+sections in document order, each claim with its citation by title and section,
+verdict, reason and the hint that would run it, one table per check of stated
+against measured values, and the plots drawn from the checks' charts.
+
+Recorded is not measured: a check whose source is ``recorded`` compared the
+claim with figures the document itself printed, so its values appear under
+"the document printed", never under "measured here", and its charts say so.
+Evidence is read defensively (``.get`` with defaults): the schema guarantees
+few keys, and a report must render for an interrupted or older run.
 """
 
 from __future__ import annotations
@@ -20,10 +26,16 @@ from typing import Any
 
 from claims.report import machine
 from claims.report.hints import not_applicable_hint, run_hint
-from claims.report.plots import CHART_KINDS, ChartError, render_chart, svg_with_prefix
+from claims.report.plots import (
+    CHART_KINDS,
+    SOURCE_LABELS,
+    ChartError,
+    render_chart,
+    svg_with_prefix,
+)
 from claims.verdicts import DESCRIPTIONS, PRIORITY, VERDICTS, check_verdict
 
-__all__ = ["ORDER", "SOURCES", "build_view"]
+__all__ = ["NOTATION", "ORDER", "SOURCES", "build_view", "value_text"]
 
 # Summary order: the verdicts a reader must act on first, untestable last.
 ORDER: tuple[str, ...] = (*PRIORITY, "untestable")
@@ -32,6 +44,23 @@ SOURCES: dict[str, str] = {
     "fixture": "bundled or generated artifacts, measured on this machine",
     "live": "measured live on this machine (server, GPU, engine or Hub)",
 }
+# The column a check's values go in: the document's own figures are never "measured".
+VALUE_COLUMN: dict[str, str] = {
+    "recorded": "The document printed",
+    "fixture": "Measured here (bundled files)",
+    "live": "Measured here (live)",
+}
+NOTATION: tuple[tuple[str, str], ...] = (
+    ("12 to 14 GB", "a range: the accepted range of a stated figure (its printed precision or "
+     "the catalog's tolerance), or a measured value computed from printed figures, which "
+     "carries their rounding"),
+    ("holds", "a measured number holds when it lies inside the accepted range; a measured "
+     "range holds when it overlaps the accepted range (some value it stands for agrees)"),
+    ("a, b, c", "a list, compared item by item (or as a set where the claim says so)"),
+    ("true / false", "a yes-or-no figure, compared exactly; text is compared exactly too"),
+)
+# Claims shown open: refutations, errors and errata (the ones to read); the rest fold.
+OPEN_VERDICTS = frozenset({"refuted", "error", "known-erratum"})
 STATUS_HELP: dict[str, str] = {
     "holds": "the measured value agrees with the stated figure within the tolerance",
     "fails": "the measured value contradicts the stated figure",
@@ -72,6 +101,10 @@ class Figure:
     svg: str | None
     problem: str | None
 
+    @property
+    def source_label(self) -> str:
+        return SOURCE_LABELS.get(self.source, self.source)
+
     def placed(self, where: str) -> str:
         """The SVG with ids unique to one placement on the page."""
         return svg_with_prefix(self.svg or "", f"f{self.number}-{where}-")
@@ -85,14 +118,44 @@ class Section:
     untestable: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _bound(x: float) -> str:
+    # Bounds come from printed figures (few significant digits); 12 keep a
+    # 1,000,000,000 +/- 0.5 interval readable where 6 would print 1e+09 to 1e+09.
+    return f"{x:,.12g}"
+
+
 def _interval(value: Any) -> str | None:
     m = _mapping(value)
-    lo, hi = m.get("lo"), m.get("hi")
+    lo, hi = m.get("lo", m.get("low")), m.get("hi", m.get("high"))
+    if isinstance(lo, bool) or isinstance(hi, bool):
+        return None
     if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
-        # Bounds come from printed figures (few significant digits); 12 keep a
-        # 1,000,000,000 +/- 0.5 interval readable where 6 would print 1e+09 to 1e+09.
-        return f"{lo:,.12g} to {hi:,.12g}"
+        return _bound(lo) if lo == hi else f"{_bound(lo)} to {_bound(hi)}"
     return None
+
+
+def value_text(value: Any, display: Any = None, unit: Any = None) -> str:
+    """A measured or stated value in the report's notation (see :data:`NOTATION`).
+
+    Numbers and text keep the display the check wrote (its unit and precision);
+    ranges, lists, booleans and objects are written from the JSON value, so no
+    Python notation ("[1, 2]" for a range, "True", "{'key': ...}") reaches a cell.
+    """
+    suffix = f" {unit}" if isinstance(unit, str) and unit else ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    interval = _interval(value)
+    if interval is not None:
+        return interval + suffix
+    if isinstance(value, list):
+        return ", ".join(value_text(v) for v in value) if value else "(empty list)"
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {value_text(v)}" for k, v in value.items()) or "(empty)"
+    if display is not None:
+        return str(display)
+    if value is None:
+        return "—"
+    return machine.text(value) + suffix
 
 
 def _measurement_row(
@@ -111,24 +174,36 @@ def _measurement_row(
         status, label = "erratum", "does not hold (known erratum)"
     else:
         status, label = "fails", "does not hold"
-    measured = m.get("measured_display")
-    if measured is None:
-        measured = machine.text(m.get("measured"))
-        if m.get("unit"):
-            measured += f" {m['unit']}"
-    stated = m.get("stated_display")
-    if stated is None and m.get("stated") is not None:
-        stated = machine.text(m.get("stated"))
+    if m.get("non_finite"):
+        status, label = "fails", "probe error (non-finite value)"
+    unit = m.get("unit")
+    measured = value_text(m.get("measured"), m.get("measured_display"), unit)
+    if m.get("non_finite"):
+        measured = f"not a finite number ({_str(m.get('measured'))})"
+    raw_stated = m.get("stated")
+    stated = None
+    if raw_stated is not None or m.get("stated_display") is not None:
+        if isinstance(raw_stated, Mapping) and m.get("stated_display") is not None:
+            # A stated range: the catalog prints "50–75 %"; the page writes ranges one way.
+            stated = _str(m.get("stated_display")).replace("–", " to ", 1)
+        elif isinstance(raw_stated, (bool, list, Mapping)):
+            stated = value_text(raw_stated, None, unit if isinstance(raw_stated, Mapping) else None)
+        else:
+            stated = value_text(raw_stated, m.get("stated_display"), unit)
     return {
         "name": _str(m.get("name"), "?"),
         "stated": stated,
-        "measured": _str(measured),
+        "measured": measured,
         "unit": m.get("unit"),
         "tolerance": m.get("tolerance"),
         "accepts": _interval(m.get("expected_interval")),
         "status": status,
         "status_text": label,
-        "status_help": STATUS_HELP[status],
+        "status_help": (
+            STATUS_HELP[status].replace("the measured value", "the document's recorded value")
+            if check.get("source") == "recorded"
+            else STATUS_HELP[status]
+        ),
         "note": m.get("note"),
         "source": _str(check.get("source"), "fixture"),
         "nodeid": _str(check.get("nodeid")),
@@ -156,7 +231,7 @@ class _Figures:
         title = _str(chart.get("title")) or CHART_KINDS.get(kind, kind)
         svg = problem = None
         try:
-            svg = render_chart(chart)
+            svg = render_chart(chart, source)
         except ChartError as exc:
             problem = str(exc)
         except Exception as exc:  # a plot must never cost the whole report
@@ -216,17 +291,41 @@ def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _claim_view(claim: Mapping[str, Any], figures: _Figures) -> dict[str, Any]:
+def _tables(
+    checks: Sequence[Mapping[str, Any]], erratum: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """One table per check: a recorded check's values and a live check's never share a column."""
+    tables = []
+    for check in checks:
+        rows = [
+            _measurement_row(m, check, erratum)
+            for m in _list(check.get("measurements"))
+            if isinstance(m, Mapping)
+        ]
+        if not rows:
+            continue
+        source = _str(check.get("source"), "fixture")
+        tables.append(
+            {
+                "source": source,
+                "nodeid": _str(check.get("nodeid"), "?"),
+                "column": VALUE_COLUMN.get(source, "Measured here"),
+                "caption": SOURCES.get(source, source),
+                "rows": rows,
+            }
+        )
+    return tables
+
+
+def _claim_view(claim: Mapping[str, Any], figures: _Figures, doc_title: str) -> dict[str, Any]:
     cid = _str(claim.get("id"), "?")
     verdict = _str(claim.get("verdict"), "error")
     erratum = _mapping(claim.get("erratum"))
     checks = [c for c in _list(claim.get("checks")) if isinstance(c, Mapping)]
-    rows: list[dict[str, Any]] = []
+    tables = _tables(checks, erratum)
+    rows = [r for t in tables for r in t["rows"]]
     figs: list[Figure] = []
     for check in checks:
-        for m in _list(check.get("measurements")):
-            if isinstance(m, Mapping):
-                rows.append(_measurement_row(m, check, erratum))
         for index, chart in enumerate(_list(check.get("charts"))):
             if isinstance(chart, Mapping):
                 figs.append(figures.add(cid, check, index, chart))
@@ -243,7 +342,9 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures) -> dict[str, Any]:
     stated = [
         {
             "name": _str(f.get("name")),
-            "display": _str(f.get("display")),
+            "display": _str(f.get("display")).replace("–", " to ", 1)
+            if f.get("kind") == "range"
+            else _str(f.get("display")),
             "scope": ", ".join(_str(x) for x in (f.get("model"), f.get("profile")) if x),
         }
         for f in _list(claim.get("stated"))
@@ -255,11 +356,13 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures) -> dict[str, Any]:
         deciding = next((k for k in check_views if k["verdict"] == verdict), None)
         if deciding is not None:
             reason = deciding["message"] or f"{deciding['nodeid']}: {deciding['outcome_text']}"
+    erratum_holds = any(c.get("failure") == "erratum-holds" for c in checks)
     return {
         "id": cid,
         "verdict": verdict,
         "statement": _str(claim.get("statement")),
         "section": _str(claim.get("section")),
+        "document_title": doc_title,
         "tiers": tiers,
         "profile": claim.get("profile"),
         "reason": reason,
@@ -268,11 +371,14 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures) -> dict[str, Any]:
         "untestable_reason": claim.get("untestable_reason"),
         "note": claim.get("note"),
         "rows": rows,
+        "tables": tables,
         "sources": sorted({c["source"] for c in check_views if c["ran"]}),
         "stated": stated,
         "checks": check_views,
-        "erratum_holds": any(c.get("failure") == "erratum-holds" for c in checks),
+        "erratum_holds": erratum_holds,
         "figures": figs,
+        # Open what a reader must act on; fold what holds, is untestable or did not run.
+        "open": verdict in OPEN_VERDICTS or erratum_holds,
     }
 
 
@@ -298,7 +404,7 @@ def _documents(evidence: Mapping[str, Any], figures: _Figures) -> list[dict[str,
             name = _str(claim.get("section"), "(no section)")
             if name not in sections:
                 sections[name] = Section(None, name)
-            view = _claim_view(claim, figures)
+            view = _claim_view(claim, figures, _str(meta.get("title"), doc_id))
             (
                 sections[name].claims
                 if view["verdict"] != "untestable"
@@ -382,6 +488,67 @@ def _tier_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+PYTEST_ORDER = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
+
+
+def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The answer to "did this run pass, and what failed", from pytest and the verdicts."""
+    pytest_info = _mapping(run.get("pytest"))
+    status = pytest_info.get("exit_status")
+    code = status if isinstance(status, int) and not isinstance(status, bool) else None
+    raw_counts = pytest_info.get("counts")
+    counts = (
+        [(k, n) for k in PYTEST_ORDER if isinstance(n := _mapping(raw_counts).get(k), int)]
+        if isinstance(raw_counts, Mapping)
+        else None
+    )
+    claims = [
+        c for d in documents for s in d["sections"] for c in s.claims if isinstance(c, Mapping)
+    ]
+    failing = [c for c in claims if c["verdict"] in ("refuted", "error") or c["erratum_holds"]]
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for c in claims:
+        if c["verdict"] == "not-run":
+            groups.setdefault(_str(c["hint"], "see the reason"), []).append(c)
+    not_run = [
+        {"hint": hint, "claims": members}
+        for hint, members in sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    ]
+    if code is None:
+        verdict = "unknown"
+        headline = "pytest's outcome was not recorded (an interrupted run, or older evidence)"
+    elif code == 0:
+        verdict = "passed"
+        headline = "The run passed"
+    else:
+        verdict = "failed"
+        headline = "The run failed"
+    return {
+        "state": verdict,
+        "headline": headline,
+        "exit_status": code,
+        "meaning": _str(pytest_info.get("meaning")) or None,
+        "counts": counts,
+        "failing": failing,
+        "not_run": not_run,
+        "not_run_total": sum(len(g["claims"]) for g in not_run),
+    }
+
+
+def _provenance(run: Mapping[str, Any]) -> dict[str, str]:
+    suite = _mapping(run.get("suite"))
+    out: dict[str, str] = {}
+    out["Suite version"] = _str(suite.get("version"), "not recorded")
+    commit = suite.get("git_commit")
+    if commit:
+        dirty = " (with uncommitted changes)" if suite.get("git_dirty") else ""
+        out["Git commit"] = f"{commit}{dirty}"
+    else:
+        out["Git commit"] = "not recorded (not a git checkout)" if suite else "not recorded"
+    out["Catalog SHA-256"] = _str(suite.get("catalog_sha256"), "not recorded")
+    return out
+
+
 def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
     """Everything the template needs, computed once."""
     run = _mapping(evidence.get("run"))
@@ -405,6 +572,11 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
     args = [str(a) for a in _list(run.get("args"))]
     return {
         "run": run,
+        "outcome": _outcome(run, documents),
+        "provenance": _provenance(run),
+        "notation": NOTATION,
+        # Page-wide notices (an interrupted run; other tiers add theirs, e.g. simulated data).
+        "banners": [],
         "started": _str(run.get("started"), "unknown"),
         "finished": _str(run.get("finished"), "unknown"),
         "duration": _duration(run),
@@ -419,6 +591,8 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
         "model_facts": [f for f in facts if _is_model_fact(f["key"], f["value"])],
         "documents": documents,
         "figures": figures.all,
+        "figures_measured": [f for f in figures.all if f.source != "recorded"],
+        "figures_recorded": [f for f in figures.all if f.source == "recorded"],
         "totals": totals,
         "total": sum(totals.values()),
         "order": ORDER,

@@ -126,7 +126,120 @@ def test_pytest_run_report_and_diff_end_to_end(tmp_path, audit):
     assert audit(side_by_side.read_text("utf-8")).problems == []
 
     proc = run("-m", "claims", "diff", str(ev_a), str(ev_a), "--fail-on-regression", cwd=tmp_path)
-    assert proc.returncode == 0 and "no differences" in proc.stdout
+    assert proc.returncode == 0 and "identical:" in proc.stdout
+
+
+HOSTILE_TEST_FILE = """
+import pytest
+
+pytestmark = pytest.mark.offline
+
+# What a buggy or hostile server can put in a reply: an unpaired surrogate (JSON's
+# "\\ud83d" decodes to one), terminal control sequences, bidi overrides, NaN.
+REPLY = "hi \\ud83d there \\x1b]0;owned\\x07 \\x1b[2J \\u202e \\x9b31m \\r\\x00"
+
+@pytest.mark.claim("T1-SUM")
+def test_sum(check):
+    check.attach("reply", REPLY)
+    check.fact("server said", REPLY)
+    check.observe("reply text", REPLY)
+    check.observe("tokens per second", float("nan"), unit="tok/s")
+    check.against("sum", 4.0)
+"""
+
+
+def test_a_run_fed_surrogates_controls_and_nan_keeps_complete_evidence(tmp_path, audit):
+    work = tmp_path / "hostile"
+    work.mkdir()
+    (work / "catalog.toml").write_text(CATALOG, encoding="utf-8")
+    (work / "test_sum.py").write_text(textwrap.dedent(HOSTILE_TEST_FILE), encoding="utf-8")
+    evidence, report = work / "evidence.json", work / "report.html"
+    proc = run(
+        "-m", "pytest", "-p", "claims.plugin", "-p", "no:cacheprovider", "-q",
+        "--catalog", "catalog.toml", "--evidence", str(evidence), "--report-html", str(report),
+        "test_sum.py", cwd=work,
+    )
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    text = evidence.read_text("utf-8")  # strict UTF-8: no surrogate made it in
+    doc = json.loads(text, parse_constant=lambda t: pytest.fail(f"non-JSON token {t}"))
+    assert doc["run"]["complete"] is True
+    claim = next(c for c in doc["claims"] if c["id"] == "T1-SUM")
+    # The NaN is the probe's failure: nothing was decided, and the page says so.
+    assert claim["verdict"] == "error"
+    assert "non-finite measurement of tokens per second" in claim["reason"]
+    assert "hi \ufffd there" in claim["checks"][0]["attachments"][0]["content"]
+    assert doc["run"]["pytest"]["counts"]["passed"] == 1
+    html = report.read_text("utf-8")
+    assert "nan tok/s" not in html.replace("non-finite", "")
+    assert audit(html).problems == []
+
+    # The diff's text output neutralises what the evidence carries.
+    proc = run("-m", "claims", "diff", str(evidence), str(evidence), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc["claims"][0]["verdict"] = "consistent"
+    before = tmp_path / "before.json"
+    before.write_text(json.dumps(doc), encoding="utf-8")
+    doc["claims"][0]["reason"] = "evil \x1b]8;;http://x\x07link\x1b]8;;\x07 \u202e \x9b2J"
+    doc["claims"][0]["verdict"] = "refuted"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(doc), encoding="utf-8")
+    proc = run("-m", "claims", "diff", str(before), str(other), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "\\x1b]8;;http://x" in proc.stdout
+    for raw in ("\x1b", "\x07", "\u202e", "\x9b", "\x00", "\r"):
+        assert raw not in proc.stdout, repr(raw)
+
+
+def test_report_of_a_file_with_escaped_surrogates_renders_and_bad_ones_name_the_file(tmp_path):
+    from claims.testing.evidence import empty_evidence
+
+    doc = empty_evidence()
+    doc["claims"][0]["reason"] = "hi \ud83d there"
+    good = tmp_path / "surrogate.json"
+    good.write_text(json.dumps(doc), encoding="utf-8")  # ensure_ascii: written as \\ud83d
+    assert "\\ud83d" in good.read_text("utf-8")
+    out = tmp_path / "page.html"
+    proc = run("-m", "claims", "report", str(good), "-o", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "hi \ufffd there" in out.read_text("utf-8")
+
+
+@pytest.mark.parametrize("levels", [400, 900])
+def test_deeply_nested_facts_are_refused_with_the_file_named(tmp_path, levels):
+    from claims.testing.evidence import empty_evidence
+
+    doc = empty_evidence()
+    doc["run"]["facts"] = {"deep": "NEST"}
+    path = tmp_path / "deep.json"
+    # Written by hand: json.dumps itself would recurse that deep.
+    nest = '{"x": ' * levels + "1" + "}" * levels
+    path.write_text(json.dumps(doc).replace('"NEST"', nest), encoding="utf-8")
+    proc = run("-m", "claims", "report", str(path), "-o", str(tmp_path / "x.html"), cwd=tmp_path)
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert str(path) in line and "nested more than 48 levels deep" in line
+    assert "internal error" not in line and "RecursionError" not in line
+
+
+def test_a_60_mb_attachment_is_refused_at_load_with_the_limit_named(tmp_path):
+    from claims.testing.evidence import empty_evidence
+
+    doc = empty_evidence()
+    doc["claims"][0]["checks"] = [
+        {
+            "nodeid": "t::x",
+            "outcome": "passed",
+            "source": "live",
+            "measurements": [],
+            "attachments": [{"label": "a", "kind": "text", "content": "x" * 60_000_000}],
+        }
+    ]
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    proc = run("-m", "claims", "report", str(path), "-o", str(tmp_path / "x.html"), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert str(path) in proc.stderr and "larger than 16 MiB" in proc.stderr
+    assert not (tmp_path / "x.html").exists()
 
 
 @pytest.mark.parametrize(
@@ -136,7 +249,7 @@ def test_pytest_run_report_and_diff_end_to_end(tmp_path, audit):
         ("{not json", "not JSON"),
         ('{"schema": "claims-evidence/1"}', "not claims evidence"),
         ("[1, 2]", "top level is not an object"),
-        ("[" * 100_000, "JSON nested too deeply"),
+        ("[" * 100_000, "nested more than 48 levels deep"),
     ],
 )
 def test_bad_evidence_is_one_line_and_exit_2(tmp_path, content, expected):

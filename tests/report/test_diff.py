@@ -35,7 +35,7 @@ def test_identical_runs_give_an_empty_diff(make_evidence):
         "only_in_b",
     ):
         assert result[key] == [], key
-    assert "no differences" in format_diff_text(result)
+    assert "identical: same verdicts" in format_diff_text(result)
     json.dumps(result)  # the --json output
 
 
@@ -157,3 +157,73 @@ def test_diff_page_is_self_contained_and_side_by_side(make_evidence, audit):
     assert "1 regression:" in html and "(incomplete run)" in html
     assert html.count('class="diffgrid"') >= 2  # runs, then the plots side by side
     assert html.count("<svg") >= 8  # both runs' plots
+
+
+def test_temporary_paths_are_not_differences(make_evidence):
+    a, b = make_evidence(), make_evidence()
+    for doc, n in ((a, 7), (b, 8)):
+        doc["run"]["facts"]["store root"] = f"/tmp/pytest-of-ci/pytest-{n}/store0/models"
+        doc["run"]["facts"]["scratch"] = f"/tmp/tmp{'abcdefgh' if n == 7 else 'zyxwvuts'}/x.gguf"
+        m = claim(doc, "D2-MATMUL")["checks"][0]["measurements"][0]
+        m.update(measured=f"/tmp/pytest-of-ci/pytest-{n}/blob", measured_display=None)
+    assert diff_evidence(a, b)["identical"] is True
+    b["run"]["facts"]["store root"] = "/srv/ollama/models"  # a real place is a difference
+    assert diff_evidence(a, b)["identical"] is False
+
+
+def test_context_values_are_shown_but_not_counted(make_evidence):
+    a, b = make_evidence(), make_evidence()
+    # "speedup" is a context value (compared: false), like a hash throughput or archive size.
+    m = next(
+        x for x in claim(b, "D2-MATMUL")["checks"][0]["measurements"] if x["name"] == "speedup"
+    )
+    m.update(measured=30.1, measured_display="30.1 x")
+    result = diff_evidence(a, b)
+    assert result["identical"] is True and result["moved_figures"] == []
+    (context,) = result["context_changes"]
+    assert context["name"] == "speedup" and context["b"] == 30.1
+    assert "context values that differ (not claims' figures, not counted): 1" in (
+        format_diff_text(result)
+    )
+    assert "speedup" in render_diff_html(result, a, b)
+
+
+def test_measurements_present_in_only_one_run_are_listed(make_evidence):
+    a, b = make_evidence(), make_evidence()
+    check = claim(b, "D2-MATMUL")["checks"][0]
+    check["measurements"].append(
+        {"name": "fp16 speedup", "measured": 40.0, "measured_display": "40 x", "holds": True}
+    )
+    result = diff_evidence(a, b)
+    assert result["identical"] is False
+    (only,) = result["measurements_only_in_b"]
+    assert (only["claim"], only["name"], only["display"]) == ("D2-MATMUL", "fp16 speedup", "40 x")
+    assert "measured only in B: 1" in format_diff_text(result)
+    assert "fp16 speedup" in render_diff_html(result, a, b)
+
+
+def test_a_per_document_table_leads_the_diff(make_evidence):
+    a, b = make_evidence(), make_evidence()
+    claim(b, "D1-RECORDED-TTFT").update(verdict="refuted", reason="moved")
+    result = diff_evidence(a, b)
+    rows = {d["id"]: d for d in result["documents"]}
+    assert set(rows) == {"D1", "D2"}
+    assert rows["D1"]["changed"] == 1 and rows["D1"]["regressions"] == 1
+    assert rows["D2"]["changed"] == 0 and rows["D2"]["a"] == rows["D2"]["b"]
+    assert rows["D1"]["claims_a"] == rows["D1"]["claims_b"] == 10
+    text = format_diff_text(result)
+    assert text.index(" ! D1") < text.index("verdict changes:")
+    html = render_diff_html(result, a, b)
+    assert html.index('class="per-document"') < html.index('id="runs"') < html.index('id="changes"')
+
+
+def test_diff_text_makes_every_field_terminal_safe(make_evidence):
+    a, b = make_evidence(), make_evidence()
+    claim(b, "D1-RECORDED-TTFT").update(
+        verdict="refuted", reason="\x1b]0;owned\x07\x1b[2J\r\u202e\x9b1m\x00"
+    )
+    b["run"]["machine"]["hostname"] = "spark\x1b[31m"
+    text = format_diff_text(diff_evidence(a, b, labels=("a\x1b.json", "b.json")))
+    for raw in ("\x1b", "\x07", "\r", "\u202e", "\x9b", "\x00"):
+        assert raw not in text
+    assert "\\x1b]0;owned" in text and "\\u202e" in text and "a\\x1b.json" in text

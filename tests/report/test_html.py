@@ -16,6 +16,14 @@ HOSTILE_STATEMENT = 'Claim with <script>alert("x")</script> & a </table> in it'
 HOSTILE_MEASURED = "\"><img src=x onerror=alert(1)> 'quoted'"
 
 
+def article(page: str, cid: str) -> str:
+    """The HTML of one claim, up to the next claim, untestable group or section end."""
+    part = page[page.index(f'id="{cid}"') :]
+    ends = [part.find(m, 1) for m in ('<details class="claim ', '<details class="untestable-group"',
+                                      "</section>")]
+    return part[: min(e for e in ends if e > 0)]
+
+
 def test_synthetic_evidence_follows_the_schema_and_covers_every_verdict(evidence):
     assert validate(evidence) == []
     assert {c["verdict"] for c in evidence["claims"]} == set(VERDICTS)
@@ -46,8 +54,8 @@ def test_every_check_outcome_is_described(page):
         assert f"· {text} ·" in page, text
 
 
-def test_page_opens_with_run_machine_options_and_summary(page):
-    head = page[: page.index('id="figures"')]
+def test_page_shows_run_machine_options_and_summary(page):
+    head = page[page.index('<section id="run">') :] + page[: page.index('class="doc"')]
     for expected in (
         # the command, shell-quoted
         "pytest -m &#39;offline or gpu&#39; --evidence reports/evidence.json",
@@ -63,7 +71,10 @@ def test_page_opens_with_run_machine_options_and_summary(page):
         "0.12.3 at http://127.0.0.1:11434",
         "sha256:fd7b6731c33c57f61767612f56517460ec2d1e2e5a3f0163e0eb3d8d8cb5df20",
         "allow_unload",
-        "At a glance",
+        "Per document",
+        # provenance: what judged the run
+        "0123456789abcdef0123456789abcdef01234567",
+        "ab" * 32,
     ):
         assert expected in head, expected
     # Summary per document: D1 holds 10 claims, 9 testable, 6 of them checked (3 not run).
@@ -86,16 +97,13 @@ def test_documents_and_sections_keep_document_order(page):
     assert positions == sorted(positions)
 
 
-def test_claims_cite_document_section_and_seed_file(page):
-    assert (
-        "Source: D1, section §2 “Timing”, in 000_fea255ecdc112ea8.txt, 001_9a78a547d9ff624e.txt"
-        in page
-    )
-    assert "003_7edf31972a8b2ffd.txt" in page
+def test_claims_cite_document_title_and_section_not_seed_files(page):
+    assert "Source: <cite>Doc one: behind the API</cite>, section §2 “Timing”" in page
+    assert "000_fea255ecdc112ea8.txt" not in page and "003_7edf31972a8b2ffd.txt" not in page
 
 
 def test_stated_vs_measured_table_has_units_tolerance_and_source(page):
-    table = page[page.index('id="D1-ERRATUM"') :]
+    table = article(page, "D1-ERRATUM")
     table = table[: table.index("</table>")]
     for expected in (
         "reduction",
@@ -106,25 +114,20 @@ def test_stated_vs_measured_table_has_units_tolerance_and_source(page):
         "src-fixture",
     ):
         assert expected in table, expected
-    refuted = page[page.index('id="D1-REFUTED"') :]
-    assert "accepts 4.05 to 4.15" in refuted[: refuted.index("</article>")]
+    assert "<td>4.05 to 4.15<span" in article(page, "D1-REFUTED")
 
 
 def test_errata_not_run_and_not_applicable_carry_reasons_and_how_to_run(page):
-    def article(cid: str) -> str:
-        part = page[page.index(f'id="{cid}"') :]
-        return part[: part.index("</article>")]
-
-    assert "The ratio is 16/4.5 = 3.56, not 3.5" in article("D1-ERRATUM")
-    not_run = article("D1-NOT-RUN")
+    assert "The ratio is 16/4.5 = 3.56, not 3.5" in article(page, "D1-ERRATUM")
+    not_run = article(page, "D1-NOT-RUN")
     assert "Not run." in not_run and "To run it:</strong> pass --allow-unload" in not_run
-    not_selected = article("D1-NOT-SELECTED")
+    not_selected = article(page, "D1-NOT-SELECTED")
     assert "add --claim D1-NOT-SELECTED" in not_selected and "pip install" in not_selected
     assert "96 KiB" in not_selected  # the stated figure a run would check
-    assert "CUDA machine" in article("D1-REQUIRED")
-    assert "--profile dgx-spark" in article("D1-NOT-APPLICABLE")
-    assert "no longer reproduces" in article("D2-ERRATUM-HOLDS")
-    assert "passed unexpectedly" in article("D2-XPASSED")
+    assert "CUDA machine" in article(page, "D1-REQUIRED")
+    assert "--profile dgx-spark" in article(page, "D1-NOT-APPLICABLE")
+    assert "no longer reproduces" in article(page, "D2-ERRATUM-HOLDS")
+    assert "passed unexpectedly" in article(page, "D2-XPASSED")
 
 
 def test_untestable_claims_are_grouped_per_section_collapsed(page):
@@ -136,8 +139,7 @@ def test_untestable_claims_are_grouped_per_section_collapsed(page):
 
 
 def test_raw_evidence_sits_in_collapsed_details(page):
-    part = page[page.index('id="D1-COLD-WARM"') :]
-    part = part[: part.index("</article>")]
+    part = article(page, "D1-COLD-WARM")
     assert "<details><summary>http: POST /api/generate (cold)</summary><pre>" in part
     assert "&lt;b&gt;Hello&lt;/b&gt;" in part  # the reply is shown as text
     assert "text: generated text (truncated)" in part
@@ -146,7 +148,7 @@ def test_raw_evidence_sits_in_collapsed_details(page):
 
 
 def test_plots_appear_in_figures_and_beside_their_claims(page):
-    figures = page[page.index('<section id="figures">') : page.index('id="filters"')]
+    figures = page[page.index('<section id="figures">') : page.index('<section id="run">')]
     assert (
         figures.count("<svg") == 5
     )  # ttft x2, bits, matmul, kv; the two broken charts explain why
@@ -298,3 +300,127 @@ def test_templates_are_package_data():
     assert files
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), name
+
+
+# --- the answer first ------------------------------------------------------------------
+def test_the_page_opens_with_pass_or_fail_counts_and_failing_claims(page, evidence):
+    top = page[: page.index('class="doc"')]
+    assert top.index('id="outcome"') < top.index('id="filters"') < top.index('id="glance"')
+    assert "The run failed: pytest exit status" in top
+    counts = evidence["run"]["pytest"]["counts"]
+    for key, n in counts.items():
+        assert f'<span class="count" data-outcome="{key}"><strong>{n}</strong> {key}</span>' in top
+    failing = top[top.index('id="failing"') : top.index("</ul>", top.index('id="failing"'))]
+    bad = [c["id"] for c in evidence["claims"] if c["verdict"] in ("refuted", "error")]
+    assert bad and all(f'href="#{cid}"' in failing for cid in bad)
+    assert 'href="#D2-ERRATUM-HOLDS"' in failing  # an erratum that now holds fails the run
+    not_run = top[top.index('class="not-run-list"') :]
+    assert "pass --allow-unload" in not_run and 'href="#D1-NOT-RUN"' in not_run
+
+
+def test_a_passing_run_says_so_and_a_run_without_counts_says_they_are_missing(make_evidence):
+    evidence = make_evidence()
+    evidence["run"]["pytest"] = {"exit_status": 0, "meaning": "all passed", "counts": {}}
+    assert "The run passed: pytest exit status" in render_html(evidence)
+    del evidence["run"]["pytest"]
+    assert "pytest&#39;s outcome was not recorded" in render_html(evidence)
+
+
+def test_claims_to_act_on_are_open_and_the_rest_fold(page, evidence):
+    for claim in evidence["claims"]:
+        if claim["verdict"] == "untestable":
+            continue
+        tag = page[page.index(f'id="{claim["id"]}"') :]
+        tag = tag[: tag.index(">")]
+        erratum_holds = claim["id"] == "D2-ERRATUM-HOLDS"
+        should_open = claim["verdict"] in ("refuted", "error", "known-erratum") or erratum_holds
+        assert (" open" in tag) is should_open, claim["id"]
+
+
+def test_the_page_policy_allows_no_network_and_only_its_own_script(page):
+    import base64
+    import hashlib
+    import html
+    import re
+
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+    assert policy is not None
+    rules = dict(r.strip().split(" ", 1) for r in html.unescape(policy.group(1)).split(";"))
+    assert rules["default-src"] == "'none'"
+    assert rules["style-src"] == "'unsafe-inline'"
+    script = re.search(r"<script>(.*?)</script>", page, re.S)
+    assert script is not None
+    digest = base64.b64encode(hashlib.sha256(script.group(1).encode()).digest()).decode()
+    assert rules["script-src"] == f"'sha256-{digest}'"  # not 'unsafe-inline'
+
+
+# --- recorded is not measured ----------------------------------------------------------
+def _both_sources(make_evidence):
+    """D1-RECORDED-TTFT with its recorded check and a live check of the same figure."""
+    evidence = make_evidence()
+    claim = next(c for c in evidence["claims"] if c["id"] == "D1-RECORDED-TTFT")
+    recorded = claim["checks"][0]
+    recorded["measurements"].append(
+        {"name": "Spark architecture", "stated": "aarch64", "stated_display": "aarch64",
+         "measured": "aarch64", "measured_display": "aarch64", "holds": True, "compared": True}
+    )
+    claim["checks"].append(
+        {
+            "nodeid": "tests/claims/d1/test_ttft.py::test_live",
+            "outcome": "passed",
+            "source": "live",
+            "tiers": ["ollama"],
+            "measurements": [
+                {"name": "cold total", "stated": 9.1, "stated_display": "9.1 s",
+                 "measured": 9.3, "measured_display": "9.3 s", "unit": "s", "holds": True,
+                 "expected_interval": {"lo": 9.05, "hi": 9.15}},
+                {"name": "TF32 on by default", "stated": False, "stated_display": "false",
+                 "measured": False, "measured_display": "False", "holds": True},
+                {"name": "timings", "stated": None, "measured": {"total_duration": 12},
+                 "measured_display": "{'total_duration': 12}", "holds": True,
+                 "compared": False},
+                {"name": "layers", "stated": ["a", "b"], "stated_display": "a, b",
+                 "measured": ["a", "b"], "measured_display": "['a', 'b']", "holds": True},
+                {"name": "range from printed", "stated": 4.0, "stated_display": "4.0 GB",
+                 "measured": {"lo": 3.95, "hi": 4.25}, "measured_display": "[3.95, 4.25] GB",
+                 "unit": "GB", "holds": True, "expected_interval": {"lo": 3.95, "hi": 4.05}},
+            ],
+            "attachments": [], "facts": {}, "notes": [], "charts": [],
+        }
+    )
+    return evidence
+
+
+def test_recorded_and_live_checks_get_separate_tables_and_columns(make_evidence):
+    html = render_html(_both_sources(make_evidence))
+    part = article(html, "D1-RECORDED-TTFT")
+    assert part.count('<table class="measurements') == 2
+    recorded = part[part.index('data-source="recorded"') :]
+    recorded = recorded[: recorded.index("</table>")]
+    live = part[part.index('data-source="live"') :]
+    live = live[: live.index("</table>")]
+    assert '<th class="value-col">The document printed</th>' in recorded
+    assert "measured" not in recorded.lower()  # the document's own aarch64 is never "measured"
+    assert '<th class="value-col">Measured here (live)</th>' in live
+    assert recorded.count(">cold total<") == 1 and live.count(">cold total<") == 1
+
+
+def test_cells_use_one_notation_and_no_python_repr(make_evidence):
+    html = render_html(_both_sources(make_evidence))
+    part = article(html, "D1-RECORDED-TTFT")
+    for python in ("False", "True", "{&#39;", "[&#39;", "[3.95"):
+        assert python not in part, python
+    assert ">false<" in part and "total_duration: 12" in part and ">a, b<" in part
+    assert "3.95 to 4.25 GB" in part and "3.95 to 4.05" in part
+    legend = html[html.index('id="notation"') :]
+    assert "overlaps the accepted range" in legend[: legend.index("</div>")]
+
+
+def test_charts_of_recorded_figures_say_they_are_the_documents(page):
+    figures = page[page.index('<section id="figures">') : page.index('<section id="run">')]
+    assert "The documents' own figures (recorded, not measured here)" in figures
+    recorded = figures[figures.index("The documents' own figures") :]
+    assert "Recorded cold vs warm" in recorded
+    assert "The document&#39;s own recorded figures (not measured here)" in recorded
+    assert "Measured in this run" in figures
+    assert "Measured live on this machine" in figures  # inside the live charts' SVG too

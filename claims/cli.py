@@ -121,12 +121,20 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 # --- report / diff --------------------------------------------------------------
 def cmd_report(args: argparse.Namespace) -> int:
-    from claims.evidence import load_evidence, write_atomic
+    from claims.evidence import EvidenceError, load_evidence, write_atomic
     from claims.report import render_html
 
     doc = load_evidence(args.evidence)
     out = Path(args.output)
-    write_atomic(out, render_html(doc))
+    try:
+        page = render_html(doc)
+    except Exception as exc:  # evidence the schema allows but the page cannot show: name it
+        if os.environ.get("CLAIMS_DEBUG"):
+            raise
+        raise EvidenceError(
+            f"{args.evidence}: cannot render a report ({type(exc).__name__}: {exc})"
+        ) from None
+    write_atomic(out, page)
     print(f"report written: {safe(out)}")
     return EXIT_OK
 

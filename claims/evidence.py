@@ -45,6 +45,7 @@ __all__ = [
     "SCHEMA_ID",
     "EvidenceError",
     "EvidenceLog",
+    "NonFiniteMeasurement",
     "clean",
     "dumps",
     "load_evidence",
@@ -142,31 +143,48 @@ def _non_finite(value: Any) -> bool:
     return False
 
 
+class NonFiniteMeasurement(Exception):
+    """A probe produced NaN or an infinity: the test errs, nothing was decided."""
+
+
+def non_finite_names(measurements: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Names of the measurements whose value (or computed range) is not finite."""
+    return [
+        str(m.get("name"))
+        for m in measurements
+        if isinstance(m, Mapping)
+        and any(_non_finite(m.get(key)) for key in ("measured", "expected_interval"))
+    ]
+
+
+def non_finite_problem(names: Iterable[str]) -> str:
+    return f"probe error: non-finite measurement of {', '.join(names)}; nothing was decided"
+
+
 def _reject_non_finite(rec: dict[str, Any]) -> None:
     """A measurement that is NaN or infinite is a failure of the probe, not a figure.
 
     The check becomes an error (nothing was decided) and says which measurement;
     the value stays visible as text, never as a NaN token in the JSON.
     """
-    bad = []
-    for m in rec.get("measurements") or []:
-        if not isinstance(m, dict):
-            continue
-        fields = [m.get("measured"), m.get("expected_interval")]
-        if any(_non_finite(f) for f in fields):
-            bad.append(str(m.get("name")))
+    measurements = [m for m in rec.get("measurements") or [] if isinstance(m, dict)]
+    bad = non_finite_names(measurements)
+    if not bad:
+        return
+    for m in measurements:
+        if str(m.get("name")) in bad:
             m["holds"] = False
             m["compared"] = False
             m["non_finite"] = True
             m["note"] = "non-finite value: the probe failed, nothing was compared"
-    if not bad:
-        return
-    problem = f"probe error: non-finite measurement of {', '.join(bad)}; nothing was decided"
+    problem = non_finite_problem(bad)
     earlier = rec.get("message")
     rec.update(
         outcome="error",
         failure="error",
-        message=f"{problem} ({earlier})" if earlier else problem,
+        # The plugin already failed the test with this message (NonFiniteMeasurement).
+        message=earlier if earlier and problem in earlier else
+        (f"{problem} ({earlier})" if earlier else problem),
     )
     if "verdict" in rec:  # a record that carries its own verdict says the same
         rec["verdict"] = "error"

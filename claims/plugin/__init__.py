@@ -30,7 +30,14 @@ import pytest
 
 from claims.catalog import TIERS, CatalogError, load_catalog
 from claims.check import Check, Conclusion, jsonable
-from claims.evidence import EvidenceLog, now_iso, write_atomic
+from claims.evidence import (
+    EvidenceLog,
+    NonFiniteMeasurement,
+    non_finite_names,
+    non_finite_problem,
+    now_iso,
+    write_atomic,
+)
 from claims.plugin.fixtures import (
     catalog,
     check,
@@ -272,6 +279,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     check = item.stash.get(CHECK, None)
     if check is None:
         return result
+    # NaN or an infinity is the probe failing, not a figure: the test errs (issue 13).
+    non_finite = non_finite_names(check.measurements)
+    if non_finite:
+        raise NonFiniteMeasurement(non_finite_problem(non_finite))
     conclusion = check.conclude()
     item.stash[CONCLUSION] = conclusion
     if conclusion.kind == "refuted":

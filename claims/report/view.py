@@ -331,10 +331,12 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures, doc_title: str) -> 
                 figs.append(figures.add(cid, check, index, chart))
     reason = claim.get("reason")
     tiers = [str(t) for t in _list(claim.get("tiers"))]
-    hint = None
+    hint = hint_general = None
     if verdict == "not-run":
         check_tiers = [t for c in checks for t in _list(c.get("tiers"))] or tiers
         hint = run_hint(check_tiers, _str(reason), cid, selected=bool(checks))
+        # The same advice without this claim's --claim: the outcome list groups by it.
+        hint_general = run_hint(check_tiers, _str(reason), selected=bool(checks))
     elif verdict == "not-applicable":
         owner = next((c for c in checks if check_verdict(c) == "not-applicable"), {})
         hint = not_applicable_hint(_mapping(owner.get("applies_to")))
@@ -367,6 +369,7 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures, doc_title: str) -> 
         "profile": claim.get("profile"),
         "reason": reason,
         "hint": hint,
+        "hint_general": hint_general,
         "erratum": erratum.get("explanation"),
         "untestable_reason": claim.get("untestable_reason"),
         "note": claim.get("note"),
@@ -509,7 +512,7 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for c in claims:
         if c["verdict"] == "not-run":
-            groups.setdefault(_str(c["hint"], "see the reason"), []).append(c)
+            groups.setdefault(_str(c["hint_general"], "see the reason"), []).append(c)
     not_run = [
         {"hint": hint, "claims": members}
         for hint, members in sorted(groups.items(), key=lambda kv: -len(kv[1]))

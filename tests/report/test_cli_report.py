@@ -168,7 +168,10 @@ def test_a_run_fed_surrogates_controls_and_nan_keeps_complete_evidence(tmp_path,
     assert claim["verdict"] == "error"
     assert "non-finite measurement of tokens per second" in claim["reason"]
     assert "hi \ufffd there" in claim["checks"][0]["attachments"][0]["content"]
-    assert doc["run"]["pytest"]["counts"]["passed"] == 1
+    # ... and pytest says so too: the test errs, the run fails.
+    assert doc["run"]["pytest"]["counts"]["failed"] == 1
+    assert doc["run"]["pytest"]["exit_status"] == proc.returncode == 1
+    assert "NonFiniteMeasurement: probe error" in proc.stdout
     html = report.read_text("utf-8")
     assert "nan tok/s" not in html.replace("non-finite", "")
     assert audit(html).problems == []

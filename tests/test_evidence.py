@@ -131,6 +131,7 @@ def _one_check_log(record_extra: dict[str, object]) -> tuple[EvidenceLog, str]:
     record: dict[str, object] = {
         "nodeid": "tests/t.py::test_x",
         "outcome": "passed",
+        "verdict": "reproduced",
         "source": "live",
         "measurements": [],
     }

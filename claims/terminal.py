@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSAFE", "safe", "safe_json"]
+__all__ = ["UNSAFE", "safe", "safe_json", "safe_lines"]
 
 # C0 (except the caller's own newlines and tabs, which `safe` escapes too), DEL,
 # C1, the bidi embeddings/overrides/isolates and marks, the line and paragraph
@@ -41,6 +41,16 @@ def _escape(match: re.Match[str]) -> str:
 def safe(text: object) -> str:
     """``str(text)`` with every control, bidi and surrogate code point as a visible escape."""
     return UNSAFE.sub(_escape, str(text))
+
+
+def safe_lines(text: object) -> str:
+    """Like :func:`safe`, but keeps newlines and tabs: for multi-line text on a page.
+
+    The HTML report shows raw evidence (replies, command output) in ``<pre>``
+    blocks; there a bidi override would still reorder what the reader sees, and
+    an ESC would hide what a terminal would have done with it.
+    """
+    return UNSAFE.sub(lambda m: m.group() if m.group() in "\n\t" else _escape(m), str(text))
 
 
 def safe_json(text: str) -> str:

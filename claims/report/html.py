@@ -4,7 +4,8 @@ Autoescaping is on for every template, so claim text, measured values, reasons
 and raw HTTP exchanges from the evidence are shown as text, never as markup;
 the only markup inserted unescaped is the SVG that :mod:`claims.report.plots`
 produced with matplotlib, whose text matplotlib escapes itself, and the page's
-own script.
+own script. Control, C1 and bidi characters in evidence text are printed as
+visible escapes (:func:`claims.terminal.safe_lines`).
 
 Should an escaping slip ever happen, the page's Content-Security-Policy stops
 it from doing anything: no network at all (``default-src 'none'``), styles
@@ -20,8 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from claims.report.view import build_view
+from claims.terminal import safe_lines
 
 __all__ = ["content_security_policy", "environment", "render_html"]
 
@@ -38,8 +41,22 @@ def environment() -> jinja2.Environment:
             trim_blocks=True,
             lstrip_blocks=True,
             undefined=jinja2.StrictUndefined,
+            finalize=_visible,
         )
     return _ENV
+
+
+def _visible(value: Any) -> Any:
+    """Every text a template prints shows control and bidi characters as escapes.
+
+    Escaping makes evidence text inert as markup; this makes it honest as text: a
+    right-to-left override in a model name or an ESC sequence in a reply is shown
+    as ``\u202e`` or ``\x1b``, not obeyed by the page's layout. The page's own
+    markup (``Markup``: the plots, the script) is left as it is.
+    """
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return safe_lines(value)
+    return value
 
 
 def content_security_policy(*scripts: str) -> str:

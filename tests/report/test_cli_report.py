@@ -298,3 +298,30 @@ def test_wrongly_typed_fields_the_schema_allows_still_render(evidence):
         for check in claim["checks"]:
             check["tiers"] = [{"not": "a tier"}]
     assert "<html" in render_html(doc)
+
+
+def test_a_server_that_sends_surrogates_and_escapes_leaves_complete_evidence(tmp_path):
+    """The loopback fake Ollama answers /api/version with a hostile string."""
+    from claims.testing.fake_ollama import FakeOllama
+
+    root = Path(__file__).resolve().parents[2]
+    evidence, report = tmp_path / "evidence.json", tmp_path / "report.html"
+    version = "0.12.6 hi \ud83d there \x1b]0;owned\x07 \x1b[2J \u202e \x9b31m"
+    with FakeOllama(version=version) as fake:
+        proc = run(
+            "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:benchmark", "-q",
+            "-m", "ollama", f"--rootdir={root}", "--profile=generic",
+            f"--ollama-host={fake.url}", f"--evidence={evidence}", f"--report-html={report}",
+            "--claim", "MC-VERSION", "tests/claims/mc/test_ollama.py", cwd=root,
+        )
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout[-3000:]
+    doc = json.loads(evidence.read_text("utf-8"))  # strict UTF-8: the surrogate is gone
+    assert doc["run"]["complete"] is True
+    assert doc["run"]["machine"]["ollama"]["version"].startswith("0.12.6 hi \ufffd there \x1b]0")
+    claim = next(c for c in doc["claims"] if c["id"] == "MC-VERSION")
+    assert claim["checks"] and claim["verdict"] != "not-run"
+    html = report.read_text("utf-8")
+    assert "\\x1b]0;owned\\x07" in html and "\x1b" not in html and "\u202e" not in html
+    proc = run("-m", "claims", "diff", str(evidence), str(evidence), cwd=tmp_path)
+    assert proc.returncode == 0 and "identical:" in proc.stdout
+    assert "\x1b" not in proc.stdout

@@ -424,3 +424,15 @@ def test_charts_of_recorded_figures_say_they_are_the_documents(page):
     assert "The document&#39;s own recorded figures (not measured here)" in recorded
     assert "Measured in this run" in figures
     assert "Measured live on this machine" in figures  # inside the live charts' SVG too
+
+
+def test_control_and_bidi_characters_in_evidence_are_shown_not_obeyed(make_evidence):
+    evidence = make_evidence()
+    claim = next(c for c in evidence["claims"] if c["id"] == "D1-COLD-WARM")
+    claim["statement"] = "model evil\u202etxt.exe and \x1b]0;owned\x07 \x9b31m"
+    claim["checks"][0]["attachments"][0]["content"] = "line one\n\tline two \x1b[2J\r"
+    html = render_html(evidence)
+    for raw in ("\u202e", "\x1b", "\x07", "\x9b", "\r"):
+        assert raw not in html, repr(raw)
+    assert "model evil\\u202etxt.exe and \\x1b]0;owned\\x07 \\x9b31m" in html
+    assert "line one\n\tline two \\x1b[2J\\x0d" in html  # a <pre> keeps its lines

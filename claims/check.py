@@ -163,15 +163,7 @@ class Check:
             raise CheckUsageError(f"figure {name!r} is ambiguous; pass claim=")
         return found[0]
 
-    def premise(self, figure: str, *, claim: str | None = None) -> float:
-        """The number a stated figure gives, for a check that computes with it.
-
-        A test reads the document's figures here instead of spelling them out,
-        so a changed figure changes what is measured (``claims audit`` checks
-        that it does). ``claim`` may name another claim of the run's catalog
-        (the masterclass restates 2.4's Llama 3 8B shape in Q11). The premise is
-        recorded with the check, so the evidence says what the result rests on.
-        """
+    def _premise(self, figure: str, claim: str | None) -> tuple[Claim, StatedFigure]:
         if claim is not None and all(c.id != claim for c in self.claims):
             if self.catalog is None or claim not in self.catalog:
                 raise CheckUsageError(f"{self.nodeid}: no catalog claim {claim!r} to read from")
@@ -182,12 +174,62 @@ class Check:
                 raise CheckUsageError(str(exc.args[0])) from None
         else:
             owner, fig = self._figure(figure, claim)
-        if fig.kind != "number" or fig.text is None:
-            raise CheckUsageError(f"premise {figure!r} of {owner.id} is {fig.kind}, not a number")
         entry = {"claim": owner.id, "name": fig.name, "stated_display": fig.display}
         if entry not in self.premises:
             self.premises.append(entry)
+        return owner, fig
+
+    def premise(self, figure: str, *, claim: str | None = None) -> float:
+        """The number a stated figure gives, for a check that computes with it.
+
+        A test reads the document's figures here instead of spelling them out,
+        so a changed figure changes what is measured (``claims audit`` checks
+        that it does). ``claim`` may name another claim of the run's catalog
+        (the masterclass restates 2.4's Llama 3 8B shape in Q11). The premise is
+        recorded with the check, so the evidence says what the result rests on.
+        """
+        owner, fig = self._premise(figure, claim)
+        if fig.kind != "number" or fig.text is None:
+            raise CheckUsageError(f"premise {figure!r} of {owner.id} is {fig.kind}, not a number")
         return float(parse_literal(fig.text).value)
+
+    def premise_interval(self, figure: str, *, claim: str | None = None) -> Interval:
+        """A stated number as the interval its printed precision admits (a premise)."""
+        owner, fig = self._premise(figure, claim)
+        if fig.kind != "number" or fig.text is None:
+            raise CheckUsageError(f"premise {figure!r} of {owner.id} is {fig.kind}, not a number")
+        return Interval.stated(fig.text.replace(",", ""))
+
+    def premise_text(self, figure: str, *, claim: str | None = None) -> str:
+        """A stated text (a command, a path) that the check uses rather than compares."""
+        owner, fig = self._premise(figure, claim)
+        if fig.kind != "text" or fig.text is None:
+            raise CheckUsageError(f"premise {figure!r} of {owner.id} is {fig.kind}, not text")
+        return fig.text
+
+    def not_judged(self, figure: str, reason: str, *, claim: str | None = None) -> None:
+        """Show a stated figure this check cannot judge, and why (e.g. another OS's path).
+
+        Recorded as not applicable, never compared: the check's verdict rests on
+        its other figures, and ``claims audit`` reports ``reason`` for this one.
+        """
+        owner, fig = self._figure(figure, claim)
+        self.measurements.append(
+            {
+                "name": fig.name,
+                "claim": owner.id,
+                "stated": self._stated_json(fig),
+                "stated_display": fig.display,
+                "unit": fig.unit,
+                "tolerance": fig.tolerance_display(),
+                "measured": None,
+                "measured_display": "—",
+                "holds": True,
+                "compared": False,
+                "applicable": False,
+                "note": reason,
+            }
+        )
 
     def against(
         self,

@@ -8,9 +8,12 @@ Commands::
     claims inspect gguf PATH [--json]         GGUF header facts (no tensor data read)
     claims inspect store DIR [--json] [--model NAME] [--verify]
                                               an Ollama store: manifests, blobs, sharing
+    claims audit [--claim ID]... [--json] [-o reports/audit.json]
+                                              perturb each stated figure, rerun its checks
 
 Exit status: 0 success; 1 a verification failed (digest or size mismatch, a
-diff that found regressions with --fail-on-regression); 2 unreadable or
+diff that found regressions with --fail-on-regression, a stated figure or
+transcribed value the audit found no check sensitive to); 2 unreadable or
 malformed input or bad usage. Errors are one line on stderr, never a traceback.
 """
 
@@ -186,6 +189,22 @@ def cmd_inspect_store(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- audit --------------------------------------------------------------------
+def cmd_audit(args: argparse.Namespace) -> int:
+    from claims.audit import run_audit
+    from claims.audit.report import print_audit, write_audit
+
+    result = run_audit(args.claim or None, tests=args.tests)
+    if args.output:
+        write_audit(Path(args.output), result)
+    if args.json:
+        _print_json(result)
+    else:
+        print_audit(result)
+    failed = result["defects"] or result["transcriptions"].get("survivors")
+    return EXIT_VERIFY if failed else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m claims",
@@ -230,6 +249,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_inspect_store)
+
+    p = sub.add_parser(
+        "audit", help="perturb each stated figure and transcribed value; do verdicts change?"
+    )
+    p.add_argument("--claim", action="append", help="audit only this claim (repeatable)")
+    p.add_argument("--tests", default="tests", help="the suite's tests folder (default: ./tests)")
+    p.add_argument(
+        "-o", "--output", default="reports/audit.json", help="where to keep the result (JSON)"
+    )
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(func=cmd_audit)
     return parser
 
 

@@ -349,6 +349,8 @@ class EvidenceLog:
         self.checks: dict[str, list[dict[str, Any]]] = {c.id: [] for c in catalog}
         self.unknown: list[dict[str, Any]] = []
         self.facts: dict[str, Any] = {}
+        # What `claims audit` found, when an audit result lies beside the evidence.
+        self.audit: dict[str, Any] | None = None
 
     def add(self, claim_ids: Iterable[str], record: Mapping[str, Any]) -> None:
         # Where a server's or file's text enters the evidence: clean it once, here.
@@ -412,6 +414,8 @@ class EvidenceLog:
         }
         if self.unknown:
             out["unknown_claim_checks"] = self.unknown
+        if self.audit is not None:
+            out["audit"] = self.audit
         return out
 
     def write(self, path: Path, *, complete: bool) -> dict[str, Any]:

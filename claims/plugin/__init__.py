@@ -142,7 +142,12 @@ def pytest_configure(config: pytest.Config) -> None:
             "complete": False,
             "args": [str(a) for a in config.invocation_params.args],
         }
-        writer = EvidenceWriter(EvidenceLog(catalog, run), settings, config.stash[TIERS_KEY])
+        log = EvidenceLog(catalog, run)
+        from claims.audit.report import load_summary
+
+        # `claims audit` keeps its result beside the evidence; the report shows its summary.
+        log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
+        writer = EvidenceWriter(log, settings, config.stash[TIERS_KEY])
         config.stash[LOG] = writer
         config.pluginmanager.register(writer, "claims-evidence")
 

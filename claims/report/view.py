@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from claims.report import machine
+from claims.report.audit_view import audit_view
 from claims.report.hints import not_applicable_hint, run_hint
 from claims.report.plots import (
     CHART_KINDS,
@@ -603,6 +604,7 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
         "descriptions": DESCRIPTIONS,
         "sources": SOURCES,
         "all_tiers": all_tiers,
+        "audit": audit_view(evidence),
         "unknown_checks": [
             {"claim": _str(_mapping(u).get("claim")), "nodeid": _str(_mapping(u).get("nodeid"))}
             for u in _list(evidence.get("unknown_claim_checks"))

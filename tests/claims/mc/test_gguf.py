@@ -269,7 +269,7 @@ def test_gguf_dump_command(check, make_gguf):
 
     check.source = "fixture"
     path = make_gguf(metadata={"tokenizer.ggml.tokens": ["a", "b", "c"]})
-    stated = check.claims[0].figure("command").text
+    stated = check.premise_text("command")
     argv = [sys.executable, *stated.split()[1:], str(path)]  # "python" -> this interpreter
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     check.attach(

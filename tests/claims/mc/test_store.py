@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import tarfile
-from pathlib import Path, PureWindowsPath
+from pathlib import Path
 
 import pytest
 
@@ -45,9 +45,9 @@ def test_week2_found_the_linux_store_at_the_documented_path(check, recorded):
     candidates = store_candidates(None, env={}, home=home)
     check.attach("the suite's default search list (not evidence)",
                  "\n".join(f"{label}: {path}" for label, path in candidates))
-    check.note("macOS and Windows paths: no recorded evidence; only a live run on those "
-               f"systems can show them (documented as ~/{USER_STORE_RELATIVE.as_posix()} and "
-               f"{PureWindowsPath(r'C:/Users/<User>') / USER_STORE_RELATIVE})")
+    for system in ("macOS", "Windows"):
+        check.not_judged(system, f"no recorded {system} store in the documents; only a run on "
+                         f"{system} can show where Ollama keeps it")
 
 
 @pytest.mark.claim("MC-STORE-PATHS")

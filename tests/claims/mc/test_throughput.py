@@ -26,12 +26,6 @@ NS_PER_S = 1_000_000_000
 DECODE_FAR_SLOWER = 2.0
 
 
-def _stated(catalog, claim: str, name: str) -> Interval:
-    text = catalog.get(claim).figure(name).text
-    assert text is not None
-    return Interval.stated(text.replace(",", ""))
-
-
 def _phi4_model_bytes(w2: dict) -> int:
     layers = [layer for layer in w2["manifest"]["layers"] if layer["mediaType"].endswith(".model")]
     assert len(layers) == 1, "W2's manifest should list one model layer"
@@ -40,15 +34,14 @@ def _phi4_model_bytes(w2: dict) -> int:
 
 @pytest.mark.offline
 @pytest.mark.claim("MC-TOKS-THEORETICAL")
-def test_decode_ceiling_and_real_world_share(check, catalog, recorded):
+def test_decode_ceiling_and_real_world_share(check, recorded):
     check.source = "recorded"
-    claim = "MC-TOKS-THEORETICAL"
-    bandwidth = _stated(catalog, claim, "bandwidth")
-    size = _stated(catalog, claim, "model size")
+    bandwidth = check.premise_interval("bandwidth")
+    size = check.premise_interval("model size")
     ceiling = bandwidth / size  # GB/s over GB: tokens/s, with the printed rounding carried
     check.against("theoretical max", ceiling, unit="tok/s", note="1,008 GB/s / 4.7 GB")
     for bound in ("low", "high"):
-        share = _stated(catalog, claim, f"efficiency {bound}") / 100
+        share = check.premise_interval(f"efficiency {bound}") / 100
         check.against(
             f"real-world {bound}", ceiling * share, unit="tok/s", note=f"{share} of {ceiling}"
         )

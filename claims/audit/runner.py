@@ -1,0 +1,166 @@
+"""The audit's pytest plugin: one session, the offline claim tests rerun in-process.
+
+Collection happens once. The baseline runs every selected offline claim test;
+then each stated figure is perturbed in the run's catalog (the object the
+``catalog`` fixture and every :class:`~claims.check.Check` read) and the tests
+of its claim, plus any test that read it as a premise, run again with
+``runtestprotocol``. Reports are not logged (``log=False``), so the terminal,
+the evidence writer and the HTML report see none of these reruns; the check
+records travel in each report's ``user_properties`` as in a normal run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+from claims.catalog import Catalog
+from claims.catalog.records import StatedFigure
+from claims.plugin import claim_ids, item_tiers
+from claims.plugin.keys import CATALOG, RECORD_KEY
+from claims.verdicts import check_verdict, claim_verdict
+
+Records = dict[str, dict[str, Any]]  # nodeid -> the check record of one run of that test
+
+
+@contextlib.contextmanager
+def swapped(catalog: Catalog, claim_id: str, figure: StatedFigure) -> Iterator[None]:
+    """The catalog with one figure of one claim replaced, for the duration of a rerun.
+
+    The catalog is a frozen record shared by the whole session (the ``catalog``
+    fixture is session-scoped), so the swap is made on that very object and
+    undone afterwards; a copy would go unseen by the tests.
+    """
+    original = catalog.documents
+    documents = tuple(
+        dataclasses.replace(
+            doc,
+            claims=tuple(
+                dataclasses.replace(
+                    c,
+                    stated=tuple(figure if f.name == figure.name else f for f in c.stated),
+                )
+                if c.id == claim_id
+                else c
+                for c in doc.claims
+            ),
+        )
+        for doc in original
+    )
+    object.__setattr__(catalog, "documents", documents)
+    try:
+        yield
+    finally:
+        object.__setattr__(catalog, "documents", original)
+
+
+def _record(reports: Sequence[pytest.TestReport]) -> dict[str, Any] | None:
+    """The check record of one test run, as the evidence writer would keep it."""
+    found: dict[str, Any] | None = None
+    for report in reports:
+        for key, value in report.user_properties:
+            if key != RECORD_KEY:
+                continue
+            rec = dict(cast(dict[str, Any], value))
+            if rec.get("when") == "teardown":
+                if found is not None and found.get("outcome") in ("passed", "xfailed", "skipped"):
+                    found = {**found, "outcome": "error", "verdict": "error"}
+                continue
+            found = rec
+    return found
+
+
+@dataclasses.dataclass
+class Group:
+    """Tests to rerun with one figure perturbed (``figure`` None: the baseline)."""
+
+    items: list[pytest.Item]
+    claim: str | None = None
+    figure: StatedFigure | None = None
+    records: Records = dataclasses.field(default_factory=dict)
+
+
+class AuditSession:
+    """The pytest plugin: collects once, then runs groups of tests on demand."""
+
+    def __init__(self, wanted: set[str] | None) -> None:
+        self.wanted = wanted
+        self.session: pytest.Session | None = None
+        self.items: list[pytest.Item] = []
+        self.by_claim: dict[str, list[pytest.Item]] = {}
+        self.planner: Any = None  # set by claims.audit.run_audit before the session runs
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            raise session.Interrupted("collection errors: the audit cannot run")
+        self.session = session
+        for item in session.items:
+            ids = claim_ids(item)
+            if not ids or "offline" not in item_tiers(item):
+                continue
+            if self.wanted is not None and not (self.wanted & set(ids)):
+                continue
+            self.items.append(item)
+            for cid in ids:
+                self.by_claim.setdefault(cid, []).append(item)
+        assert self.planner is not None
+        self.planner(self)
+        return True
+
+    @property
+    def catalog(self) -> Catalog:
+        assert self.session is not None
+        return self.session.config.stash[CATALOG]
+
+    def run(self, groups: Sequence[Group]) -> None:
+        """Run the groups in turn, each with its figure swapped in; records into each group."""
+        plan = [(g, item) for g in groups for item in g.items]
+        for index, (group, item) in enumerate(plan):
+            nextitem: Any = plan[index + 1][1] if index + 1 < len(plan) else None
+            if nextitem is item:
+                # The same test runs again next (another figure of a one-test claim):
+                # tear down its own fixtures but keep its module's and the session's.
+                nextitem = _Parents(item)
+            swap = (
+                swapped(self.catalog, group.claim, group.figure)
+                if group.claim is not None and group.figure is not None
+                else contextlib.nullcontext()
+            )
+            with swap:
+                reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            rec = _record(reports)
+            if rec is not None:
+                group.records[item.nodeid] = rec
+
+
+class _Parents:
+    """Stands for "the next test shares every collector of this one, but not the test".
+
+    pytest's teardown keeps what the next item's ``listchain()`` shares; naming
+    the item itself would keep its function-scoped fixtures and skip its setup.
+    """
+
+    def __init__(self, item: pytest.Item) -> None:
+        self.chain = item.listchain()[:-1]
+
+    def listchain(self) -> list[Any]:
+        return list(self.chain)
+
+
+def claim_verdicts(records: Records) -> dict[str, str]:
+    """Each claim's verdict from the records of one run of its tests."""
+    per_claim: dict[str, list[dict[str, Any]]] = {}
+    for rec in records.values():
+        for cid in rec.get("claims", []):
+            per_claim.setdefault(cid, []).append(rec)
+    return {cid: claim_verdict(True, None, recs)[0] for cid, recs in per_claim.items()}
+
+
+def check_verdicts(records: Records) -> dict[str, str]:
+    return {nodeid: check_verdict(rec) for nodeid, rec in records.items()}

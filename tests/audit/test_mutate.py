@@ -1,0 +1,53 @@
+"""claims.audit.mutate: perturbations a check reading the figure must notice."""
+
+from __future__ import annotations
+
+from claims.audit.mutate import corrected, moved, near
+from claims.catalog.records import StatedFigure
+from claims.figures import agrees
+
+
+def number(text: str, **kw: object) -> StatedFigure:
+    return StatedFigure(name="x", kind="number", text=text, **kw)  # type: ignore[arg-type]
+
+
+def test_a_moved_number_admits_no_recorded_measurement():
+    fig = number("256", unit="MB")
+    up, down = moved(fig, [256.2]), moved(fig, [256.2], down=True)
+    assert up.text == "384" and down.text == "128"
+    assert not agrees(256.2, up.expected()) and not agrees(256.2, down.expected())
+
+
+def test_a_move_outruns_a_wide_tolerance():
+    from decimal import Decimal
+
+    fig = number("1.5", tolerance=Decimal("1"), tolerance_reason="loose")
+    assert not agrees(1.5, moved(fig, [1.5]).expected())
+
+
+def test_printed_form_is_kept():
+    assert moved(number("1,008"), [1008]).text == "1,512"
+    assert moved(number("4.7"), [4.7]).text == "7.0"
+
+
+def test_an_erratum_figure_is_corrected_to_what_was_measured():
+    fig = number("256", unit="MB")
+    fixed = corrected(fig, [268.435456])
+    assert fixed is not None and fixed.text == "268" and agrees(268.435456, fixed.expected())
+    # An interval measurement (computed from printed figures) is met by the correction.
+    rng = StatedFigure(name="r", kind="range", low="0", high="1", unit="s")
+    fixed_range = corrected(rng, [{"lo": 5.9, "hi": 5.91}, {"lo": 6.15, "hi": 6.16}])
+    assert fixed_range is not None
+    assert fixed_range.low == "6" and fixed_range.high == "6"
+
+
+def test_text_lists_and_flags_change():
+    assert moved(StatedFigure(name="t", kind="text", text="phi4"), []).text != "phi4"
+    lst = StatedFigure(name="l", kind="list", values=("a", "b"))
+    assert set(moved(lst, []).values) != {"a", "b"}
+    assert moved(StatedFigure(name="b", kind="bool", flag=True), []).flag is False
+
+
+def test_near_values_step_around_the_printed_one():
+    texts = [f.text for f in near(number("60"))]
+    assert "59" in texts and "61" in texts and "56" in texts and "60" not in texts

@@ -1,0 +1,45 @@
+"""claims.audit.report: the audit result kept beside the evidence, read back for the report."""
+
+from __future__ import annotations
+
+import json
+
+from claims.audit.report import catalog_digest, load_summary, write_audit
+from claims.catalog import load_catalog
+
+
+def result(digest: str) -> dict:
+    return {
+        "finished": "2026-12-01T10:00:00+00:00",
+        "catalog": digest,
+        "partial": False,
+        "figures": [
+            {"claim": "A-B", "figure": "x", "stated": "1", "sensitive": True, "reason": None},
+            {"claim": "A-B", "figure": "y", "stated": "2", "sensitive": False, "reason": "live"},
+        ],
+        "transcriptions": {"values": 3, "mutations": 9, "caught": 9},
+    }
+
+
+def test_summary_of_this_catalogs_audit(tmp_path):
+    catalog = load_catalog()
+    write_audit(tmp_path / "audit.json", result(catalog_digest(catalog)))
+    summary = load_summary(tmp_path / "audit.json", catalog)
+    assert summary is not None
+    assert (summary["total"], summary["sensitive"], summary["stale"]) == (2, 1, False)
+    assert summary["insensitive"] == [
+        {"claim": "A-B", "figure": "y", "stated": "2", "reason": "live"}
+    ]
+
+
+def test_an_audit_of_another_catalog_is_stale_and_garbage_is_a_problem(tmp_path):
+    catalog = load_catalog()
+    write_audit(tmp_path / "audit.json", result("0" * 64))
+    summary = load_summary(tmp_path / "audit.json", catalog)
+    assert summary is not None and summary["stale"] is True
+    (tmp_path / "bad.json").write_bytes(b"\xff\xfe not json")
+    problem = {"problem": "bad.json is not an audit result"}
+    assert load_summary(tmp_path / "bad.json", catalog) == problem
+    (tmp_path / "list.json").write_text(json.dumps([1, 2]), "utf-8")
+    assert "problem" in (load_summary(tmp_path / "list.json", catalog) or {})
+    assert load_summary(tmp_path / "absent.json", catalog) is None

@@ -266,7 +266,7 @@ def run_audit(
         raise RuntimeError(f"the audit's pytest session did not run (exit {code}): {tail}")
     from claims.audit.transcribed import audit_transcriptions
 
-    transcriptions = audit_transcriptions()
+    transcriptions = audit_transcriptions(Path(tests).resolve().parent)
     sensitive = sum(r.sensitive for r in results)
     from claims.audit.report import catalog_digest
     from claims.evidence import now_iso

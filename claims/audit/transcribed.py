@@ -1,9 +1,304 @@
-"""Audit of the transcribed values (fixtures/recorded/): placeholder until anchors exist."""
+"""Transcribed values (fixtures/recorded/*.json) anchored to where the document prints them.
+
+Each transcribed value has an anchor in ``fixtures/recorded/<DOC>.anchors.json``:
+the seed file, the line where the value starts, and the text just before it.
+The transcription test checks every value *there* (not anywhere in the seed),
+so a changed digit is caught even when the changed number occurs elsewhere in
+the document. :func:`audit_transcriptions` proves it: it changes each digit (or,
+for a value without digits, one letter) of every value in turn and counts the
+changes the anchored check misses.
+
+Seed text is compared with whitespace collapsed: the posts wrap lines and
+align tables with runs of spaces.
+"""
 
 from __future__ import annotations
 
+import bisect
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "FILE_REFERENCES",
+    "SEED_FILES",
+    "Seed",
+    "anchored",
+    "audit_transcriptions",
+    "leaves",
+    "printed_forms",
+    "transcribed_values",
+]
 
-def audit_transcriptions() -> dict[str, Any]:
-    return {"skipped": "no anchors"}
+# Which seeds each recorded file transcribes (see claims/catalog/<DOC>.toml).
+SEED_FILES: dict[str, tuple[str, ...]] = {
+    "W1": ("002_7d36a8153c2e8741.txt",),
+    "W2": ("000_fea255ecdc112ea8.txt", "001_9a78a547d9ff624e.txt", "002_7d36a8153c2e8741.txt"),
+    "W3": ("002_7d36a8153c2e8741.txt",),
+    "W4": ("002_7d36a8153c2e8741.txt",),
+    "MC": ("003_7edf31972a8b2ffd.txt",),
+}
+# Values that name other transcription files rather than transcribing text.
+FILE_REFERENCES = {"W1": "command_outputs", "W3": "files_printed"}
+# How much of the text before a value an anchor keeps.
+BEFORE_CHARS = 24
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One seed's text with whitespace collapsed, and where each line starts in it."""
+
+    name: str
+    text: str
+    starts: tuple[int, ...]  # offset in ``text`` of each non-empty line
+    numbers: tuple[int, ...]  # ... and that line's 1-based number in the file
+
+    @classmethod
+    def read(cls, path: Path) -> Seed:
+        parts: list[str] = []
+        starts: list[int] = []
+        numbers: list[int] = []
+        offset = 0
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            squashed = squash(line)
+            if not squashed:
+                continue
+            starts.append(offset)
+            numbers.append(number)
+            parts.append(squashed)
+            offset += len(squashed) + 1
+        return cls(path.name, " ".join(parts), tuple(starts), tuple(numbers))
+
+    def line_at(self, offset: int) -> int:
+        return self.numbers[bisect.bisect_right(self.starts, offset) - 1]
+
+    def occurrences(self, form: str) -> Iterator[int]:
+        """Offsets where ``form`` occurs as a whole token (not inside a longer number/word)."""
+        start = self.text.find(form)
+        while start != -1:
+            end = start + len(form)
+            if _boundary(self.text, start - 1, form[:1], -1) and _boundary(
+                self.text, end, form[-1:]
+            ):
+                yield start
+            start = self.text.find(form, start + 1)
+
+
+def _boundary(text: str, index: int, edge: str, step: int = 1) -> bool:
+    """Nothing continues the value past its edge: no digit after a digit (nor ".5" after
+    "89", which would make it 89.5), no letter after a letter. "22.5x" prints 22.5."""
+    if index < 0 or index >= len(text):
+        return True
+    nxt = text[index]
+    if edge.isdigit():
+        if nxt.isdigit():
+            return False
+        beyond = index + step
+        return not (nxt in ".," and 0 <= beyond < len(text) and text[beyond].isdigit())
+    if edge.isalpha():
+        return not nxt.isalpha()
+    return True
+
+
+def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(json path, leaf) for every transcribed string or number, notes skipped."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not key.startswith("_"):
+                yield from leaves(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        # A list of plain ids or numbers is checked as printed: comma-separated.
+        if value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            yield path, ", ".join(str(v) for v in value)
+        else:
+            for i, item in enumerate(value):
+                yield from leaves(item, f"{path}[{i}]")
+    elif isinstance(value, bool) or value is None:
+        return  # true/false are structure here, not printed words
+    else:
+        yield path, value
+
+
+def printed_forms(value: Any) -> list[str]:
+    """How a transcribed leaf may appear in the post."""
+    if isinstance(value, float):
+        return list(dict.fromkeys([repr(value), f"{value:g}"]))
+    if isinstance(value, int):
+        return list(dict.fromkeys([str(value), f"{value:,}"]))
+    if value == "":
+        return ['""']  # an empty string is printed only as JSON's empty string
+    # Strings the post prints inside JSON appear with their quotes escaped.
+    return list(dict.fromkeys([squash(value), squash(json.dumps(value, ensure_ascii=False)[1:-1])]))
+
+
+Anchor = dict[str, Any]  # {"seed": file name, "line": 1-based line, "before": text}
+
+
+def anchored(seed: Seed, anchor: Anchor, value: Any) -> bool:
+    """Whether the seed prints ``value`` at the anchor: starting on its line, right after
+    its ``before`` text, and not continued by another letter or digit."""
+    before = str(anchor.get("before", ""))
+    line = anchor.get("line")
+    for form in printed_forms(value):
+        if not form:
+            continue
+        start = seed.text.find(before + form)
+        while start != -1:
+            at = start + len(before)
+            end = at + len(form)
+            if (
+                seed.line_at(at) == line
+                and _boundary(seed.text, end, form[-1:])
+                and (before or _boundary(seed.text, at - 1, form[:1], -1))
+            ):
+                return True
+            start = seed.text.find(before + form, start + 1)
+    return False
+
+
+def propose(seeds: list[Seed], value: Any, near: tuple[str, int] | None) -> Anchor | None:
+    """Where ``value`` is printed, nearest after the previous value's place (``near``):
+    the values of one transcribed object come from one passage of the post."""
+    found: list[tuple[float, Seed, int]] = []
+    for seed in seeds:
+        for form in printed_forms(value):
+            for offset in seed.occurrences(form):
+                if near is None:
+                    score = 0.0 if seed is seeds[0] else 1e9
+                    score += offset
+                elif near[0] != seed.name:
+                    score = 1e12 + offset
+                else:
+                    gap = offset - near[1]
+                    # Forward first: a transcribed object follows the post's order.
+                    score = gap if gap >= 0 else 50 * -gap
+                found.append((score, seed, offset))
+    if not found:
+        return None
+    _, seed, offset = min(found, key=lambda f: f[0])
+    # The text just before the value (from the line above when the value starts a line).
+    before = seed.text[max(0, offset - BEFORE_CHARS) : offset]
+    return {"seed": seed.name, "line": seed.line_at(offset), "before": before, "_at": offset}
+
+
+def transcribed_values(root: Path, doc: str) -> Iterator[tuple[str, Any]]:
+    """Every transcribed value of one document: the recorded JSON's leaves and, for files
+    it references, each text line (``rel:line N``) or JSON leaf (``rel:path``)."""
+    data: dict[str, Any] = json.loads((root / "fixtures" / "recorded" / f"{doc}.json").read_text())
+    refs = FILE_REFERENCES.get(doc)
+    yield from leaves({k: v for k, v in data.items() if k != refs})
+    for rel in (data.get(refs) or {}).values() if refs else ():
+        path = root / rel
+        text = path.read_text("utf-8")
+        if path.suffix == ".json":
+            for p, v in leaves(json.loads(text)):
+                yield f"{rel}:{p}", v
+        else:
+            # A leading "$ command" line names the command; the post runs it inside ssh spark.
+            for number, line in enumerate(text.splitlines(), 1):
+                if squash(line):
+                    yield f"{rel}:line {number}", squash(line.removeprefix("$ "))
+
+
+def section_start(seeds: list[Seed], note: Any) -> tuple[str, int] | None:
+    """Where the passage an object's ``_seed`` note names begins (its longest part found)."""
+    if not isinstance(note, str):
+        return None
+    parts = sorted({squash(p) for p in note.replace(";", ",").split(",")}, key=len, reverse=True)
+    for part in parts:
+        if len(part) < 6:
+            continue
+        for seed in seeds:
+            at = seed.text.find(part)
+            if at != -1:
+                return seed.name, at
+    return None
+
+
+def anchors_path(root: Path, doc: str) -> Path:
+    return root / "fixtures" / "recorded" / f"{doc}.anchors.json"
+
+
+def load_anchors(root: Path, doc: str) -> dict[str, Anchor]:
+    path = anchors_path(root, doc)
+    data = json.loads(path.read_text("utf-8"))
+    anchors: dict[str, Anchor] = data["anchors"]
+    return anchors
+
+
+def seeds_dir(root: Path) -> Path:
+    return root.parent / "shared" / "seeds"
+
+
+@lru_cache(maxsize=8)
+def _seed(path: Path) -> Seed:
+    return Seed.read(path)
+
+
+def seeds_of(root: Path, doc: str) -> list[Seed] | None:
+    folder = seeds_dir(root)
+    paths = [folder / name for name in SEED_FILES[doc]]
+    if not all(p.is_file() for p in paths):
+        return None
+    return [_seed(p) for p in paths]
+
+
+def mutations(value: Any) -> Iterator[Any]:
+    """The value with one character changed: each digit in turn (+1, 9 -> 0), or for a value
+    without digits its first letter (a -> b)."""
+    text = repr(value) if isinstance(value, float) else str(value)
+    digits = [i for i, ch in enumerate(text) if ch.isdigit()]
+    positions = digits or [i for i, ch in enumerate(text) if ch.isalpha()][:1]
+    for i in positions:
+        ch = text[i]
+        new = str((int(ch) + 1) % 10) if ch.isdigit() else ("b" if ch.lower() == "a" else "a")
+        changed = text[:i] + new + text[i + 1 :]
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            yield int(changed)
+        elif isinstance(value, float):
+            yield float(changed)
+        else:
+            yield changed
+
+
+def audit_transcriptions(root: Path | None = None) -> dict[str, Any]:
+    """Change each digit of every transcribed value; count what the anchored check catches."""
+    root = (root or Path.cwd()).resolve()
+    values = caught = total = 0
+    survivors: list[str] = []
+    unanchored: list[str] = []
+    for doc in SEED_FILES:
+        seeds = seeds_of(root, doc)
+        if seeds is None:
+            return {"skipped": f"the source documents are not at {seeds_dir(root)}"}
+        by_name = {s.name: s for s in seeds}
+        anchors = load_anchors(root, doc)
+        for path, value in transcribed_values(root, doc):
+            anchor = anchors.get(path)
+            if anchor is None or anchor.get("seed") not in by_name:
+                unanchored.append(f"{doc} {path}")
+                continue
+            seed = by_name[str(anchor["seed"])]
+            values += 1
+            for changed in mutations(value):
+                total += 1
+                if anchored(seed, anchor, changed):
+                    survivors.append(f"{doc} {path}: {value!r} -> {changed!r}")
+                else:
+                    caught += 1
+    return {
+        "values": values,
+        "mutations": total,
+        "caught": caught,
+        "survivors": survivors,
+        "unanchored": unanchored,
+    }

@@ -123,14 +123,21 @@ class StoreUnderTest:
     """An Ollama store and where it came from.
 
     ``source`` is "live" for a real store named by --models-dir or $OLLAMA_MODELS
-    (tests set ``check.source`` from it) and "fixture" for the store built from the
-    Gemma GGUF and generated GGUFs; ``built`` is the builder's record then, else None.
+    (tests set ``check.source`` from it) and "fixture" for the store a real Ollama
+    0.31.2 wrote, recorded under fixtures/ollama-0.31.2/store with the bundled
+    Gemma GGUF as its model blob; ``provenance`` says which, for the evidence.
+    ``built`` is a store builder's record when the store was built by the suite.
     """
 
-    def __init__(self, store: Any, source: str, built: Any = None) -> None:
+    def __init__(
+        self, store: Any, source: str, built: Any = None, provenance: str | None = None
+    ) -> None:
         self.store = store
         self.source = source
         self.built = built
+        self.provenance = provenance or (
+            "the user's own Ollama store" if source == "live" else "a store built by the suite"
+        )
 
     @property
     def root(self) -> Path:
@@ -161,7 +168,8 @@ class StoreUnderTest:
 
 @pytest.fixture(scope="session")
 def store(claims_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> StoreUnderTest:
-    """The real store when --models-dir or $OLLAMA_MODELS names one, else a fixture store."""
+    """The user's store when --models-dir or $OLLAMA_MODELS names one, else the store a real
+    Ollama 0.31.2 wrote (fixtures/ollama-0.31.2/store)."""
     from claims.plugin.outcomes import not_run
     from claims.probes.errors import ProbeError
     from claims.probes.ollama_store import OllamaStore, locate_store
@@ -172,12 +180,14 @@ def store(claims_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Sto
         except ProbeError as exc:
             not_run(f"the Ollama store given by --models-dir / $OLLAMA_MODELS is unusable: {exc}")
     from claims.probes.artifacts import gemma_expected_sha256, gemma_gguf
-    from claims.probes.store_builder import build_fixture_store
+    from claims.testing.recorded_store import PROVENANCE, assemble, recorded_store_dir
 
     try:
         gguf_path, sha = gemma_gguf(), gemma_expected_sha256()
     except ProbeError as exc:
-        not_run(f"cannot build the fixture store: {exc}")
-    root = tmp_path_factory.mktemp("ollama-store")
-    built = build_fixture_store(root, gguf_path, gemma_sha256=sha)
-    return StoreUnderTest(OllamaStore(built.root), "fixture", built)
+        not_run(f"cannot assemble the recorded Ollama store: {exc}")
+    # Not a store the suite builds: the one a real Ollama wrote (see its README).
+    root = assemble(
+        recorded_store_dir(ROOT), tmp_path_factory.mktemp("ollama-store"), gguf_path, sha
+    )
+    return StoreUnderTest(OllamaStore(root), "fixture", provenance=PROVENANCE)

@@ -27,6 +27,13 @@ def test_printed_chat_reply(check, reply_checks, recorded):
         expected="the phases fit inside the total",
     )
     check.observe("total not in the three phases", total - phases, unit="ns")
+    counts = [reply.get("prompt_eval_count"), reply.get("eval_count")]
+    check.measure(
+        "prompt_eval_count and eval_count",
+        counts,
+        holds=all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in counts),
+        expected="whole token counts",
+    )
 
 
 @pytest.mark.claim("MC-MMAP-COLD-START")

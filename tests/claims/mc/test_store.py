@@ -79,6 +79,7 @@ def test_this_machine_keeps_its_store_where_documented(check, claims_settings):
 def test_manifests_are_v2_with_content_addressed_layers(check, store):
     check.source = store.source
     check.fact("store", str(store.root))
+    check.fact("store evidence", store.provenance)
     manifests, unreadable = [], []
     for name in store.store.names():
         try:
@@ -110,6 +111,7 @@ def test_manifests_are_v2_with_content_addressed_layers(check, store):
 def test_derived_model_reuses_the_weight_blob(check, store):
     check.source = store.source
     check.fact("store", str(store.root))
+    check.fact("store evidence", store.provenance)
     s = store.store
     manifests = s.manifests(strict=False)
     users: dict[str, list] = {}

@@ -13,23 +13,11 @@ from typing import Any
 import pytest
 
 from claims.figures import Interval
-from claims.probes.memory import GB, kv_cache_bytes, weight_bytes_exact
+from claims.probes.memory import weight_bytes_exact
 
 pytestmark = pytest.mark.offline
 
 MODEL = "llama3.2:3b"
-# llama3.2:3b's attention shape as its GGUF metadata gives it (llama.block_count,
-# llama.attention.head_count_kv, key_length = value_length); the post does not print it.
-LLAMA32_3B_LAYERS = 28
-LLAMA32_3B_KV_HEADS = 8
-LLAMA32_3B_HEAD_DIM = 128
-F16_BYTES = 2
-# W4-GROWTH-IS-KV, "the main cause": the same bar as the claim's live tier
-# (tests/claims/w4/test_ollama.py). The formula must account for at least three
-# quarters of the growth, so everything else together (compute graph, buffers) is
-# at most a third of the KV cache's share: a margin above a bare majority, since the
-# recorded growth is itself the difference of two labels rounded to 0.1 GB.
-KV_SHARE_MIN = 0.75
 
 
 def table_row(header: str, line: str) -> dict[str, str]:
@@ -96,43 +84,24 @@ def test_loaded_size_grows_with_context(check, recorded):
 
 
 @pytest.mark.claim("W4-GROWTH-IS-KV")
-def test_growth_matches_kv_formula(check, recorded):
+def test_growth_for_the_extra_context(check, recorded):
+    """The post's own figures: 12,288 more tokens of context, 1.5 GB more loaded size.
+
+    The post computes no KV figure and prints no model shape, so the KV formula's
+    share of the growth needs the model's own metadata: the live tier reads it
+    (tests/claims/w4/test_ollama.py). Offline, only what the post printed is checked.
+    """
     check.source = "recorded"
     rows = ps_rows(recorded("W4"))
     extra = int(rows[16384]["CONTEXT"]) - int(rows[4096]["CONTEXT"])
-    check.against("extra context", extra, unit="tokens")
-    kv = kv_cache_bytes(
-        LLAMA32_3B_LAYERS, LLAMA32_3B_KV_HEADS, LLAMA32_3B_HEAD_DIM, extra, F16_BYTES
-    )
-    check.observe("KV bytes for the extra context (formula, f16)", int(kv), unit="B")
-    check.against("growth", kv, unit="B", model=MODEL, note="KV formula for 28 x 8 x 128, f16")
+    check.against("extra context", extra, unit="tokens", note="the two CONTEXT columns")
     shown = size_gb(rows[16384]["SIZE"]) - size_gb(rows[4096]["SIZE"])
-    share = Interval.point(kv / GB) / shown
-    check.measure(
-        "KV share of the shown growth",
-        str(share),
-        holds=share.lo >= KV_SHARE_MIN,
-        expected=f"at least {KV_SHARE_MIN:g} of it (the main cause)",
+    check.against(
+        "growth", shown, unit="GB", model=MODEL, note="difference of the two ollama ps labels"
     )
-    check.chart(
-        "kv_growth",
-        [
-            {
-                "context": 4096,
-                "measured_bytes": size_gb(rows[4096]["SIZE"]).mid * GB,
-                "formula_bytes": kv_cache_bytes(
-                    LLAMA32_3B_LAYERS, LLAMA32_3B_KV_HEADS, LLAMA32_3B_HEAD_DIM, 4096
-                ),
-            },
-            {
-                "context": 16384,
-                "measured_bytes": size_gb(rows[16384]["SIZE"]).mid * GB,
-                "formula_bytes": kv_cache_bytes(
-                    LLAMA32_3B_LAYERS, LLAMA32_3B_KV_HEADS, LLAMA32_3B_HEAD_DIM, 16384
-                ),
-            },
-        ],
-        title="llama3.2:3b loaded size (ollama ps, recorded) vs KV formula",
+    check.note(
+        "the KV cache's share of the growth needs the model's shape, which the post does not "
+        "print: judged by the ollama tier from the model's metadata"
     )
 
 

@@ -1,0 +1,65 @@
+"""The model store a real Ollama 0.31.2 wrote, assembled for the offline tier.
+
+``fixtures/ollama-0.31.2/store/`` holds the manifest and config blob that
+``ollama create`` wrote, byte for byte (see its README). The model blob is the
+bundled Gemma GGUF itself, so it is not copied into the repository: it is
+linked (or copied) into a temporary store here, after checking that the
+manifest names exactly the digest the package declares.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from claims.probes.errors import InputError
+
+__all__ = ["PROVENANCE", "assemble", "printed_list", "recorded_store_dir"]
+
+LISTING = "ollama-list.txt"
+
+PROVENANCE = (
+    "a store written by a real Ollama 0.31.2 (`ollama create gemma3:270m`), manifest and "
+    "config blob copied byte for byte (fixtures/ollama-0.31.2/store), model blob the "
+    "bundled Gemma GGUF"
+)
+
+
+def recorded_store_dir(root: Path) -> Path:
+    return root / "fixtures" / "ollama-0.31.2" / "store"
+
+
+def assemble(source: Path, dest: Path, gguf: Path, gguf_sha256: str) -> Path:
+    """A complete store under ``dest``: ``source``'s manifests and blobs, plus the model
+    blob ``gguf`` (whose verified sha256 is ``gguf_sha256``) under its digest's name."""
+    if not (source / "manifests").is_dir():
+        raise InputError(f"{source}: no manifests/ folder (not a recorded store)")
+    for sub in ("manifests", "blobs"):
+        shutil.copytree(source / sub, dest / sub, dirs_exist_ok=True)
+    target = dest / "blobs" / f"sha256-{gguf_sha256}"
+    text = "".join(p.read_text("utf-8") for p in (dest / "manifests").rglob("*") if p.is_file())
+    if f"sha256:{gguf_sha256}" not in text:
+        raise InputError(f"{source}: no manifest names the GGUF's digest sha256:{gguf_sha256}")
+    listing = source / LISTING
+    if listing.is_file():
+        shutil.copyfile(listing, dest / LISTING)
+    if not target.exists():
+        try:
+            os.link(gguf, target)  # no second 253 MB copy on the same file system
+        except OSError:
+            shutil.copyfile(gguf, target)
+    return dest
+
+
+def printed_list(store_root: Path) -> dict[str, str]:
+    """NAME -> ID from what `ollama list` printed for an assembled recorded store."""
+    path = store_root / LISTING
+    if not path.is_file():
+        return {}
+    rows: dict[str, str] = {}
+    for line in path.read_text("utf-8").splitlines()[1:]:
+        cells = line.split()
+        if len(cells) >= 2:
+            rows[cells[0]] = cells[1]
+    return rows

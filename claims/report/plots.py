@@ -333,6 +333,8 @@ def render_chart(chart: Mapping[str, Any], source: str | None = None) -> str:
     with matplotlib.rc_context(rc):
         fig = Figure(figsize=size(len(rows)), layout="constrained")
         draw(fig, rows)
+        if source == "recorded":
+            _say_recorded(fig)
         if source is not None:
             label = SOURCE_LABELS.get(source, f"evidence source: {source}")
             fig.suptitle(label, x=0.01, ha="left", fontsize=8.0, fontweight="normal",
@@ -344,6 +346,19 @@ def render_chart(chart: Mapping[str, Any], source: str | None = None) -> str:
             metadata={"Date": None, "Creator": None, "Format": None, "Type": None},
         )
     return _clean(buffer.getvalue())
+
+
+_MEASURED_WORD = re.compile(r"\bmeasured\b")
+
+
+def _say_recorded(fig: Any) -> None:
+    """A chart of the document's own figures: its labels say "recorded", never "measured"."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        shown = text.get_text()
+        if _MEASURED_WORD.search(shown):
+            text.set_text(_MEASURED_WORD.sub("recorded", shown))
 
 
 _PROLOG = re.compile(r"^.*?(?=<svg\b)", re.S)

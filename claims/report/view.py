@@ -558,6 +558,11 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
     run = _mapping(evidence.get("run"))
     figures = _Figures()
     documents = _documents(evidence, figures)
+    # The Figures section shows what this run measured first, then the documents'
+    # own figures: number them in that reading order.
+    figures.all.sort(key=lambda f: f.source == "recorded")
+    for number, fig in enumerate(figures.all, start=1):
+        fig.number = number
     totals = Counter(v for d in documents for v, n in d["counts"].items() for _ in range(n))
     all_tiers = sorted(
         {

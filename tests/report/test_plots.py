@@ -166,3 +166,19 @@ def test_prefixed_copies_of_one_plot_share_no_ids_and_keep_references(charts):
     parser.feed(svg_with_prefix(svg, "one-") + svg_with_prefix(svg, "two-"))
     assert parser.ids and len(parser.ids) == len(set(parser.ids))
     assert parser.refs and set(parser.refs) <= set(parser.ids)
+
+
+def test_a_chart_of_recorded_figures_never_says_measured():
+    from claims.report.plots import render_chart
+
+    chart = {
+        "kind": "kv_growth",
+        "rows": [
+            {"context": 4096, "measured_bytes": 2.5e9, "formula_bytes": 0.5e9},
+            {"context": 16384, "measured_bytes": 3.9e9, "formula_bytes": 1.8e9},
+        ],
+    }
+    recorded = render_chart(chart, "recorded")
+    assert "measured" not in recorded.replace("not measured here", "")
+    assert "recorded" in recorded and "The document" in recorded
+    assert "measured" in render_chart(chart, "live")  # a live chart keeps its words

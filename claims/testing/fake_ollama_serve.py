@@ -16,8 +16,11 @@ where there is no Ollama. What it copies from a real 0.31.2 server
   recently used runner is stopped), ``OLLAMA_KEEP_ALIVE`` and
   ``OLLAMA_CONTEXT_LENGTH`` as defaults, ``OLLAMA_ORIGINS`` (a browser origin
   not allowed gets 403);
-* a runner that dies during a request fails that request (HTTP 500, or an
-  ``{"error"}`` line once a stream began) and is started anew by the next.
+* a runner that dies during a request fails that request (HTTP 500 "an error
+  was encountered while running the model: unexpected EOF", or that as an
+  ``{"error"}`` line once a stream began); the next request logs
+  ``llama-server process no longer running ... string="signal: segmentation
+  fault"`` and starts a new runner.
 
 ``FAKE_OLLAMA_MODE`` makes it misbehave for the lifecycle tests: ``exit`` (exits
 at once with status 1), ``hang`` (never listens). Its replies are scripted: a
@@ -207,8 +210,8 @@ class FakeServe(FakeOllama):
             runner = self.runners.get(key)
             if runner is not None and not runner.alive():
                 # As the scheduler's needsReload: a runner that does not answer is replaced.
-                _log("INFO", "sched.go:1426", "runner is not responding, reloading",
-                     model=self.blob_paths.get(key, key), error=runner.exit_text())
+                _log("WARN", "llama_server.go:1149", "llama-server process no longer running",
+                     sys=-(runner.proc.returncode or 0), string=runner.exit_text())
                 self.runners.pop(key).stop()
                 current = None
             if current is None or current.context_length != ctx or runner is None:
@@ -277,9 +280,9 @@ class FakeServe(FakeOllama):
         extra: dict[str, Any],
     ) -> None:
         def failed() -> str:
-            _log("ERROR", "server.go:1603", "post predict", error=f"llama-server process has "
-                 f"terminated: {runner.exit_text()}")
-            return f"llama-server process has terminated: {runner.exit_text()}"
+            # What 0.31.2 answers when its runner dies mid-request (the connection to it
+            # ends); the server logs the death only when it next looks at the runner.
+            return "an error was encountered while running the model: unexpected EOF"
 
         def decoded() -> Iterator[str | None]:
             for piece in pieces:
@@ -387,8 +390,9 @@ def serve() -> int:
         return 1
     _log("INFO", "images.go:883", "total blobs", count=len(blobs))
     # A machine without GPUs, as a real server reports it.
-    _log("INFO", "types.go:130", "inference compute", id=0, library="cpu", variant='""',
-         compute='""', driver="0.0", name='""', total="23.5 GiB", available="22.2 GiB")
+    _log("INFO", "types.go:50", "inference compute", id="cpu", library="cpu", compute='""',
+         name="cpu", description="cpu", libdirs="ollama", driver='""', pci_id='""', type='""',
+         total="23.5 GiB", available="22.2 GiB")
     _log("INFO", "routes.go:2002", f"Listening on {host}:{port} (version {VERSION})")
     stopping = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stopping.set())

@@ -47,10 +47,9 @@ from claims.testing.fake_ollama_serve import write_executable
 
 pytestmark = pytest.mark.offline
 
-RECORDED_LOG = (
-    Path(__file__).resolve().parents[2] / "fixtures" / "recorded" / "ollama-serve"
-    / "serve-0.31.2.log"
-)
+RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "recorded" / "ollama-serve"
+RECORDED_LOG = RECORDED / "serve-0.31.2.log"
+BUILT_LOG = RECORDED / "built-0.31.2.log"
 
 
 @pytest.fixture(scope="module")
@@ -302,6 +301,52 @@ def test_a_killed_runner_fails_its_request_and_the_next_gets_a_new_one(servers: 
     (new,) = [c for c in server.children() if "--model" in c.argv]
     assert new.pid != runner.pid
     assert "segmentation fault" in server.log_text()
+
+
+def test_the_fake_fails_a_killed_request_and_logs_it_as_a_real_server_does(
+    servers: PrivateServers,
+):
+    """Against what a real 0.31.2 did (fixtures/recorded/ollama-serve/)."""
+    import json
+    import threading
+
+    recorded = json.loads((RECORDED / "killed-runner-reply.json").read_text())
+    warn = next(x for x in BUILT_LOG.read_text().splitlines() if "no longer running" in x)
+    server = servers.use()
+    with httpx.Client(timeout=30, trust_env=False) as http:
+        http.post(f"{server.url}/api/generate", json={"model": "tiny", "prompt": ""})
+        (runner,) = [c for c in server.children() if "--model" in c.argv]
+        reply: dict[str, httpx.Response] = {}
+
+        def ask() -> None:
+            reply["r"] = http.post(f"{server.url}/api/generate", json={
+                "model": "tiny", "prompt": "hi", "stream": False})
+
+        asker = threading.Thread(target=ask)
+        asker.start()
+        deadline = time.monotonic() + 10
+        while "processing task" not in server.log_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(runner.pid, signal.SIGSEGV)
+        asker.join(30)
+        assert reply["r"].status_code == recorded["status"]
+        assert reply["r"].json() == recorded["body"]
+        assert "no longer running" not in server.log_text()  # not yet: noticed on next use
+        http.post(f"{server.url}/api/generate", json={"model": "tiny", "prompt": ""})
+    line = next(x for x in server.log_text().splitlines() if "no longer running" in x)
+    for part in ('level=WARN', 'msg="llama-server process no longer running"', "sys=11",
+                 'string="signal: segmentation fault"'):
+        assert part in warn and part in line
+
+
+def test_the_fakes_runner_command_line_has_the_real_flags(servers: PrivateServers):
+    real = next(x for x in BUILT_LOG.read_text().splitlines() if "starting llama-server" in x)
+    real_argv = tuple(real.split('cmd="', 1)[1].rstrip('"').split())
+    server = servers.use(Group.of("four", {"OLLAMA_NUM_PARALLEL": "4"}))
+    httpx.post(f"{server.url}/api/generate", json={"model": "tiny", "prompt": ""}, timeout=10)
+    (runner,) = [c for c in server.children() if "--model" in c.argv]
+    for flag in ("--host", "-c", "-np", "--flash-attn"):
+        assert flag_value(runner.argv, flag) == flag_value(real_argv, flag), flag
 
 
 # --- cleanup --------------------------------------------------------------------------------------

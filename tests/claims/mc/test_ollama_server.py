@@ -529,11 +529,26 @@ def test_user_server_unchanged(user_server_snapshot):
     if before is None:
         not_run("no private server was started in this session, so there is nothing to compare")
     after = user_server_snapshot.take()
-    changed = [
-        key for key in ("unreachable", "version", "ps", "tags", "store")
-        if before.get(key) != after.get(key)
-    ]
-    assert not changed, (
-        f"the user's server at {before['host']} or its store changed during the session: "
-        + "; ".join(f"{k}: {before.get(k)!r} -> {after.get(k)!r}"[:400] for k in changed)
+    changes = []
+    for key in ("unreachable", "version", "ps", "tags"):
+        if before.get(key) != after.get(key):
+            changes.append(f"{key}: {_brief(before.get(key))} -> {_brief(after.get(key))}")
+    old_store, new_store = before.get("store") or {}, after.get("store") or {}
+    for path in sorted(set(old_store) | set(new_store)):
+        if old_store.get(path) != new_store.get(path):
+            changes.append(f"store {path}: (size, mtime) {old_store.get(path)} -> "
+                           f"{new_store.get(path)}")
+    assert not changes, (
+        f"the user's server at {before['host']} or its store changed during the session "
+        "(another client of that server may have done it; the private servers never "
+        "connect to it): " + "; ".join(changes)
     )
+
+
+def _brief(value: Any) -> str:
+    """A model listing as its names (and expiry), anything else as its repr, shortened."""
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        value = [{k: v.get(k) for k in ("name", "digest", "expires_at", "context_length")
+                  if k in v} for v in value]
+    text = repr(value)
+    return text if len(text) <= 300 else text[:300] + "…"

@@ -5,7 +5,10 @@ values Week 1 records for the author's Spark; claims and stated figures tied
 to it are "not applicable" on any other profile, while their general forms
 still run. ``generic`` is every other machine. ``auto`` (the default of
 ``--profile``) picks ``dgx-spark`` when this machine is one: an aarch64 host
-whose GPU nvidia-smi names "NVIDIA GB10".
+whose GPU nvidia-smi names "NVIDIA GB10". :func:`choose_profile` says which
+profile a run uses and why; a detection that could not ask nvidia-smi (absent,
+failed, no answer within :data:`DETECT_TIMEOUT_S`) says so, and the plugin fails
+a ``--require-live`` run on it rather than certify a Spark as "generic".
 
 :func:`compare` sets a machine's facts beside a profile and sorts what differs
 into two kinds: *hardware* (architecture, cores, memory, GPU, compute
@@ -16,7 +19,6 @@ every update and are reported as differences, never failures.
 
 from __future__ import annotations
 
-import platform
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -27,10 +29,16 @@ __all__ = [
     "PROFILES",
     "Difference",
     "Profile",
+    "ProfileChoice",
+    "choose_profile",
     "compare",
     "detect_profile",
     "resolve_profile",
 ]
+
+# nvidia-smi's first call on an idle machine (persistence mode off) can take
+# several seconds while the driver initialises the GPU; 30 s leaves room for that.
+DETECT_TIMEOUT_S = 30.0
 
 Kind = Literal["hardware", "version"]
 
@@ -111,11 +119,58 @@ def compare(profile: Profile, facts: Mapping[str, Any]) -> list[Difference]:
     return out
 
 
-def _gpu_names() -> list[str]:
-    from claims.probes.system import GPU_QUERY_FIELDS, nvidia_smi_query
+@dataclass(frozen=True)
+class ProfileChoice:
+    """The profile a run uses, how it was chosen, and whether detection failed."""
 
-    rows = nvidia_smi_query(list(GPU_QUERY_FIELDS[:2])) or []
+    name: str
+    option: str  # what --profile said: auto, dgx-spark or generic
+    reason: str
+    detection_failed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "option": self.option, "reason": self.reason,
+                "detection_failed": self.detection_failed}
+
+
+class DetectionFailed(Exception):
+    """nvidia-smi could not be asked for the GPU's name."""
+
+
+def _gpu_names() -> list[str]:
+    from claims.probes import nvidia
+    from claims.probes.errors import ProbeError
+
+    try:
+        rows, _ = nvidia.nvidia_smi_query(["index", "name"], timeout=DETECT_TIMEOUT_S)
+    except ProbeError as exc:
+        raise DetectionFailed(str(exc)) from None
     return [row.get("name", "") for row in rows]
+
+
+def _detect(arch: str | None, gpu_names: Callable[[], list[str]] | None) -> ProfileChoice:
+    if arch is None:
+        from claims.probes import system
+
+        arch = system.machine_arch()
+    machine = arch
+    spark_arch = DGX_SPARK.hardware["arch"]
+    gpu = DGX_SPARK.hardware["gpu_name"]
+    if machine != spark_arch:
+        return ProfileChoice(GENERIC.name, "auto",
+                             f"auto: this machine is {machine}, the Spark is {spark_arch}")
+    try:
+        names = (gpu_names or _gpu_names)()
+    except DetectionFailed as exc:
+        return ProfileChoice(GENERIC.name, "auto",
+                             f"auto: an {spark_arch} machine, but nvidia-smi could not name its "
+                             f"GPU ({exc}); fell back to generic", detection_failed=True)
+    if any(gpu in n for n in names):
+        return ProfileChoice(DGX_SPARK.name, "auto",
+                             f"auto: an {spark_arch} machine whose GPU nvidia-smi names {gpu}")
+    shown = ", ".join(names) or "no GPU"
+    return ProfileChoice(GENERIC.name, "auto",
+                         f"auto: an {spark_arch} machine, but nvidia-smi lists {shown}, not {gpu}")
 
 
 def detect_profile(arch: str | None = None,
@@ -125,17 +180,19 @@ def detect_profile(arch: str | None = None,
     nvidia-smi is only asked when the architecture already fits, so the check
     costs nothing on x86_64.
     """
-    if (arch or platform.machine()) != DGX_SPARK.hardware["arch"]:
-        return GENERIC.name
-    names = (gpu_names or _gpu_names)()
-    is_spark = any(DGX_SPARK.hardware["gpu_name"] in n for n in names)
-    return DGX_SPARK.name if is_spark else GENERIC.name
+    return _detect(arch, gpu_names).name
+
+
+def choose_profile(option: str, *, arch: str | None = None,
+                   gpu_names: Callable[[], list[str]] | None = None) -> ProfileChoice:
+    """The profile for ``--profile OPTION`` with the reason ('auto' detects)."""
+    if option == "auto":
+        return _detect(arch, gpu_names)
+    if option not in PROFILES:
+        raise ValueError(f"unknown profile {option!r} (known: auto, {', '.join(PROFILES)})")
+    return ProfileChoice(option, option, f"named with --profile {option}")
 
 
 def resolve_profile(option: str) -> str:
     """The profile a run uses for ``--profile OPTION`` ('auto' detects)."""
-    if option == "auto":
-        return detect_profile()
-    if option not in PROFILES:
-        raise ValueError(f"unknown profile {option!r} (known: auto, {', '.join(PROFILES)})")
-    return option
+    return choose_profile(option).name

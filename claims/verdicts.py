@@ -60,9 +60,15 @@ def check_verdict(check: Mapping[str, Any]) -> str:
 
     The record carries the verdict its check decided; a record without a valid
     one (hand-edited, or from a version that did not write it) decided nothing.
+    A check run through a fake (``simulated``, claims.simulation) measured the
+    fake, not a machine: it is never "reproduced", and reads "not run".
     """
     verdict = check.get("verdict")
-    return verdict if verdict in PRIORITY else "error"
+    if verdict not in PRIORITY:
+        return "error"
+    if verdict == "reproduced" and check.get("simulated"):
+        return "not-run"
+    return str(verdict)
 
 
 def claim_verdict(

@@ -54,8 +54,10 @@ from claims.plugin.keys import (
     LOOPBACK,
     PROBLEM,
     PROFILE,
+    PROFILE_CHOICE,
     RECORD_KEY,
     SETTINGS,
+    SIMULATED,
     TIERS_KEY,
 )
 from claims.plugin.options import Settings, pytest_addoption
@@ -71,6 +73,7 @@ from claims.plugin.outcomes import (
 )
 from claims.plugin.tiers import Tiers
 from claims.plugin.writer import LOG, EvidenceWriter
+from claims.verdicts import check_verdict
 
 # --ollama-serve (the suite's own Ollama server) is a plugin of its own.
 pytest_plugins = ("claims.plugin.serve",)
@@ -122,9 +125,14 @@ def pytest_configure(config: pytest.Config) -> None:
     unknown = [cid for cid in settings.claim_ids if cid not in catalog]
     if unknown:
         raise pytest.UsageError(f"--claim: unknown claim id(s) {', '.join(unknown)}")
-    from claims.profiles import resolve_profile
+    from claims.profiles import choose_profile
+    from claims.simulation import fakes_in_use
 
-    profile = resolve_profile(settings.profile_option)
+    choice = choose_profile(settings.profile_option)
+    profile = choice.name
+    simulated = fakes_in_use()
+    config.stash[PROFILE_CHOICE] = choice
+    config.stash[SIMULATED] = simulated
     config.stash[SETTINGS] = settings
     config.stash[CATALOG] = catalog
     config.stash[TIERS_KEY] = Tiers(settings)
@@ -137,6 +145,8 @@ def pytest_configure(config: pytest.Config) -> None:
             "finished": now_iso(),
             "markexpr": settings.markexpr,
             "profile": profile,
+            "profile_choice": choice.to_json(),
+            "simulated": simulated,
             "machine": fingerprint(),
             "options": settings.to_json(),
             "complete": False,
@@ -305,6 +315,33 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     return result
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Certification mode cannot pass on a profile it failed to detect."""
+    config = session.config
+    choice = config.stash.get(PROFILE_CHOICE, None)
+    settings = config.stash.get(SETTINGS, None)
+    if choice is not None and settings is not None and settings.require_live \
+            and choice.detection_failed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    choice = config.stash.get(PROFILE_CHOICE, None)
+    if choice is None:
+        return
+    terminalreporter.write_sep("-", "claims profile")
+    terminalreporter.write_line(f"profile: {choice.name} ({choice.reason})")
+    settings = config.stash[SETTINGS]
+    if choice.detection_failed and settings.require_live:
+        terminalreporter.write_line("--require-live: the profile could not be detected; "
+                                    "name it with --profile dgx-spark or --profile generic")
+    fakes = config.stash.get(SIMULATED, [])
+    if fakes:
+        terminalreporter.write_line(f"SIMULATED run through {', '.join(fakes)}: nothing here "
+                                    "was measured on a real machine")
+
+
 def _message(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | None:
     if report.skipped:
         wasxfail = getattr(report, "wasxfail", None)
@@ -417,6 +454,14 @@ def pytest_runtest_makereport(
         rec.update(check.to_json())
     else:
         rec.update(measurements=[], attachments=[], facts={}, notes=[], charts=[])
+    fakes = item.config.stash.get(SIMULATED, [])
+    if fakes and rec["source"] == "live":
+        # Measured through a fake (claims.simulation): never "reproduced" (claims.verdicts).
+        rec["simulated"] = True
+        if rec["verdict"] == "reproduced":
+            rec["verdict"] = check_verdict(rec)
+            rec["message"] = (f"simulated: passed through {', '.join(fakes)}; a fake confirms "
+                              "nothing about a machine")
     # Plain builtins only: xdist cannot ship a str or float subclass to the controller.
     report.user_properties.append((RECORD_KEY, jsonable(rec)))
     return report

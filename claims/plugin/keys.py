@@ -8,11 +8,15 @@ from claims.catalog import Catalog
 from claims.check import Check, Conclusion
 from claims.plugin.options import Settings
 from claims.plugin.tiers import Tiers
+from claims.profiles import ProfileChoice
 
 SETTINGS = pytest.StashKey[Settings]()
 CATALOG = pytest.StashKey[Catalog]()
 TIERS_KEY = pytest.StashKey[Tiers]()
 PROFILE = pytest.StashKey[str]()
+# How the profile was chosen (claims.profiles.ProfileChoice) and the fakes in use, if any.
+PROFILE_CHOICE = pytest.StashKey[ProfileChoice]()
+SIMULATED = pytest.StashKey[list[str]]()
 CHECK = pytest.StashKey[Check]()
 CONCLUSION = pytest.StashKey[Conclusion]()
 PROBLEM = pytest.StashKey[str]()

@@ -12,6 +12,11 @@ What this probe measures, and in which unit:
   float32 matmul precision "highest": true FP32) and then on ("high": the
   tensor cores round inputs to TF32). The settings in force are recorded with
   every figure and the process's own settings are restored afterwards;
+* the memory bandwidth a device sustains (:func:`bench_copy`): one device-to-device
+  copy of a large buffer (1 GiB by default), timed as the median of several runs
+  after a warm-up, each bracketed by ``torch.cuda.synchronize()``; a copy of N
+  bytes reads N and writes N, so the rate is 2·N / t in GB/s (10⁹ bytes/s),
+  the unit memory datasheets use (:data:`BANDWIDTH_PEAKS`);
 * the cold first call: the first product a fresh process runs on the device,
   timed alone (:func:`cold_first_call`, which a caller runs in a new
   interpreter with ``python -m claims.probes.gpu cold`` so nothing is warm).
@@ -43,10 +48,15 @@ from claims.probes.errors import ProbeError
 from claims.probes.torch_cuda import cuda_torch, fresh_python, import_torch
 
 __all__ = [
+    "BANDWIDTH_PEAKS",
     "PEAKS",
+    "BandwidthPeak",
+    "CopyResult",
     "ImplausibleRate",
     "MatmulResult",
     "Peak",
+    "bandwidth_peak_for",
+    "bench_copy",
     "bench_matmul",
     "check_plausible",
     "cold_first_call",
@@ -349,6 +359,104 @@ def check_plausible(result: MatmulResult, peak: Peak | None) -> float | None:
             f"{result.device_name} {result.precision}: {result.tflops:.1f} TFLOP/s exceeds the "
             f"published peak of {limit:g} TFLOP/s ({peak.source}); the timing is wrong")
     return fraction
+
+
+# --- memory bandwidth ------------------------------------------------------------------
+DEFAULT_COPY_BYTES = 1 << 30  # 1 GiB: far beyond every cache, so the copy streams memory
+
+
+@dataclass(frozen=True)
+class BandwidthPeak:
+    """A device's published memory bandwidth in GB/s (10⁹ bytes per second)."""
+
+    gb_per_s: float
+    source: str
+
+
+def _hbm(product: str, model: str, tb_per_s: float) -> BandwidthPeak:
+    return BandwidthPeak(tb_per_s * 1000, f"NVIDIA {product} datasheet, {model}: GPU memory "
+                         f"bandwidth {tb_per_s:g} TB/s")
+
+
+# Published memory bandwidth, keyed by torch.cuda.get_device_name().
+BANDWIDTH_PEAKS: dict[str, BandwidthPeak] = {
+    "NVIDIA GB10": BandwidthPeak(273.0, "NVIDIA DGX Spark hardware specifications: 128 GB "
+                                 "LPDDR5x coherent unified system memory, 273 GB/s"),
+    "NVIDIA H100 80GB HBM3": _hbm("H100 Tensor Core GPU", "H100 SXM", 3.35),
+    "NVIDIA H100 PCIe": _hbm("H100 Tensor Core GPU", "H100 PCIe", 2.0),
+    "NVIDIA H100 NVL": _hbm("H100 Tensor Core GPU", "H100 NVL", 3.9),
+    "NVIDIA H200": _hbm("H200 Tensor Core GPU", "H200 SXM", 4.8),
+    "NVIDIA H200 NVL": _hbm("H200 Tensor Core GPU", "H200 NVL", 4.8),
+    "NVIDIA A100-SXM4-80GB": _hbm("A100 Tensor Core GPU", "A100 80GB SXM", 2.039),
+    "NVIDIA A100 80GB PCIe": _hbm("A100 Tensor Core GPU", "A100 80GB PCIe", 1.935),
+    "NVIDIA A100-SXM4-40GB": _hbm("A100 Tensor Core GPU", "A100 40GB", 1.555),
+    "NVIDIA A100-PCIE-40GB": _hbm("A100 Tensor Core GPU", "A100 40GB", 1.555),
+}
+
+
+def bandwidth_peak_for(device_name: str) -> BandwidthPeak | None:
+    """The published memory bandwidth of a device by its torch name (MIG suffix ignored)."""
+    name = device_name.strip()
+    return BANDWIDTH_PEAKS.get(name) or BANDWIDTH_PEAKS.get(name.split(" MIG ", 1)[0])
+
+
+@dataclass(frozen=True)
+class CopyResult:
+    """One timing series of ``dst.copy_(src)`` for two buffers on one device."""
+
+    device: str
+    device_name: str
+    nbytes: int  # the size of one buffer
+    warmup: int
+    times_s: tuple[float, ...]
+
+    @property
+    def median_s(self) -> float:
+        return float(statistics.median(self.times_s))
+
+    @property
+    def gb_per_s(self) -> float:
+        """Bytes moved (read + written: 2 x nbytes) per second, in 10⁹ bytes/s."""
+        return 2 * self.nbytes / self.median_s / 1e9
+
+    def to_json(self) -> dict[str, Any]:
+        return {"device": self.device, "device_name": self.device_name, "nbytes": self.nbytes,
+                "warmup": self.warmup, "runs": len(self.times_s),
+                "times_ms": [round(t * 1e3, 4) for t in self.times_s],
+                "median_ms": self.median_s * 1e3, "gb_per_s": self.gb_per_s,
+                "bytes_moved_per_copy": 2 * self.nbytes}
+
+
+def bench_copy(device: Device = "cpu", *, nbytes: int = DEFAULT_COPY_BYTES,
+               warmup: int = DEFAULT_WARMUP, runs: int = DEFAULT_RUNS) -> CopyResult:
+    """Time a device-to-device copy of ``nbytes`` between two buffers on ``device``.
+
+    Both buffers are allocated (and touched, so their pages exist) before any
+    clock starts; on CUDA each timed copy ends with ``torch.cuda.synchronize()``.
+    """
+    if runs < 1 or warmup < 0 or nbytes < 1:
+        raise ValueError("need at least one timed run, a non-negative warm-up and a buffer")
+    torch = _torch_for(device)
+    if device == "cuda":
+        name = str(torch.cuda.get_device_name(0))
+    elif device == "cpu":
+        from claims.probes.system import cpu_model
+
+        name = cpu_model()
+    else:
+        raise ValueError(f"device must be 'cpu' or 'cuda', not {device!r}")
+    sync: Callable[[], None] = torch.cuda.synchronize if device == "cuda" else _no_sync
+    src = torch.ones(nbytes, dtype=torch.uint8, device=device)
+    dst = torch.zeros(nbytes, dtype=torch.uint8, device=device)
+    sync()
+
+    def step() -> None:
+        dst.copy_(src)
+        sync()
+
+    times = perf_counter_series(step, warmup, runs)
+    return CopyResult(device=device, device_name=name, nbytes=nbytes, warmup=warmup,
+                      times_s=tuple(float(t) for t in times))
 
 
 # --- the cold first call ------------------------------------------------------------------------

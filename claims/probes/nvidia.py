@@ -55,6 +55,7 @@ __all__ = [
     "cuda_dirs",
     "find_nvcc",
     "is_reported",
+    "match_smi_row",
     "nvcc_version",
     "nvidia_smi_q",
     "nvidia_smi_query",
@@ -225,6 +226,67 @@ def parse_smi_query_csv(text: str, fields: Sequence[str], *,
                 f"({', '.join(fields)})", path=source, field=f"line {number}")
         rows.append({k: v.strip() for k, v in zip(fields, values, strict=True)})
     return rows
+
+
+# --- which nvidia-smi row is torch's device ------------------------------------------
+def _uuid_key(text: str | None) -> str | None:
+    if not text or not is_reported(text):
+        return None
+    value = text.strip().lower()
+    for prefix in ("gpu-", "mig-"):
+        value = value.removeprefix(prefix)
+    return value or None
+
+
+def _bus_key(text: str | None) -> tuple[int, int, int] | None:
+    """'00000000:18:00.0' -> (0, 0x18, 0); domain widths differ between tools."""
+    if not text or not is_reported(text):
+        return None
+    m = re.fullmatch(r"\s*(?:([0-9A-Fa-f]+):)?([0-9A-Fa-f]{1,2}):([0-9A-Fa-f]{1,2})(?:\.[0-7])?\s*",
+                     text)
+    if not m:
+        return None
+    return int(m.group(1) or "0", 16), int(m.group(2), 16), int(m.group(3), 16)
+
+
+def match_smi_row(rows: Sequence[dict[str, str]], *, index: int, uuid: str | None = None,
+                  pci_bus_id: str | None = None, visible: str | None = None
+                  ) -> tuple[dict[str, str] | None, str]:
+    """The ``--query-gpu`` row of torch's device ``index``, and how it was found.
+
+    torch numbers only the devices CUDA_VISIBLE_DEVICES (``visible``) leaves,
+    in CUDA's order (fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID), while
+    nvidia-smi numbers every GPU by bus id; so the match goes by identity: the
+    device's UUID, then its PCI bus id (a MIG slice shares its parent GPU's bus
+    id; its own MIG uuid is not a row of --query-gpu). Without either, a
+    numeric CUDA_VISIBLE_DEVICES entry names the row; a single GPU is its own
+    match. Otherwise the row is None and the text says why.
+    """
+    want = _uuid_key(uuid)
+    if want is not None:
+        for row in rows:
+            if _uuid_key(row.get("uuid")) == want:
+                return row, f"by UUID {uuid}"
+    bus = _bus_key(pci_bus_id)
+    if bus is not None:
+        for row in rows:
+            if _bus_key(row.get("pci.bus_id")) == bus:
+                return row, f"by PCI bus id {pci_bus_id}"
+    entries = [e.strip() for e in (visible or "").split(",") if e.strip()]
+    if visible is not None and index < len(entries):
+        entry = entries[index]
+        if entry.isdigit():
+            for row in rows:
+                if row.get("index") == entry:
+                    return row, f"by CUDA_VISIBLE_DEVICES={visible} (entry {index} is GPU {entry})"
+        key = _uuid_key(entry)
+        for row in rows:
+            if key is not None and _uuid_key(row.get("uuid")) == key:
+                return row, f"by CUDA_VISIBLE_DEVICES={visible} (entry {index} is {entry})"
+    if len(rows) == 1 and index == 0:
+        return rows[0], "the only GPU nvidia-smi lists"
+    return None, (f"torch's device {index} has no UUID or bus id that matches one of "
+                  f"nvidia-smi's {len(rows)} GPUs")
 
 
 # --- nvidia-smi -q ----------------------------------------------------------------------

@@ -64,7 +64,7 @@ NVIDIA_SMI_TIMEOUT_S = nvidia.NVIDIA_SMI_TIMEOUT_S
 LSCPU_TIMEOUT_S = 10.0
 # The fields the fingerprint and the gpu tier ask nvidia-smi's query interface for.
 GPU_QUERY_FIELDS = ("index", "name", "driver_version", "memory.total", "memory.used",
-                    "memory.free", "compute_cap", "pci.bus_id")
+                    "memory.free", "compute_cap", "pci.bus_id", "uuid", "mig.mode.current")
 
 # ARM's "CPU part" numbers for implementer 0x41 (Arm Ltd), as util-linux's lscpu
 # names them (lscpu-arm.c); only the cores a reader of these posts is likely to
@@ -109,6 +109,16 @@ def os_name() -> str:
     except OSError:
         pass
     return platform.platform()
+
+
+def read_proc(name: str) -> str:
+    """The text of ``/proc/NAME`` (cpuinfo, meminfo); the one place this module reads /proc."""
+    return Path("/proc", name).read_text(encoding="utf-8", errors="replace")
+
+
+def logical_cpus() -> int:
+    """The logical CPUs this machine has (``os.cpu_count()``; 0 when unknown)."""
+    return os.cpu_count() or 0
 
 
 def machine_arch() -> str:
@@ -187,6 +197,7 @@ def parse_lscpu(text: str, *, source: str = "lscpu") -> LscpuInfo:
         for key in _COUNT_KEYS:
             if key not in sections[0] and key in top:
                 sections[0][key] = top[key]
+    cpus = _int_or_none(top.get("CPU(s)"))
     models = []
     for sec in sections:
         # The post's listing appends notes such as "(10 performance cores)"; the
@@ -202,10 +213,16 @@ def parse_lscpu(text: str, *, source: str = "lscpu") -> LscpuInfo:
             count = threads * per_socket * (sockets if sockets is not None else clusters or 1)
         elif threads is not None and per_cluster is not None:
             count = threads * per_cluster * (clusters if clusters is not None else 1)
+        if len(sections) == 1 and cpus is not None and count is not None and count != cpus:
+            # One model, but threads x cores x sockets is not CPU(s): a hybrid x86 CPU (Intel
+            # P-cores with two threads, E-cores with one) gets one section whose "Thread(s)
+            # per core" is the P-cores' 2 and whose cores count both kinds (2 x 24 = 48 for
+            # 32 logical CPUs). The logical CPUs of the only model are CPU(s) itself.
+            count = cpus
         models.append(CpuModel(name, count))
     return LscpuInfo(
         architecture=top.get("Architecture") or None,
-        cpus=_int_or_none(top.get("CPU(s)")),
+        cpus=cpus,
         models=tuple(models),
         fields=top,
     )
@@ -282,7 +299,7 @@ def cpu_inventory(timeout: float = LSCPU_TIMEOUT_S) -> CpuInventory:
     else:
         problems.append("lscpu is not on PATH")
     try:
-        names = parse_cpuinfo(Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace"))
+        names = parse_cpuinfo(read_proc("cpuinfo"))
     except OSError as exc:
         names = []
         problems.append(f"/proc/cpuinfo: {exc.strerror}")
@@ -295,7 +312,7 @@ def cpu_inventory(timeout: float = LSCPU_TIMEOUT_S) -> CpuInventory:
         models = tuple(info.models) if info is not None else ()
     return CpuInventory(
         arch=machine_arch(),
-        logical_cpus=os.cpu_count() or 0,
+        logical_cpus=logical_cpus(),
         models=models,
         lscpu=info,
         cpuinfo_counts=counts,
@@ -307,7 +324,7 @@ def cpu_inventory(timeout: float = LSCPU_TIMEOUT_S) -> CpuInventory:
 def cpu_model() -> str:
     """CPU model name(s), deduplicated in order ("Cortex-X925 + Cortex-A725")."""
     try:
-        names = parse_cpuinfo(Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace"))
+        names = parse_cpuinfo(read_proc("cpuinfo"))
     except (OSError, InputError):
         names = []
     unique = list(dict.fromkeys(names))
@@ -337,7 +354,7 @@ def parse_meminfo(text: str, *, source: str = "/proc/meminfo") -> dict[str, int]
 def memory_bytes() -> int:
     """Total memory in bytes (MemTotal from /proc/meminfo; sysconf fallback)."""
     try:
-        return parse_meminfo(Path("/proc/meminfo").read_text(encoding="utf-8"))["MemTotal"]
+        return parse_meminfo(read_proc("meminfo"))["MemTotal"]
     except (OSError, InputError):
         pass
     try:

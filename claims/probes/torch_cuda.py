@@ -40,13 +40,17 @@ from typing import Any
 from claims.probes.errors import PrerequisiteMissing, ProbeError
 
 __all__ = [
+    "CudaRequirement",
     "DeviceFacts",
     "LibraryOrigin",
+    "TorchBinary",
     "TorchBuild",
     "classify_libraries",
     "cuda_driver_version",
+    "cuda_requirements",
     "cuda_torch",
     "device_facts",
+    "elf_machine",
     "environment_distribution_files",
     "fresh_python",
     "import_torch",
@@ -55,6 +59,7 @@ __all__ = [
     "tensor_device",
     "tf32_defaults",
     "toolkit_hidden_env",
+    "torch_binary",
     "torch_build",
     "torch_cuda_requirements",
     "torch_installed",
@@ -127,7 +132,15 @@ def torch_build() -> TorchBuild:
 
 @dataclass(frozen=True)
 class DeviceFacts:
-    """One CUDA device as torch reports it. Memory in bytes."""
+    """One CUDA device as torch reports it. Memory in bytes.
+
+    ``uuid`` and ``pci_bus_id`` identify the device across tools: torch's
+    index counts only the devices CUDA_VISIBLE_DEVICES leaves visible, in
+    CUDA's order, so torch's device 0 need not be nvidia-smi's row 0
+    (:func:`claims.probes.nvidia.match_smi_row`). A MIG slice has a MIG uuid
+    and its parent GPU's bus id. ``free_memory`` is what
+    ``torch.cuda.mem_get_info`` says is free now (None where it cannot be asked).
+    """
 
     index: int
     name: str
@@ -135,15 +148,44 @@ class DeviceFacts:
     total_memory: int
     is_integrated: bool | None  # True: the GPU shares system memory (GB10, Jetson)
     multiprocessors: int
+    uuid: str | None = None  # as CUDA prints it: "GPU-…" or "MIG-…" (prefix added if absent)
+    pci_bus_id: str | None = None  # "00000000:18:00.0", nvidia-smi's spelling
+    free_memory: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {**self.__dict__, "capability": list(self.capability)}
+
+
+def _uuid_text(props: Any) -> str | None:
+    raw = getattr(props, "uuid", None)
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if not text:
+        return None
+    # torch prints the 16 bytes as a bare uuid; nvidia-smi writes "GPU-<uuid>" (or "MIG-").
+    return text if text.upper().startswith(("GPU-", "MIG-")) else f"GPU-{text}"
+
+
+def _bus_id_text(props: Any) -> str | None:
+    try:
+        domain = int(props.pci_domain_id)
+        bus = int(props.pci_bus_id)
+        device = int(props.pci_device_id)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return f"{domain:08X}:{bus:02X}:{device:02X}.0"
 
 
 def device_facts(index: int = 0) -> DeviceFacts:
     torch = cuda_torch()
     props = torch.cuda.get_device_properties(index)
     integrated = getattr(props, "is_integrated", None)
+    try:
+        free, _total = torch.cuda.mem_get_info(index)
+        free_memory: int | None = int(free)
+    except (AttributeError, RuntimeError):
+        free_memory = None
     return DeviceFacts(
         index=index,
         name=str(torch.cuda.get_device_name(index)),
@@ -151,7 +193,50 @@ def device_facts(index: int = 0) -> DeviceFacts:
         total_memory=int(props.total_memory),
         is_integrated=None if integrated is None else bool(integrated),
         multiprocessors=int(props.multi_processor_count),
+        uuid=_uuid_text(props),
+        pci_bus_id=_bus_id_text(props),
+        free_memory=free_memory,
     )
+
+
+# ELF e_machine values (System V ABI): what a shared object was built for.
+ELF_MACHINES = {62: "x86_64", 183: "aarch64", 40: "arm", 3: "i386", 21: "ppc64", 243: "riscv64"}
+
+
+def elf_machine(path: Path) -> str | None:
+    """The architecture an ELF file was built for ("aarch64"), None if it is not ELF."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(20)
+    except OSError:
+        return None
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    code = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+    return ELF_MACHINES.get(code, f"e_machine {code}")
+
+
+@dataclass(frozen=True)
+class TorchBinary:
+    """torch's compiled extension module, the architecture it targets, and its wheel tags."""
+
+    extension: str | None
+    arch: str | None
+    wheel_tags: tuple[str, ...]
+
+
+def torch_binary() -> TorchBinary:
+    """Where torch's ``_C`` extension is, what it was built for, and the wheel's tags."""
+    torch = import_torch()
+    found = sorted(Path(torch.__file__).parent.glob("_C*.so"))
+    ext = found[0] if found else None
+    try:
+        text = metadata.distribution("torch").read_text("WHEEL") or ""
+    except metadata.PackageNotFoundError:
+        text = ""
+    tags = tuple(line.split(":", 1)[1].strip() for line in text.splitlines()
+                 if line.startswith("Tag:"))
+    return TorchBinary(str(ext) if ext else None, elf_machine(ext) if ext else None, tags)
 
 
 def tensor_device(device: str = "cuda") -> str:
@@ -207,8 +292,8 @@ class LibraryOrigin:
     """One loaded CUDA library and who brought it."""
 
     path: str
-    in_environment: bool  # under this Python environment's prefix (a wheel, a conda package)
-    distribution: str | None  # the installed distribution that lists the file, if any
+    in_environment: bool  # under this interpreter's prefix (a venv, a conda environment)
+    distribution: str | None  # the installed distribution whose RECORD lists the file, if any
 
     @property
     def origin(self) -> str:
@@ -221,9 +306,19 @@ class LibraryOrigin:
                 "in_environment": self.in_environment}
 
 
-def environment_distribution_files(prefixes: Iterable[str] = ("nvidia-", "nvidia_", "torch")
+# Distributions that ship CUDA libraries as wheels: NVIDIA's nvidia-* runtime wheels, the
+# cuda-* packages NVIDIA's cuda-toolkit meta-package resolves to, and torch itself.
+CUDA_WHEEL_PREFIXES = ("nvidia-", "nvidia_", "cuda-", "cuda_", "torch")
+
+
+def environment_distribution_files(prefixes: Iterable[str] = CUDA_WHEEL_PREFIXES
                                    ) -> dict[str, str]:
-    """Real path -> distribution name for the shared libraries of CUDA-related wheels."""
+    """Real path -> distribution name for the shared libraries of CUDA-related wheels.
+
+    Every distribution this interpreter can import from counts (a venv's, the
+    user site, the system's dist-packages): what decides where a library came
+    from is the RECORD that lists it, not the directory it lies under.
+    """
     owners: dict[str, str] = {}
     wanted = tuple(p.lower() for p in prefixes)
     for dist in metadata.distributions():
@@ -242,7 +337,7 @@ def environment_distribution_files(prefixes: Iterable[str] = ("nvidia-", "nvidia
 
 def classify_libraries(paths: Iterable[str], *, prefix: str | None = None,
                        owners: Mapping[str, str] | None = None) -> list[LibraryOrigin]:
-    """Say for each library path whether the Python environment or the system supplied it."""
+    """Say for each library path which installed wheel, if any, supplied it."""
     root = os.path.realpath(prefix if prefix is not None else sys.prefix)
     owners = environment_distribution_files() if owners is None else owners
     out = []
@@ -254,12 +349,42 @@ def classify_libraries(paths: Iterable[str], *, prefix: str | None = None,
     return out
 
 
-def torch_cuda_requirements() -> list[str]:
-    """torch's declared dependencies on NVIDIA wheels here ("nvidia-cublas==13.1.0.3")."""
-    try:
-        requires = metadata.requires("torch") or []
-    except metadata.PackageNotFoundError:
-        raise PrerequisiteMissing("torch is not installed") from None
+@dataclass(frozen=True)
+class CudaRequirement:
+    """One of torch's declared CUDA dependencies, in either of the two forms wheels use.
+
+    ``nvidia-cublas==13.1.0.3`` names one runtime wheel; ``cuda-toolkit[cublas,cudart]==13.0.2``
+    (the form of newer aarch64 wheels) names NVIDIA's meta-package with the components as
+    extras, each of which resolves to an nvidia-* wheel.
+    """
+
+    name: str
+    specifier: str
+    extras: tuple[str, ...]
+    form: str  # "nvidia-wheel" or "cuda-toolkit"
+
+    def __str__(self) -> str:
+        extras = f"[{','.join(self.extras)}]" if self.extras else ""
+        return f"{self.name}{extras}{self.specifier}"
+
+    @property
+    def components(self) -> tuple[str, ...]:
+        """What it brings: the wheel's own name, or the toolkit's components (its extras)."""
+        return (self.name,) if self.form == "nvidia-wheel" else self.extras
+
+
+def cuda_requirements(requires: Iterable[str] | None = None) -> list[CudaRequirement]:
+    """torch's CUDA dependencies for this platform, from its Requires-Dist lines.
+
+    ``requires`` defaults to the installed torch's metadata; markers are
+    evaluated for this interpreter (no extra), so Windows-only or optional
+    lines drop out.
+    """
+    if requires is None:
+        try:
+            requires = metadata.requires("torch") or []
+        except metadata.PackageNotFoundError:
+            raise PrerequisiteMissing("torch is not installed") from None
     from packaging.requirements import InvalidRequirement, Requirement
 
     out = []
@@ -268,12 +393,23 @@ def torch_cuda_requirements() -> list[str]:
             req = Requirement(text)
         except InvalidRequirement:
             continue
-        if not req.name.lower().startswith(("nvidia-", "nvidia_")):
+        name = req.name.lower().replace("_", "-")
+        if name.startswith("nvidia-"):
+            form = "nvidia-wheel"
+        elif name == "cuda-toolkit":
+            form = "cuda-toolkit"
+        else:
             continue
         if req.marker is not None and not req.marker.evaluate({"extra": ""}):
             continue
-        out.append(f"{req.name}{req.specifier}")
+        out.append(CudaRequirement(req.name, str(req.specifier), tuple(sorted(req.extras)), form))
     return out
+
+
+def torch_cuda_requirements() -> list[str]:
+    """torch's declared CUDA dependencies here, as text ("nvidia-cublas==13.1.0.3",
+    "cuda-toolkit[cublas,cudart]==13.0.2")."""
+    return [str(r) for r in cuda_requirements()]
 
 
 # --- fresh interpreters ----------------------------------------------------------------------
@@ -344,8 +480,17 @@ def tf32_defaults(timeout: float = FRESH_TIMEOUT_S) -> dict[str, Any]:
     return fresh_python(_TF32_DEFAULTS, env=env, timeout=timeout)
 
 
+_TOOLKIT_DIR = re.compile(r"(^|/)cuda[^/]*(/|$)")
 _TOOLKIT_VARIABLES = ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDAToolkit_ROOT",
                       "LIBRARY_PATH", "CPATH")
+
+
+def _holds_driver(directory: str) -> bool:
+    """True when ``directory`` holds libcuda (the driver), as container hosts often arrange."""
+    try:
+        return any(name.startswith("libcuda.so") for name in os.listdir(directory))
+    except OSError:
+        return False
 
 
 def toolkit_hidden_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -353,14 +498,20 @@ def toolkit_hidden_env(environ: Mapping[str, str]) -> dict[str, str]:
 
     PATH loses every entry inside a CUDA install (``/usr/local/cuda*``, any
     ``cuda`` directory), and the variables that point programs at a toolkit are
-    removed. What is left is the driver (found by the loader through the
-    system's default library paths) and whatever the Python environment brings.
+    removed. LD_LIBRARY_PATH keeps the entries that hold the driver (libcuda):
+    a container host may expose the driver only there, and hiding it would
+    hide the GPU, not the toolkit. Whatever else the loader still finds is
+    judged by where it came from (:func:`classify_libraries`).
     """
     env = {k: v for k, v in environ.items()
            if k not in _TOOLKIT_VARIABLES}
     parts = [p for p in environ.get("PATH", "").split(os.pathsep)
-             if p and not re.search(r"(^|/)cuda[^/]*(/|$)", p)]
+             if p and not _TOOLKIT_DIR.search(p)]
     env["PATH"] = os.pathsep.join(parts)
+    driver_dirs = [p for p in environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)
+                   if p and _holds_driver(p)]
+    if driver_dirs:
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(driver_dirs)
     return env
 
 
@@ -396,9 +547,13 @@ def runtime_without_toolkit(timeout: float = FRESH_TIMEOUT_S) -> dict[str, Any]:
     maps = result.pop("maps", [])
     paths = parse_proc_maps("\n".join(f"0-0 r-xp 0 0:0 0 {p}" for p in maps))
     result["libraries"] = [lib.to_json() for lib in classify_libraries(paths)]
+    kept = env.get("LD_LIBRARY_PATH", "").split(os.pathsep)
     result["hidden"] = {
         "PATH removed": [p for p in os.environ.get("PATH", "").split(os.pathsep)
                          if p and p not in env["PATH"].split(os.pathsep)],
         "variables removed": sorted(set(os.environ) - set(env)),
+        "LD_LIBRARY_PATH removed": [p for p in os.environ.get("LD_LIBRARY_PATH", "")
+                                    .split(os.pathsep) if p and p not in kept],
+        "LD_LIBRARY_PATH kept (driver)": [p for p in kept if p],
     }
     return result

@@ -270,6 +270,7 @@ def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
             else OUTCOME_TEXT.get(outcome, outcome)
         ),
         "verdict": verdict,
+        "simulated": bool(check.get("simulated")),
         "source": _str(check.get("source"), "fixture"),
         "duration": _seconds(duration),
         "message": message,
@@ -527,6 +528,8 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
     else:
         verdict = "failed"
         headline = "The run failed"
+    if run.get("simulated"):
+        headline += " (simulated: through the suite's fakes, not on a real machine)"
     return {
         "state": verdict,
         "headline": headline,
@@ -537,6 +540,17 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
         "not_run": not_run,
         "not_run_total": sum(len(g["claims"]) for g in not_run),
     }
+
+
+def _banners(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    fakes = [_str(x) for x in _list(run.get("simulated"))]
+    if not fakes:
+        return []
+    return [{"id": "simulated", "bad": True, "title": "Simulated run.",
+             "text": f"This run went through the suite's own stand-ins ({', '.join(fakes)}), not "
+                     "real hardware or servers. What it shows is the fakes' scripted or recorded "
+                     "output: no claim here was reproduced on any machine, and checks that "
+                     "passed through a fake read “not run”."}]
 
 
 def _provenance(run: Mapping[str, Any]) -> dict[str, str]:
@@ -585,7 +599,7 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
         "provenance": _provenance(run),
         "notation": NOTATION,
         # Page-wide notices (an interrupted run; other tiers add theirs, e.g. simulated data).
-        "banners": [],
+        "banners": _banners(run),
         "started": _str(run.get("started"), "unknown"),
         "finished": _str(run.get("finished"), "unknown"),
         "duration": _duration(run),
@@ -593,6 +607,8 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
         "command": ("pytest " + shlex.join(args)) if args else None,
         "markexpr": _str(run.get("markexpr")),
         "profile": _str(run.get("profile"), "generic"),
+        "profile_reason": _str(_mapping(run.get("profile_choice")).get("reason")),
+        "simulated": [_str(x) for x in _list(run.get("simulated"))],
         "fingerprint": machine.fingerprint(run),
         "options": machine.options(run),
         "tiers_status": _tier_rows(run),

@@ -1,18 +1,21 @@
-"""A stand-in ``nvidia-smi`` that prints recorded output (for the gpu tier's self-tests).
+"""Stand-in ``nvidia-smi``, ``lscpu`` and ``free`` that print a recorded machine's output.
 
-It answers the three invocations the probes make, from the files in
-``fixtures/system/<machine>/`` (``gb10`` unless CLAIMS_FAKE_SMI names another):
+They answer the invocations the probes make, from the files in
+``fixtures/system/<machine>/`` (``gb10`` unless CLAIMS_FAKE_MACHINE names another;
+CLAIMS_FAKE_SMI, its older name, still works):
 
-* no arguments: ``nvidia_smi.txt`` (the table);
-* ``-q``: ``nvidia_smi_q.txt``;
-* ``--query-gpu=a,b,c --format=csv,noheader,nounits``: the requested columns
-  of ``query_gpu.csv`` (whose columns are ``claims.probes.system.GPU_QUERY_FIELDS``).
+* ``nvidia-smi``: ``nvidia_smi.txt`` (the table); ``-q``: ``nvidia_smi_q.txt``;
+  ``-L``: ``nvidia_smi_L.txt`` where the machine has one;
+  ``--query-gpu=a,b,c --format=csv,noheader,nounits``: the requested columns of
+  ``query_gpu.csv`` (whose columns are ``claims.probes.system.GPU_QUERY_FIELDS``);
+  an unknown field fails the way nvidia-smi does (exit 2, "is not a valid field");
+* ``lscpu``: ``lscpu.txt``; ``free -h``: ``free_h.txt`` (installed only when asked
+  for with ``tools=``, since a machine without those files has no such fake).
 
-:func:`install` puts it on a PATH: it writes an executable ``nvidia-smi`` that
-runs this script with the current interpreter.
-
-Used only to test the instrument on machines without a GPU; its output is
-recorded text, so a verdict obtained with it means nothing about any machine.
+:func:`install` writes executables that run this script with the current
+interpreter. Each carries the :data:`claims.simulation.MARKER` line, so a run that
+finds one on PATH is marked simulated. Used only to test the instrument on
+machines without a GPU: a verdict obtained through it means nothing about any machine.
 """
 
 from __future__ import annotations
@@ -20,30 +23,52 @@ from __future__ import annotations
 import csv
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from claims.probes.system import GPU_QUERY_FIELDS as COLUMNS
+from claims.simulation import marker_line
+
+ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "system"
+TOOLS = ("nvidia-smi", "lscpu", "free")
 
 
-def install(bin_dir: Path) -> Path:
-    """Write an executable ``nvidia-smi`` into ``bin_dir`` that runs this stand-in."""
+def machine_dir() -> Path:
+    """The recorded machine the fakes answer for (CLAIMS_FAKE_MACHINE, default gb10)."""
+    name = os.environ.get("CLAIMS_FAKE_MACHINE") or os.environ.get("CLAIMS_FAKE_SMI") or "gb10"
+    return ROOT / name
+
+
+def install(bin_dir: Path, tools: Iterable[str] = ("nvidia-smi",)) -> Path:
+    """Write executable fakes of ``tools`` into ``bin_dir``; return the ``nvidia-smi`` one."""
     bin_dir.mkdir(parents=True, exist_ok=True)
-    smi = bin_dir / "nvidia-smi"
     script = Path(__file__).resolve()
-    smi.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n', encoding="utf-8")
-    smi.chmod(0o755)
-    return smi
+    for tool in tools:
+        if tool not in TOOLS:
+            raise ValueError(f"no fake for {tool!r} (fakes: {', '.join(TOOLS)})")
+        exe = bin_dir / tool
+        exe.write_text(f"#!/bin/sh\n{marker_line(f'{tool} (claims.testing.fake_nvidia_smi)')}\n"
+                       f'exec "{sys.executable}" "{script}" --as {tool} "$@"\n', encoding="utf-8")
+        exe.chmod(0o755)
+    return bin_dir / "nvidia-smi"
 
 
-def main(argv: list[str]) -> int:
-    root = Path(__file__).resolve().parents[2] / "fixtures" / "system"
-    machine = root / os.environ.get("CLAIMS_FAKE_SMI", "gb10")
+def _print(machine: Path, name: str) -> int:
+    path = machine / name
+    if not path.exists():
+        print(f"fake: {machine.name} has no {name}", file=sys.stderr)
+        return 2
+    sys.stdout.write(path.read_text(encoding="utf-8"))
+    return 0
+
+
+def _smi(machine: Path, argv: list[str]) -> int:
     if not argv:
-        sys.stdout.write((machine / "nvidia_smi.txt").read_text(encoding="utf-8"))
-        return 0
+        return _print(machine, "nvidia_smi.txt")
     if argv == ["-q"]:
-        sys.stdout.write((machine / "nvidia_smi_q.txt").read_text(encoding="utf-8"))
-        return 0
+        return _print(machine, "nvidia_smi_q.txt")
+    if argv == ["-L"]:
+        return _print(machine, "nvidia_smi_L.txt")
     query = [a for a in argv if a.startswith("--query-gpu=")]
     if query:
         fields = query[0].split("=", 1)[1].split(",")
@@ -58,6 +83,21 @@ def main(argv: list[str]) -> int:
                 print(", ".join(values[f] for f in fields))
         return 0
     print(f"fake nvidia-smi: unsupported arguments {argv}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str]) -> int:
+    tool = "nvidia-smi"
+    if argv[:1] == ["--as"] and len(argv) >= 2:
+        tool, argv = argv[1], argv[2:]
+    machine = machine_dir()
+    if tool == "lscpu" and not argv:
+        return _print(machine, "lscpu.txt")
+    if tool == "free" and argv in (["-h"], []):
+        return _print(machine, "free_h.txt")
+    if tool == "nvidia-smi":
+        return _smi(machine, argv)
+    print(f"fake {tool}: unsupported arguments {argv}", file=sys.stderr)
     return 2
 
 

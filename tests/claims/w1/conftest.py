@@ -132,6 +132,24 @@ class SmiViews:
     query: list[dict[str, str]]
     transcripts: dict[str, str]
 
+    def for_device(self, dev: Any) -> tuple[dict[str, str], Any, str]:
+        """The --query-gpu row and table block of torch's device ``dev``, and how they matched.
+
+        torch's index need not be nvidia-smi's (CUDA_VISIBLE_DEVICES, MIG, CUDA's own
+        device order), so the match goes by UUID or PCI bus id; no match is "not run".
+        """
+        from claims.probes.nvidia import match_smi_row
+
+        row, how = match_smi_row(self.query, index=dev.index, uuid=dev.uuid,
+                                 pci_bus_id=dev.pci_bus_id,
+                                 visible=os.environ.get("CUDA_VISIBLE_DEVICES"))
+        if row is None:
+            not_run(f"cannot tell which GPU nvidia-smi lists is torch's device {dev.index}: {how}")
+        table = next((t for t in self.table if str(t.index) == row.get("index")), None)
+        if table is None:
+            not_run(f"nvidia-smi's table has no GPU {row.get('index')} ({how})")
+        return row, table, how
+
 
 @pytest.fixture(scope="session")
 def smi() -> SmiViews:

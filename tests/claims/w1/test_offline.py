@@ -142,6 +142,7 @@ def test_recorded_free_listing(check, post_output):
 
     # procps computes used as total - available, so the three cells must fit together.
     total, used, available = shown(mem["total"]), shown(mem["used"]), shown(mem["available"])
+    check.against("pool size", total, unit="GiB")
     together = used + available
     check.measure("used + available can equal total", str(together),
                   holds=together.overlaps(total), expected=f"overlaps {total} GiB",

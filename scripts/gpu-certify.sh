@@ -63,7 +63,8 @@
 #
 # Exit status: pytest's (0: every claim decided and none refuted unexpectedly;
 # 1: a refutation, or with REQUIRE_LIVE=1 a check that could not run); 3 when the
-# environment could not be prepared; 124 when RUN_TIMEOUT ran out first.
+# environment could not be prepared; 124 when a step ran past its limit (137 when it
+# ignored SIGINT and had to be killed) or RUN_TIMEOUT ran out.
 
 set -euo pipefail
 

@@ -225,3 +225,54 @@ def install(machine: Path | None = None) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     install()
+
+
+class CudaTorch:
+    """torch as a probe sees it on a CUDA machine, backed by the CPU (for unit tests).
+
+    Tensors made with ``device="cuda"`` or moved with ``.to("cuda")`` stay on the CPU
+    but report ``cuda:0``; ``cuda.synchronize`` counts its calls, so a test can check
+    that every timed CUDA region was synchronized. Everything else is real torch,
+    including the TF32 flags the matmul probe sets and restores.
+    """
+
+    def __init__(self, name: str = "NVIDIA GB10") -> None:
+        import torch
+
+        class HostTensor(torch.Tensor):
+            def to(self, *args: Any, **kwargs: Any) -> Any:
+                target = args[0] if args else kwargs.get("device")
+                if str(target).startswith("cuda"):
+                    return self.as_subclass(CudaTensor)
+                return torch.Tensor.to(self, *args, **kwargs)
+
+        class CudaTensor(HostTensor):
+            @property
+            def device(self) -> Any:  # type: ignore[override]
+                return torch.device("cuda:0")
+
+        self._torch = torch
+        self._host, self._tensor = HostTensor, CudaTensor
+        self.synchronized = 0
+        self.cuda = SimpleNamespace(is_available=lambda: True, device_count=lambda: 1,
+                                    get_device_name=lambda device=None: name,
+                                    synchronize=self._synchronize)
+
+    def _synchronize(self, device: Any = None) -> None:
+        self.synchronized += 1
+
+    def _make(self, fn: Any, *args: Any, device: Any = None, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        return out.as_subclass(self._tensor if str(device).startswith("cuda") else self._host)
+
+    def rand(self, *args: Any, device: Any = None, **kwargs: Any) -> Any:
+        return self._make(self._torch.rand, *args, device=device, **kwargs)
+
+    def ones(self, *args: Any, device: Any = None, **kwargs: Any) -> Any:
+        return self._make(self._torch.ones, *args, device=device, **kwargs)
+
+    def zeros(self, *args: Any, device: Any = None, **kwargs: Any) -> Any:
+        return self._make(self._torch.zeros, *args, device=device, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._torch, name)

@@ -69,3 +69,38 @@ def test_compare_sorts_differences_into_hardware_and_versions():
 def test_unmeasured_facts_are_not_differences():
     assert profiles.compare(profiles.DGX_SPARK, {"arch": "aarch64", "driver": None}) == []
     assert profiles.compare(profiles.GENERIC, {"arch": "x86_64"}) == []
+
+
+def _failing() -> list[str]:
+    raise profiles.DetectionFailed("nvidia-smi --query-gpu=index,name: no answer within 30 s")
+
+
+def test_choose_profile_says_why():
+    ask, _ = _names("NVIDIA GB10")
+    spark = profiles.choose_profile("auto", arch="aarch64", gpu_names=ask)
+    assert spark.name == "dgx-spark" and "names NVIDIA GB10" in spark.reason
+    other = profiles.choose_profile("auto", arch="aarch64", gpu_names=_names("NVIDIA GH200")[0])
+    assert other.name == "generic" and "NVIDIA GH200, not NVIDIA GB10" in other.reason
+    x86 = profiles.choose_profile("auto", arch="x86_64")
+    assert x86.name == "generic" and "x86_64" in x86.reason and not x86.detection_failed
+    named = profiles.choose_profile("generic")
+    assert named.reason == "named with --profile generic" and named.option == "generic"
+
+
+def test_a_failed_detection_is_generic_but_says_it_failed():
+    choice = profiles.choose_profile("auto", arch="aarch64", gpu_names=_failing)
+    assert choice.name == "generic" and choice.detection_failed is True
+    assert "no answer within 30 s" in choice.reason
+    assert choice.to_json()["detection_failed"] is True
+
+
+def test_detection_reports_a_failing_nvidia_smi(monkeypatch):
+    from claims.probes import nvidia
+    from claims.probes.tools import ToolFailed
+
+    def fails(fields, timeout=0.0):
+        raise ToolFailed("nvidia-smi exited with status 9: Failed to initialize NVML")
+
+    monkeypatch.setattr(nvidia, "nvidia_smi_query", fails)
+    choice = profiles.choose_profile("auto", arch="aarch64")
+    assert choice.detection_failed and "Failed to initialize NVML" in choice.reason

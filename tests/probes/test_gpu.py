@@ -183,3 +183,60 @@ def test_result_json_records_the_settings_with_every_figure():
     assert out["runs"] == 3 and out["median_ms"] == pytest.approx(3.42)
     assert out["allow_tf32"] is True and out["float32_matmul_precision"] == "high"
     assert out["tflops"] == pytest.approx(40.19, abs=0.01)
+
+
+# --- the CUDA path, driven by a CPU-backed stand-in for torch on a CUDA machine ----------------
+@pytest.fixture
+def cuda_torch(monkeypatch):
+    from claims.testing.fake_cuda import CudaTorch
+
+    fake = CudaTorch("NVIDIA GB10")
+    monkeypatch.setattr(gpu, "_torch_for", lambda device: fake)
+    return fake
+
+
+@pytest.mark.parametrize("precision, allow", [("fp32", False), ("tf32", True)])
+def test_cuda_matmul_synchronizes_every_timed_call_and_sets_tf32(cuda_torch, precision, allow):
+    import torch
+
+    before = torch.backends.cuda.matmul.allow_tf32
+    result = gpu.bench_matmul("cuda", n=N, precision=precision, warmup=2, runs=3)
+    # One synchronize after the inputs are copied, then one per warm-up and timed call.
+    assert cuda_torch.synchronized == 1 + 2 + 3
+    assert result.device == "cuda" and result.device_name == "NVIDIA GB10"
+    assert result.threads is None and len(result.times_s) == 3
+    assert result.allow_tf32 is allow
+    assert result.float32_matmul_precision == ("high" if allow else "highest")
+    assert torch.backends.cuda.matmul.allow_tf32 is before
+
+
+def test_cold_first_call_on_cuda_times_the_first_product_alone(cuda_torch):
+    out = gpu.cold_first_call("cuda", n=N, warm_runs=3, warmup=1)
+    assert out["device"] == "cuda" and out["cold_ms"] > 0 and len(out["warm_times_ms"]) == 3
+    assert out["allow_tf32"] is False and out["float32_matmul_precision"] == "highest"
+    assert cuda_torch.synchronized == 1 + 1 + 1 + 3  # inputs, cold call, warm-up, timed
+
+
+def test_copy_bandwidth_counts_read_and_write(cuda_torch):
+    result = gpu.bench_copy("cuda", nbytes=1 << 20, warmup=1, runs=3)
+    assert cuda_torch.synchronized == 1 + 1 + 3
+    assert result.device_name == "NVIDIA GB10"
+    assert result.gb_per_s == pytest.approx(2 * (1 << 20) / result.median_s / 1e9)
+    assert result.to_json()["bytes_moved_per_copy"] == 2 << 20
+
+
+def test_copy_bandwidth_on_the_cpu_and_bad_arguments():
+    result = gpu.bench_copy("cpu", nbytes=1 << 20, warmup=0, runs=2)
+    assert result.device == "cpu" and result.gb_per_s > 0
+    with pytest.raises(ValueError):
+        gpu.bench_copy("cpu", nbytes=0)
+    with pytest.raises(ValueError):
+        gpu.bench_copy("tpu")  # type: ignore[arg-type]
+
+
+def test_bandwidth_table_cites_sources_and_knows_mig_slices():
+    assert gpu.bandwidth_peak_for("NVIDIA GB10").gb_per_s == 273.0
+    mig = gpu.bandwidth_peak_for("NVIDIA H100 80GB HBM3 MIG 3g.40gb")
+    assert mig is not None and mig.gb_per_s == 3350.0
+    assert gpu.bandwidth_peak_for("NVIDIA RTX PRO 6000") is None
+    assert all(p.source and p.gb_per_s > 0 for p in gpu.BANDWIDTH_PEAKS.values())

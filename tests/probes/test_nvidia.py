@@ -245,3 +245,51 @@ def test_parsers_raise_only_input_errors(text):
 def test_oversized_output_is_refused():
     with pytest.raises(nvidia.SmiFormatError, match="limit"):
         nvidia.parse_smi_header("x" * (nvidia.MAX_OUTPUT_CHARS + 1))
+
+
+# --- which nvidia-smi row is torch's device ---------------------------------------------------
+def _h100_rows():
+    return nvidia.parse_smi_query_csv(read("h100/query_gpu.csv"), GPU_QUERY_FIELDS)
+
+
+def test_torchs_device_is_matched_by_uuid_first():
+    row, how = nvidia.match_smi_row(_h100_rows(), index=0,
+                                    uuid="GPU-22222222-2222-2222-2222-222222222222")
+    assert row["index"] == "1" and how.startswith("by UUID")
+
+
+def test_a_mig_slice_is_matched_by_its_parents_bus_id_whatever_the_domain_width():
+    row, how = nvidia.match_smi_row(_h100_rows(), index=0,
+                                    uuid="MIG-33333333-3333-3333-3333-333333333333",
+                                    pci_bus_id="0000:2a:00.0")
+    assert row["index"] == "1" and how.startswith("by PCI bus id")
+
+
+def test_without_identity_cuda_visible_devices_names_the_row():
+    rows = _h100_rows()
+    row, how = nvidia.match_smi_row(rows, index=0, visible="1")
+    assert row["index"] == "1" and "CUDA_VISIBLE_DEVICES=1" in how
+    row, _ = nvidia.match_smi_row(rows, index=1, visible="GPU-1111,GPU-22222222-2222-2222-2222-"
+                                                         "222222222222")
+    assert row["index"] == "1"
+
+
+def test_no_match_among_several_gpus_says_why_and_one_gpu_is_its_own_match():
+    rows = _h100_rows()
+    row, how = nvidia.match_smi_row(rows, index=0)
+    assert row is None and "2 GPUs" in how
+    row, how = nvidia.match_smi_row(rows[:1], index=0)
+    assert row is rows[0] and "only GPU" in how
+    row, _ = nvidia.match_smi_row(rows, index=0, uuid="GPU-99999999", pci_bus_id="[N/A]")
+    assert row is None
+
+
+def test_the_mig_fixtures_agree_with_each_other():
+    (row,) = nvidia.parse_smi_query_csv(read("h100-mig/query_gpu.csv"), GPU_QUERY_FIELDS)
+    assert row["mig.mode.current"] == "Enabled"
+    (gpu,) = nvidia.parse_smi_table(read("h100-mig/nvidia_smi.txt"))
+    assert gpu.memory_usage == "13MiB /  81559MiB"
+    report = nvidia.parse_smi_q(read("h100-mig/nvidia_smi_q.txt"))
+    assert report.gpu_field(row["pci.bus_id"], "MIG Mode", "Current") == "Enabled"
+    assert report.gpu_field(row["pci.bus_id"], "MIG devices", "Device 0", "FB Memory Usage",
+                            "Total") == "40192 MiB"

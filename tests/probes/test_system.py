@@ -208,3 +208,18 @@ def test_parsers_only_raise_input_errors_on_any_text(text):
     for parse in (system.parse_meminfo, system.parse_free):
         with contextlib.suppress(InputError):
             parse(text)
+
+
+def test_a_hybrid_intel_cpu_counts_its_logical_cpus_not_threads_times_cores():
+    # One section on a P-core/E-core CPU: 2 threads per core (the P-cores') x 24 cores = 48,
+    # but the machine has 32 logical CPUs; the only model's count is CPU(s).
+    text = read("intel-hybrid/lscpu.txt")
+    info = system.parse_lscpu(text)
+    assert info.cpus == 32
+    assert [(m.name, m.count) for m in info.models] == [
+        ("13th Gen Intel(R) Core(TM) i9-13900K", 32)]
+
+
+def test_read_proc_is_the_one_door_to_proc(monkeypatch):
+    monkeypatch.setattr(system, "read_proc", lambda name: "MemTotal: 1024 kB\n")
+    assert system.memory_bytes() == 1024 * 1024

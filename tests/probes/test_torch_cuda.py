@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,128 @@ def test_module_import_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_requirements_in_both_forms_torch_wheels_use():
+    requires = [
+        'cuda-toolkit[cublas,cudart,nvrtc]==13.0.2; platform_system == "Linux"',
+        'nvidia-cudnn-cu13==9.13.0.50; platform_system == "Linux"',
+        'nvidia_nccl_cu13==2.27.7; platform_system == "Linux"',
+        'cuda-toolkit[cufft]==13.0.2; platform_system == "Windows"',
+        'triton==3.6.0; platform_system == "Linux"',
+    ]
+    got = torch_cuda.cuda_requirements(requires)
+    assert [(r.name, r.form) for r in got] == [("cuda-toolkit", "cuda-toolkit"),
+                                               ("nvidia-cudnn-cu13", "nvidia-wheel"),
+                                               ("nvidia_nccl_cu13", "nvidia-wheel")]
+    assert got[0].components == ("cublas", "cudart", "nvrtc")
+    assert str(got[0]) == "cuda-toolkit[cublas,cudart,nvrtc]==13.0.2"
+    assert got[1].components == ("nvidia-cudnn-cu13",)
+
+
+def test_torch_cuda_requirements_reads_installed_metadata(monkeypatch):
+    monkeypatch.setattr(torch_cuda.metadata, "requires",
+                        lambda name: ["cuda-toolkit[cudart]==13.0.2", "filelock"])
+    assert torch_cuda.torch_cuda_requirements() == ["cuda-toolkit[cudart]==13.0.2"]
+
+    def missing(name):
+        raise torch_cuda.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(torch_cuda.metadata, "requires", missing)
+    with pytest.raises(PrerequisiteMissing):
+        torch_cuda.torch_cuda_requirements()
+
+
+def test_hiding_the_toolkit_keeps_the_driver_on_ld_library_path(tmp_path):
+    driver = tmp_path / "usr" / "local" / "nvidia" / "lib64"
+    compat = tmp_path / "usr" / "local" / "cuda-13.0" / "compat"
+    toolkit = tmp_path / "usr" / "local" / "cuda-13.0" / "lib64"
+    for d, lib in ((driver, "libcuda.so.1"), (compat, "libcuda.so.580.95.05"),
+                   (toolkit, "libcudart.so.13")):
+        d.mkdir(parents=True)
+        (d / lib).write_bytes(b"")
+    path = os.pathsep.join(map(str, (driver, toolkit, compat)))
+    env = torch_cuda.toolkit_hidden_env({"PATH": "/usr/bin", "LD_LIBRARY_PATH": path})
+    # A container host's libcuda (and CUDA's forward-compatible driver) stay; the toolkit goes.
+    assert env["LD_LIBRARY_PATH"].split(os.pathsep) == [str(driver), str(compat)]
+    assert "LD_LIBRARY_PATH" not in torch_cuda.toolkit_hidden_env(
+        {"PATH": "", "LD_LIBRARY_PATH": str(toolkit)})
+
+
+def test_a_library_is_the_wheels_that_lists_it_wherever_it_lies(tmp_path):
+    # A user-site or system dist-packages wheel lies outside sys.prefix and still counts.
+    user = tmp_path / "home" / ".local" / "lib" / "python3.12" / "site-packages" / "nvidia"
+    user.mkdir(parents=True)
+    cudart = user / "libcudart.so.13"
+    cudart.write_bytes(b"")
+    (lib,) = torch_cuda.classify_libraries([str(cudart)], prefix=str(tmp_path / "venv"),
+                                           owners={os.path.realpath(cudart): "nvidia-cuda-runtime"})
+    assert lib.in_environment is False and lib.distribution == "nvidia-cuda-runtime"
+    assert lib.origin == "wheel nvidia-cuda-runtime"
+
+
+def test_runtime_without_toolkit_classifies_what_the_child_mapped(monkeypatch, tmp_path):
+    wheel_lib = tmp_path / "site-packages" / "nvidia" / "cu13" / "lib" / "libcudart.so.13"
+    wheel_lib.parent.mkdir(parents=True)
+    wheel_lib.write_bytes(b"")
+    seen = {}
+
+    def child(code, *, env=None, timeout=0.0):
+        seen["env"] = env
+        return {"available": True, "device": "cuda:0", "result_finite": True,
+                "maps": [str(wheel_lib), "/usr/local/cuda-13.0/lib64/libcublas.so.13",
+                         "/usr/lib/aarch64-linux-gnu/libcuda.so.580.95.05"]}
+
+    monkeypatch.setattr(torch_cuda, "torch_installed", lambda: True)
+    monkeypatch.setattr(torch_cuda, "fresh_python", child)
+    monkeypatch.setattr(torch_cuda, "environment_distribution_files",
+                        lambda: {os.path.realpath(wheel_lib): "nvidia-cuda-runtime"})
+    monkeypatch.setenv("CUDA_HOME", "/usr/local/cuda")
+    out = torch_cuda.runtime_without_toolkit()
+    assert [(os.path.basename(x["path"]), x["distribution"]) for x in out["libraries"]] == [
+        ("libcudart.so.13", "nvidia-cuda-runtime"), ("libcublas.so.13", None)]
+    assert "CUDA_HOME" not in seen["env"] and "CUDA_HOME" in out["hidden"]["variables removed"]
+
+
+class _FakeLibcuda:
+    def __init__(self, value, status=0):
+        self.value, self.status = value, status
+
+    def cuDriverGetVersion(self, ref):
+        ref._obj.value = self.value
+        return self.status
+
+
+@pytest.mark.parametrize("value, status, expected", [(13000, 0, "13.0"), (12080, 0, "12.8"),
+                                                     (13000, 3, None), (0, 0, None)])
+def test_driver_version_from_libcuda(monkeypatch, value, status, expected):
+    monkeypatch.setattr(torch_cuda.ctypes, "CDLL", lambda name: _FakeLibcuda(value, status))
+    assert torch_cuda.cuda_driver_version() == expected
+
+
+def test_device_facts_carry_identity_and_free_memory(monkeypatch):
+    from types import SimpleNamespace
+
+    props = SimpleNamespace(total_memory=85_017_755_648, is_integrated=0,
+                            multi_processor_count=132, uuid="22222222-2222-2222-2222-222222222222",
+                            pci_domain_id=0, pci_bus_id=0x2A, pci_device_id=0)
+    cuda = SimpleNamespace(get_device_properties=lambda i: props,
+                           get_device_name=lambda i: "NVIDIA H100 80GB HBM3",
+                           get_device_capability=lambda i: (9, 0),
+                           mem_get_info=lambda i: (84_000_000_000, props.total_memory))
+    monkeypatch.setattr(torch_cuda, "cuda_torch", lambda: SimpleNamespace(cuda=cuda))
+    dev = torch_cuda.device_facts(0)
+    assert dev.uuid == "GPU-22222222-2222-2222-2222-222222222222"
+    assert dev.pci_bus_id == "00000000:2A:00.0" and dev.free_memory == 84_000_000_000
+    assert dev.is_integrated is False and dev.capability == (9, 0)
+    assert dev.to_json()["capability"] == [9, 0]
+
+
+def test_elf_machine_of_this_interpreter(tmp_path):
+    import platform
+
+    assert torch_cuda.elf_machine(Path(sys.executable).resolve()) == platform.machine()
+    text = tmp_path / "not-elf"
+    text.write_text("#!/bin/sh\n")
+    assert torch_cuda.elf_machine(text) is None
+    assert torch_cuda.elf_machine(tmp_path / "absent") is None

@@ -96,11 +96,9 @@ def test_summary_counts_per_document():
 
 
 def test_a_check_through_a_fake_is_never_reproduced():
-    fake = rec("passed", "live", simulated=True, message="simulated: passed through fake CUDA")
+    fake = rec("reproduced", "live", simulated=True, message="simulated: passed through fake CUDA")
     assert check_verdict(fake) == "not-run"
-    holds = rec("failed", "live", simulated=True, failure="erratum-holds")
-    assert check_verdict(holds) == "not-run"
-    assert check_verdict(rec("failed", "live", simulated=True, failure="refuted")) == "refuted"
+    assert check_verdict(rec("refuted", "live", simulated=True)) == "refuted"
     verdict, reason = claim_verdict(True, None, [fake])
     assert verdict == "not-run" and reason.startswith("simulated:")
-    assert claim_verdict(True, None, [fake, rec("passed", "recorded")])[0] == "consistent"
+    assert claim_verdict(True, None, [fake, rec("consistent", "recorded")])[0] == "consistent"

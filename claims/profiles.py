@@ -13,8 +13,9 @@ a ``--require-live`` run on it rather than certify a Spark as "generic".
 :func:`compare` sets a machine's facts beside a profile and sorts what differs
 into two kinds: *hardware* (architecture, cores, memory, GPU, compute
 capability), where a difference means this is not the machine the profile
-describes, and *versions* (driver, CUDA, toolkit, torch), which move with
-every update and are reported as differences, never failures.
+describes, and *versions* (driver, CUDA, toolkit, torch, the OS image's
+memory reservation as free -h shows it), which move with every update and are
+reported as differences, never failures.
 """
 
 from __future__ import annotations
@@ -63,7 +64,6 @@ DGX_SPARK = Profile(
         "arch": "aarch64",
         "cpu_count": 20,
         "cpu_models": {"Cortex-X925": 10, "Cortex-A725": 10},
-        "memory_free_h": "121Gi",  # free -h's total (a truncated whole number of GiB)
         "gpu_name": "NVIDIA GB10",
         "capability": (12, 1),
         "gpu_memory_reported": False,  # nvidia-smi's Memory-Usage reads "Not Supported"
@@ -74,6 +74,10 @@ DGX_SPARK = Profile(
         "nvcc": "13.0.88",
         "torch": "2.13.0+cu130",
         "torch_cuda": "13.0",
+        # free -h's total (a truncated whole number of GiB): MemTotal moves with what the
+        # DGX OS image reserves (a Spark on another image prints 119Gi), so it is reported
+        # beside the others that move with updates, never as another machine.
+        "memory_free_h": "121Gi",
     },
     source="From API to GPU, Week 1 (seed 002)",
 )

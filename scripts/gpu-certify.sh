@@ -90,6 +90,7 @@ START=$SECONDS
 DEADLINE=$((SECONDS + RUN_TIMEOUT))
 PY=""
 STEP="starting"
+OURS=".made-by-gpu-certify"  # marks an environment this script created (and may replace)
 
 mkdir -p "$REPORTS" "$KEEP"
 # Everything printed from here on goes to the terminal and to the log.
@@ -166,6 +167,7 @@ reuse_from() {  # $1: interpreter whose torch to reuse; creates $VENV seeing its
     local src="$1" pth venv_flags=()
     [ "$INSTALL_SUITE" = "1" ] || venv_flags=(--without-pip)
     bounded 300 "$src" -m venv "${venv_flags[@]}" "$VENV" || die "cannot create $VENV from $src"
+    : >"$VENV/$OURS"
     # The site-packages directories the source imports from (its venv's own, a user
     # site, a conda environment's, the system's dist-packages), in its order; appended
     # after $VENV's own, so what is installed into $VENV takes precedence.
@@ -235,11 +237,16 @@ else
         say "reusing $VENV (its torch already has CUDA: $(torch_of "$VENV/bin/python"))"
     elif cuda_torch_ok "$PYTHON"; then
         say "$PYTHON already has a CUDA torch: creating $VENV to reuse it"
+        # Only an environment this script made is replaced (a user's own is never removed).
+        if [ -e "$VENV" ] && [ ! -f "$VENV/$OURS" ]; then
+            die "$VENV exists and was not made by this script; remove it or set VENV=..."
+        fi
         rm -rf "$VENV"
         reuse_from "$PYTHON"
     else
         say "no CUDA torch found: creating $VENV and installing '$TORCH_SPEC' from ${TORCH_INDEX_URL:-PyPI}"
         bounded 300 "$PYTHON" -m venv "$VENV" || die "cannot create $VENV"
+        : >"$VENV/$OURS"
         PY="$VENV/bin/python"
         STEP="installing torch"
         if [ -n "$TORCH_INDEX_URL" ]; then

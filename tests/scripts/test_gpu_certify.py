@@ -212,3 +212,16 @@ def test_the_cuda_torch_of_a_system_python_user_site_is_reused(tmp_path):
     log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
     assert proc.returncode == 0, log[-3000:]
     assert _torch_seen_by(venv / "bin" / "python").startswith(str(userbase))
+
+
+def test_an_environment_the_script_did_not_make_is_never_removed(tmp_path):
+    source = _source_venv(tmp_path / "w1", _base_python())
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "keep.txt").write_text("mine")
+    env = {"PYTHON": str(source / "bin" / "python"), "VENV": str(theirs), "INSTALL_SUITE": "0",
+           "PREPARE_ONLY": "1"}
+    proc, kept = _certify(tmp_path, env, timeout=300)
+    assert proc.returncode == 3
+    assert "was not made by this script" in (kept / "failure.txt").read_text(encoding="utf-8")
+    assert (theirs / "keep.txt").read_text() == "mine"

@@ -69,16 +69,14 @@ class Conclusion:
 
 
 def model_matches(stated_model: str, model: str | None) -> bool:
-    """'phi4' matches 'phi4' and 'phi4:latest'; tags other than latest must match."""
-    if model is None:
-        return False
+    """Whether a figure's model is the model under test, by Ollama's own name rule.
 
-    def norm(name: str) -> str:
-        name = name.strip().lower()
-        name = name.removeprefix("registry.ollama.ai/library/")
-        return name[: -len(":latest")] if name.endswith(":latest") else name
+    'phi4', 'phi4:latest' and 'registry.ollama.ai/library/PHI4:latest' are one
+    model; another tag ('phi4:14b') is another (claims.probes.ollama_store.names).
+    """
+    from claims.probes.ollama_store.names import same_model
 
-    return norm(stated_model) == norm(model)
+    return model is not None and same_model(stated_model, model)
 
 
 def jsonable(value: Any) -> Any:

@@ -14,6 +14,9 @@ The modules, each named for what it holds:
 * :mod:`.errors` - the :class:`~claims.probes.errors.ServerError` subclasses,
   from "nothing answered" to "a reply of the wrong shape";
 * :mod:`.names` - model names as Ollama compares them (``phi4`` = ``phi4:latest``);
+* :mod:`.usage` - what a session cost the server: requests, model loads, generated
+  tokens, and how each generation was bounded and sampled;
+* :mod:`.margins` - margins for timing comparisons from measured resolution and jitter;
 * :mod:`.display` - what the ``ollama`` CLI prints from API values (``ollama ps``'s PROCESSOR);
 * :mod:`.payloads` - request bodies, and whole replies decoded and shape-checked;
 * :mod:`.stream` - NDJSON line framing, bounded buffering, per-line arrival times;
@@ -35,7 +38,7 @@ from claims.probes.ollama_api.errors import (
 )
 from claims.probes.ollama_api.generation import StructuredReply
 from claims.probes.ollama_api.loading import UnloadResult
-from claims.probes.ollama_api.names import find_model, normalize_model_name
+from claims.probes.ollama_api.names import find_model, normalize_model_name, same_model
 from claims.probes.ollama_api.openai_compat import ANY_API_KEY
 from claims.probes.ollama_api.stream import MAX_LINE_BYTES, MAX_STREAM_BYTES, StreamLine
 from claims.probes.ollama_api.transport import DEFAULT_STALL_TIMEOUT, MAX_REPLY_BYTES
@@ -57,4 +60,5 @@ __all__ = [
     "UnloadResult",
     "find_model",
     "normalize_model_name",
+    "same_model",
 ]

@@ -1,8 +1,19 @@
 """Model names: ``[host/][namespace/]model[:tag]``, parsed and validated part by part.
 
-A name becomes the path ``manifests/<host>/<namespace>/<model>/<tag>``, so each
-part is checked against Ollama's own rules before any path is built: no
-separators, no ``..``, no part that is empty or starts with a dot.
+This module is the suite's one model-name rule, Ollama's own (``types/model/name.go``
+in Ollama's source): :func:`parse_name` splits a name as ``ParseName`` does (the tag
+after the last ``:`` that follows the last ``/``, then model, namespace and host from
+the right, a ``scheme://`` only on the host) and fills the defaults
+registry.ollama.ai / library / latest; :func:`same_model` compares two names as
+``Name.EqualFold`` does, part by part and case-insensitively. Everything that
+compares model names (the API probes, the fake server, the catalog's per-model
+figures) goes through these two.
+
+A name also becomes the path ``manifests/<host>/<namespace>/<model>/<tag>``, so
+:meth:`ModelName.parse` checks each part against Ollama's ``isValidPart`` before
+any path is built: no separators, no part that is empty or starts with a dot. It
+also refuses ``..`` inside a part, which Ollama allows ("a..b" is a valid tag) but
+which this suite never needs and would rather not join into a path.
 """
 
 from __future__ import annotations
@@ -12,7 +23,15 @@ from dataclasses import dataclass
 
 from claims.probes.ollama_store.errors import StoreError
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_NAMESPACE", "DEFAULT_TAG", "ModelName"]
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_NAMESPACE",
+    "DEFAULT_TAG",
+    "ModelName",
+    "model_key",
+    "parse_name",
+    "same_model",
+]
 
 DEFAULT_HOST = "registry.ollama.ai"
 DEFAULT_NAMESPACE = "library"
@@ -126,3 +145,56 @@ def _part_problem(kind: str, value: str) -> str | None:
         allowed += ", ':'" if kind == "host" else ""
         return f"may contain only {allowed} and must start with a letter, digit or '_'"
     return None
+
+
+# Ollama marks a part that a separator promised but left empty ("/phi4", "phi4:").
+MISSING_PART = "!MISSING!"
+
+
+def _cut_promised(text: str, sep: str) -> tuple[str, str, bool]:
+    """name.go's cutPromised: split at the last ``sep``; empty sides become MISSING_PART."""
+    i = text.rfind(sep)
+    if i < 0:
+        return text, "", False
+    return text[:i] or MISSING_PART, text[i + len(sep) :] or MISSING_PART, True
+
+
+def parse_name(text: str) -> ModelName:
+    """A name split and completed as Ollama's ``ParseName`` does, without validation.
+
+    "phi4" and "library/phi4:latest" both give registry.ollama.ai/library/phi4:latest;
+    "localhost:5000/ns/m" has the host localhost:5000 and the tag latest. A name that
+    is not valid keeps its odd parts (an empty model, MISSING_PART), so it matches
+    nothing but itself; :meth:`ModelName.parse` is the validating form.
+    """
+    s, tag = text, ""
+    if s.rfind(":") > s.rfind("/"):
+        s, tag, _ = _cut_promised(s, ":")
+    host = namespace = ""
+    s, model, promised = _cut_promised(s, "/")
+    if not promised:
+        model = s
+    else:
+        s, namespace, promised = _cut_promised(s, "/")
+        if not promised:
+            namespace = s
+        else:
+            scheme, sep, rest = s.partition("://")
+            host = rest if sep else scheme
+    return ModelName(
+        host=host or DEFAULT_HOST,
+        namespace=namespace or DEFAULT_NAMESPACE,
+        model=model,
+        tag=tag or DEFAULT_TAG,
+    )
+
+
+def model_key(text: str) -> tuple[str, str, str, str]:
+    """The parts Ollama compares, case-folded: equal keys are the same model."""
+    name = parse_name(text)
+    return (name.host.lower(), name.namespace.lower(), name.model.lower(), name.tag.lower())
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether two names are one model by Ollama's rule (``ParseName`` + ``EqualFold``)."""
+    return model_key(a) == model_key(b)

@@ -5,7 +5,7 @@
 #   bash scripts/test.sh [extra pytest args]
 # torch: `torch==2.13.0` takes the CPU file already on CI machines; on a CUDA
 # machine (a DGX Spark) install your own CUDA build first and set TORCH_SPEC="".
-source "$(dirname "$0")/_venv.sh" "engine,hub,dev" ${TORCH_SPEC-torch==2.13.0}
+source "$(dirname "$0")/_venv.sh" "engine,hub,dev,openai,ollama" ${TORCH_SPEC-torch==2.13.0}
 # Style and types first: they are part of what "the tests pass" means here.
 "$VENV/bin/ruff" check claims tests fixtures conftest.py
 "$VENV/bin/mypy"

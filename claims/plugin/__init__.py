@@ -1,8 +1,12 @@
-"""The claims suite's pytest plugin (loaded by the root ``conftest.py``).
+"""The claims suite's pytest plugin (an installed ``pytest11`` entry point; the root
+``conftest.py`` also names it, for a checkout that is not installed).
 
 Hooks, in the order a run meets them:
 
 * ``pytest_addoption`` – the claims option group (:mod:`claims.plugin.options`).
+* ``pytest_load_initial_conftests`` – finds the project's configuration again when
+  pytest took the value of a spaced path option for a test path
+  (:mod:`claims.plugin.invocation`).
 * ``pytest_configure`` – registers the tier and ``claim`` markers, loads and
   validates the catalog, resolves the machine profile, and (in the controller
   process only, so ``-n`` works) opens the evidence log.
@@ -112,6 +116,16 @@ def claim_ids(item: pytest.Item) -> list[str]:
 
 def item_tiers(item: pytest.Item) -> list[str]:
     return [t for t in TIERS if item.get_closest_marker(t) is not None]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
+    """Find the project's configuration again if a spaced path option hid it (.invocation)."""
+    from claims.plugin.invocation import recover_configuration
+
+    recover_configuration(early_config, parser, args)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,5 +1,11 @@
 """A loopback fake of the Ollama server, for testing the instrument, not the claims.
 
+What it answers is checked against recordings of a real server: the contract test
+(tests/probes/test_fake_contract.py) replays the requests captured from Ollama
+0.31.2 (fixtures/ollama-0.31.2/http/) and compares status codes, content types,
+fields and their types, error texts, stream framing, done_reason values and
+expires_at for each keep_alive form.
+
 :class:`FakeOllama` runs :class:`http.server.ThreadingHTTPServer` on 127.0.0.1
 with a port chosen by the OS. Replies are scripted from the exchanges Week 2
 records (``fixtures/recorded/W2.json``: the generate reply, the seed runs) and
@@ -34,8 +40,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from claims.probes.ollama_api.names import normalize_model_name as _norm
+from claims.probes.ollama_store.names import same_model
 
-__all__ = ["FakeModel", "FakeOllama", "Fault", "keep_alive_seconds", "unused_port"]
+__all__ = ["FakeModel", "FakeOllama", "Fault", "Loaded", "keep_alive_seconds", "unused_port"]
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED_W2 = ROOT / "fixtures" / "recorded" / "W2.json"
@@ -86,6 +93,7 @@ class FakeModel:
     kv_bytes_per_token: int = 0
     template: str = "{{ .Prompt }}"
     extra_show: tuple[tuple[str, Any], ...] = ()  # system, license, messages set by create
+    license: str = ""
 
     def details(self) -> dict[str, Any]:
         return {
@@ -161,6 +169,7 @@ def default_models() -> list[FakeModel]:
         "phi4:latest", "ac896e5b8b34", 9_053_116_391, arch="phi3", parameter_size="14.7B",
         parameter_count=14_659_507_200, shape=(40, 40, 10, 5120, 16384),
         loaded_at_4096=9_700_000_000, parameters=PHI4_STOPS, template=PHI4_TEMPLATE,
+        license="MIT License",
         model_info={"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "dbrx"},
     )
     llama = _transformer(
@@ -303,10 +312,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         route = ROUTES.get((method, path))
         if route is None:
-            self._send_text(404, "404 page not found")
+            if any(p == path for _, p in ROUTES):
+                # Gin answers a known path with another method like this (the captures:
+                # POST /api/delete).
+                self._send(405, b"405 method not allowed", "text/plain")
+            else:
+                self._send_text(404, "404 page not found")
             return
         if isinstance(body, dict) and "__invalid__" in body:
             self._send_json(400, {"error": "invalid character in request body"})
+            return
+        if method in ("POST", "DELETE") and body is None and path in BODY_REQUIRED:
+            self._send_json(400, {"error": "missing request body"})
             return
         try:
             route(fake, self, body if isinstance(body, dict) else {}, fault)
@@ -371,6 +388,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 Route = Callable[["FakeOllama", _Handler, dict[str, Any], "Fault | None"], None]
+# Routes that read a JSON body; without one Ollama answers 400 "missing request body".
+BODY_REQUIRED = frozenset(
+    {"/api/show", "/api/generate", "/api/chat", "/api/embed", "/api/embeddings",
+     "/api/copy", "/api/delete", "/api/create", "/api/pull"}
+)
 ROUTES: dict[tuple[str, str], Route] = {}  # (method, path) -> FakeOllama handler
 
 
@@ -416,10 +438,17 @@ class _Server(ThreadingHTTPServer):
     fake: FakeOllama
 
 
+# A negative keep_alive is stored by Ollama as Go's largest time.Duration (2^63 - 1
+# ns, about 292 years), so /api/ps shows an expires_at that far ahead (the captures:
+# 2319-03-13 from 2026-12-01).
+GO_MAX_DURATION_S = (2**63 - 1) / 1e9
+
+
 def _iso(ts: float) -> str:
-    if math.isinf(ts):
-        ts = datetime(2318, 1, 1, tzinfo=UTC).timestamp()
-    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+    """A time as Ollama writes it: RFC 3339 with nanoseconds and Z."""
+    whole = math.floor(ts)
+    nanos = min(int((ts - whole) * 1e9), 999_999_999)
+    return datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos:09d}Z"
 
 
 # Where a reply puts its text: generate's "response", chat's assistant "message".
@@ -484,6 +513,7 @@ class FakeOllama:
         self._stopping = threading.Event()
         self._rng = random.Random()
         self._unseeded = 0
+        self._openai_counter = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -579,10 +609,14 @@ class FakeOllama:
         name = body.get("model") or body.get("name")
         if not isinstance(name, str) or not name:
             raise _HTTPError(400, "model is required")
-        model = self.models.get(_norm(name))
+        model = self.find(name)
         if model is None:
             raise _HTTPError(404, f"model '{name}' not found")
         return model
+
+    def find(self, name: str) -> FakeModel | None:
+        """The served model ``name`` is, by Ollama's rule (ParseName, then EqualFold)."""
+        return next((m for m in self.models.values() if same_model(m.name, name)), None)
 
     def _expire(self) -> None:
         now = time.time()
@@ -604,15 +638,26 @@ class FakeOllama:
             cold = current is None or current.context_length != ctx
         if cold:
             _sleep(self.cold_load_s)
+        expires = time.time() + (GO_MAX_DURATION_S if math.isinf(keep) else keep)
         with self._lock:
-            self.loaded[_norm(model.name)] = Loaded(model, ctx, time.time() + keep)
+            self.loaded[_norm(model.name)] = Loaded(model, ctx, expires)
         # A loaded model still reports a small load_duration (queueing, as Ollama does).
         return time.perf_counter() - started + 0.0001
 
     def _unload_later(self, model: FakeModel) -> None:
+        # Until the runner is gone /api/ps still lists the model, expiring now
+        # (the captures: 07-ps-empty.json right after keep_alive 0).
+        key = _norm(model.name)
+        with self._lock:
+            current = self.loaded.get(key)
+            if current is not None:
+                current.expires = min(current.expires, time.time() + self.unload_delay_s)
+
         def drop() -> None:
             with self._lock:
-                self.loaded.pop(_norm(model.name), None)
+                # A request that reloaded the model meanwhile keeps its new runner.
+                if self.loaded.get(key) is current:
+                    self.loaded.pop(key, None)
 
         timer = threading.Timer(self.unload_delay_s, drop)
         timer.daemon = True
@@ -629,17 +674,25 @@ class FakeOllama:
 
     @_route("GET", "/api/tags")
     def _tags(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
-        models = [
-            {
-                "name": m.name,
-                "model": m.name,
-                "modified_at": "2026-07-07T10:00:00Z",
-                "size": m.size,
-                "digest": m.digest,
-                "details": m.details(),
-            }
-            for m in self.models.values()
-        ]
+        models = []
+        for m in self.models.values():
+            details = m.details()
+            arch = m.model_info.get("general.architecture")
+            for key in ("context_length", "embedding_length"):
+                value = m.model_info.get(f"{arch}.{key}")
+                if isinstance(value, int):
+                    details[key] = value
+            models.append(
+                {
+                    "name": m.name,
+                    "model": m.name,
+                    "modified_at": "2026-07-07T10:00:00.000000000Z",
+                    "size": m.size,
+                    "digest": m.digest,
+                    "details": details,
+                    "capabilities": list(m.capabilities),
+                }
+            )
         h._send_json(200, {"models": models})
 
     @_route("GET", "/api/ps")
@@ -668,22 +721,26 @@ class FakeOllama:
     def _show(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         info = dict(m.model_info)
-        if body.get("verbose") and info.get("tokenizer.ggml.pre") == "dbrx":
-            info["tokenizer.ggml.tokens"] = _phi4_tokens()
-        h._send_json(
-            200,
-            {
-                "license": "MIT License",
-                "modelfile": f"FROM {m.name}\n",
-                "parameters": m.parameters,
-                "template": m.template,
-                "details": m.details(),
-                "model_info": info,
-                "capabilities": list(m.capabilities),
-                "modified_at": "2026-07-07T10:00:00Z",
-                **dict(m.extra_show),
-            },
-        )
+        if info.get("tokenizer.ggml.pre") == "dbrx":
+            # As Ollama does: the long tokenizer arrays only when asked for (verbose).
+            info["tokenizer.ggml.tokens"] = _phi4_tokens() if body.get("verbose") else None
+        reply: dict[str, Any] = {
+            "modelfile": f"FROM {m.name}\nTEMPLATE {m.template}\n",
+            "template": m.template,
+            "details": m.details(),
+            "model_info": info,
+            "tensors": [],
+            "capabilities": list(m.capabilities),
+            "modified_at": "2026-07-07T10:00:00.000000000Z",
+            **dict(m.extra_show),
+        }
+        # Ollama leaves out what the Modelfile did not set (the captures: a bare
+        # FROM has no parameters and no license).
+        if m.parameters:
+            reply["parameters"] = m.parameters
+        if m.license and "license" not in reply:
+            reply["license"] = m.license
+        h._send_json(200, reply)
 
     def _reply_for(
         self, model: FakeModel, prompt: str, options: dict[str, Any], fmt: Any
@@ -713,13 +770,21 @@ class FakeOllama:
             return ", ".join(str(i) for i in range(1, 201)), None, None
         if prompt == rec["generate_request"]["prompt"]:
             reply = rec["generate_reply"]
-            if options.get("temperature") == 0 or "num_predict" in options:
-                return reply["response"], None, None
+            limit = options.get("num_predict")
+            if isinstance(limit, int) and 0 <= limit < reply["eval_count"]:
+                return reply["response"], None, None  # cut: the recorded ids do not apply
             return reply["response"], reply["context"], reply
         if prompt == rec["seed_runs"]["request"]["prompt"]:
             if options.get("seed") == 42:
                 return rec["seed_runs"]["replies"][0], None, None
             return self._rng.choice(["Bean There", "Grind Theory", "Velvet Roast"]), None, None
+        if "tagline" not in prompt:
+            # Any other prompt: what a base model does, running on (with commas) until
+            # the token limit stops it, as gemma3:270m did in the captures.
+            if options.get("temperature") == 0 or "seed" in options:
+                return BASE_MODEL_TEXT, None, None
+            self._unseeded += 1
+            return f"{self._unseeded}: {BASE_MODEL_TEXT}", None, None
         tag_temp0 = "Awaken Your Senses, One Cup at a Time."
         variants = [
             "Where every sip is a moment of delight.",
@@ -762,8 +827,14 @@ class FakeOllama:
             recorded=recorded,
         )
         if context is None:
-            context = list(range(1000, 1000 + final["prompt_eval_count"] + final["eval_count"] - 1))
-        final["context"] = context
+            # As Ollama keeps it: the prompt's ids (not an added BOS) and the answer's
+            # (not the stop token that ended it).
+            bos = 1 if m.model_info.get("tokenizer.ggml.add_bos_token") is True else 0
+            stop = 1 if final["done_reason"] == "stop" else 0
+            length = final["prompt_eval_count"] - bos + final["eval_count"] - stop
+            context = list(range(1000, 1000 + max(length, 0)))
+        if not body.get("raw"):
+            final["context"] = context  # a raw request gets no context (11-*.json)
         pieces = _truncate(_pieces(text), options)
         self._send_answer(h, body, fault, m, now, _as_response, pieces, final)
 
@@ -880,23 +951,34 @@ class FakeOllama:
         else:
             text, _, _ = self._reply_for(m, str(messages[-1].get("content", "")), options, None)
         # Week 2 records 50 prompt tokens with the Atlas history and 31 without it.
+        ctx = int(options.get("num_ctx") or self.default_num_ctx)
         prompt_tokens = (
             50
             if "Atlas" in joined
             else 31
             if "What name" in joined
-            else (len(_pieces(joined)) + 4 * len(messages))
+            else _prompt_tokens(_truncate_history(messages, ctx))
         )
         final = self._final(m, text, load_s, options, prompt_tokens=prompt_tokens, recorded=None)
         pieces = _truncate(_pieces(text), options) if text else []
         extra = {"tool_calls": tool_calls} if tool_calls else {}
         self._send_answer(h, body, fault, m, now, _as_message, pieces, final, extra)
 
+    @_route("POST", "/api/embeddings")
+    def _embeddings_legacy(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
+        m = self._model(body)
+        if "embedding" not in m.capabilities:
+            raise _HTTPError(500, NO_EMBEDDINGS)  # the legacy route says 500 (27-*.json)
+        self._ensure_loaded(m, body)
+        h._send_json(200, {"embedding": _unit_vector(str(body.get("prompt", "")), 768)})
+
     @_route("POST", "/api/embed")
     def _embed(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         if "embedding" not in m.capabilities:
-            raise _HTTPError(400, f'"{m.name}" does not support embeddings')
+            # What Ollama 0.31's llama-server runner answers for a model without a
+            # pooling type (the captures: 26-embed.json).
+            raise _HTTPError(501, NO_EMBEDDINGS)
         inputs = body.get("input")
         items = [inputs] if isinstance(inputs, str) else list(inputs or [])
         load_s = self._ensure_loaded(m, body)
@@ -953,7 +1035,7 @@ class FakeOllama:
             )
             h._send_json(200, {"status": "success"})
             return
-        base = self.models.get(_norm(str(body.get("from") or "")))
+        base = self.find(str(body.get("from") or ""))
         if not isinstance(name, str) or base is None:
             raise _HTTPError(400, "neither 'from' nor 'files' was specified")
         params = body.get("parameters") or {}
@@ -976,15 +1058,27 @@ class FakeOllama:
     @_route("DELETE", "/api/delete")
     def _delete(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
-        del self.models[_norm(m.name)]
-        h._send_json(200, {})
+        self.models = {k: v for k, v in self.models.items() if v is not m}
+        h._send(200)  # Ollama answers an empty body, no content type
+
+    @_route("POST", "/api/copy")
+    def _copy(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
+        source = self._model({"model": body.get("source")})
+        destination = body.get("destination")
+        if not isinstance(destination, str) or not destination:
+            raise _HTTPError(400, "destination is required")
+        self.models[_norm(destination)] = FakeModel(
+            **{**source.__dict__, "name": _norm(destination)}
+        )
+        h._send(200)
 
     @_route("POST", "/api/pull")
     def _pull(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         name = body.get("model") or body.get("name")
-        if not isinstance(name, str) or _norm(name) not in self.models:
+        found = self.find(name) if isinstance(name, str) else None
+        if found is None:
             raise _HTTPError(500, "pull model manifest: file does not exist")
-        digest = self.models[_norm(name)].digest
+        digest = found.digest
 
         def lines() -> Iterator[dict[str, Any]]:
             yield {"status": "pulling manifest"}
@@ -1006,52 +1100,110 @@ class FakeOllama:
         messages = body.get("messages") or []
         load_s = self._ensure_loaded(m, {"model": m.name})
         last = str(messages[-1].get("content", "")) if messages else ""
-        text, _, _ = self._reply_for(m, last, {"temperature": body.get("temperature")}, None)
+        options = {"temperature": body.get("temperature")}
+        text, _, _ = self._reply_for(m, last, options, None)
+        limit = body.get("max_tokens")
+        limits = {"num_predict": limit} if isinstance(limit, int) else {}
+        pieces = _truncate(_pieces(text), limits)
         final = self._final(
-            m, text, load_s, {}, prompt_tokens=len(_pieces(last)) + 8, recorded=None
+            m, text, load_s, limits, prompt_tokens=len(_pieces(last)) + 8, recorded=None
         )
-        h._send_json(
+        finish = final["done_reason"]
+        usage = {
+            "prompt_tokens": final["prompt_eval_count"],
+            "completion_tokens": final["eval_count"],
+            "total_tokens": final["prompt_eval_count"] + final["eval_count"],
+        }
+        self._openai_counter += 1
+        head = {
+            "id": f"chatcmpl-{self._openai_counter}",
+            "created": int(time.time()),
+            "model": m.name,
+            "system_fingerprint": "fp_ollama",
+        }
+        if body.get("stream") is True:
+            with_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            self._openai_stream(h, fault, head, pieces, finish, usage if with_usage else None)
+            return
+        h._send(
             200,
-            {
-                "id": "chatcmpl-123",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": m.name,
-                "system_fingerprint": "fp_ollama",
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": final["prompt_eval_count"],
-                    "completion_tokens": final["eval_count"],
-                    "total_tokens": final["prompt_eval_count"] + final["eval_count"],
-                },
-            },
+            json.dumps(
+                {
+                    **head,
+                    "object": "chat.completion",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": "".join(pieces)},
+                            "finish_reason": finish,
+                        }
+                    ],
+                    "usage": usage,
+                }
+            ).encode(),
+            "application/json",  # no charset, unlike the native routes (28-*.json)
         )
+
+    def _openai_stream(
+        self,
+        h: _Handler,
+        fault: Fault | None,
+        head: dict[str, Any],
+        pieces: list[str],
+        finish: str,
+        usage: dict[str, int] | None,
+    ) -> None:
+        """Server-sent events as Ollama writes them: "data: {json}", a blank line, "[DONE]"."""
+
+        def chunk(delta: dict[str, Any], reason: str | None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": reason}
+            return {**head, "object": "chat.completion.chunk", "choices": [choice]}
+
+        events: list[bytes] = [
+            json.dumps(chunk({"role": "assistant", "content": p}, None)).encode() for p in pieces
+        ]
+        events.append(json.dumps(chunk({"role": "assistant", "content": ""}, finish)).encode())
+        if usage is not None:
+            events.append(
+                json.dumps(
+                    {**head, "object": "chat.completion.chunk", "choices": [], "usage": usage}
+                ).encode()
+            )
+        events.append(b"[DONE]")
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        for event in events:
+            h._chunk(b"data: " + event + b"\n\n")
+        h.wfile.write(b"0\r\n\r\n")
 
     @_route("GET", "/v1/models")
     def _openai_models(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
-        h._send_json(
+        h._send(
             200,
-            {
-                "object": "list",
-                "data": [
-                    {
-                        "id": m.name,
-                        "object": "model",
-                        "created": 1_783_000_000,
-                        "owned_by": "library",
-                    }
-                    for m in self.models.values()
-                ],
-            },
+            json.dumps(
+                {
+                    "object": "list",
+                    "data": [
+                        {
+                            "id": m.name,
+                            "object": "model",
+                            "created": 1_783_000_000,
+                            "owned_by": "library",
+                        }
+                        for m in self.models.values()
+                    ],
+                }
+            ).encode(),
+            "application/json",
         )
 
 
+BASE_MODEL_TEXT = " ".join(
+    ["and then the next note says what the cluster did, which node it used, and why"] * 12
+)
+NO_EMBEDDINGS = "This server does not support embeddings. Start it with `--embeddings`"
 PHI4_VOCAB_SIZE = 100_352
 PHI4_SPECIALS = {
     100257: "<|endoftext|>",
@@ -1081,6 +1233,28 @@ def _phi4_tokens() -> list[str]:
             continue
         tokens.append("".join(table[b] for b in raw))
     return tokens
+
+
+def _message_tokens(message: Any) -> int:
+    """A message's prompt tokens in the fake's template: its pieces plus 4 for the markers."""
+    content = message.get("content", "") if isinstance(message, dict) else ""
+    return len(_pieces(str(content))) + 4
+
+
+def _prompt_tokens(messages: list[Any]) -> int:
+    return 3 + sum(_message_tokens(m) for m in messages)
+
+
+def _truncate_history(messages: list[Any], num_ctx: int) -> list[Any]:
+    """Ollama's chatPrompt (server/prompt.go): drop messages from the front until the
+    prompt fits num_ctx, keeping the system messages of the dropped part and always
+    the last message."""
+    for i in range(len(messages)):
+        system = [m for m in messages[:i] if isinstance(m, dict) and m.get("role") == "system"]
+        kept = system + messages[i:]
+        if _prompt_tokens(kept) <= num_ctx or i == len(messages) - 1:
+            return kept
+    return messages
 
 
 def _truncate(pieces: list[str], options: dict[str, Any]) -> list[str]:

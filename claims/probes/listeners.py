@@ -14,7 +14,7 @@ from pathlib import Path
 
 from claims.probes.errors import InputError, PrerequisiteMissing
 
-__all__ = ["Listener", "listeners", "owner_environment", "parse_proc_net"]
+__all__ = ["Listener", "listeners", "owner_environment", "owner_pid", "parse_proc_net"]
 
 _LISTEN = "0A"  # TCP_LISTEN in the kernel's state column
 PROC_NET = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
@@ -109,4 +109,26 @@ def owner_environment(inode: int, names: tuple[str, ...]) -> dict[str, str] | No
             items = raw.decode("utf-8", "replace").split("\0")
             env = dict(item.split("=", 1) for item in items if "=" in item)
             return {k: env[k] for k in names if k in env}
+    return None
+
+
+def owner_pid(inode: int) -> int | None:
+    """The pid of the process holding socket ``inode`` open (None if none is readable).
+
+    Another user's process cannot be read without root; that is an answer, not an error.
+    """
+    target = f"socket:[{inode}]"
+    for pid_dir in Path("/proc").iterdir():
+        if not pid_dir.name.isdigit():
+            continue
+        try:
+            fds = list((pid_dir / "fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(fd) == target:
+                    return int(pid_dir.name)
+            except OSError:
+                continue
     return None

@@ -104,11 +104,10 @@ def engine_prefill_runs(engine: Any) -> list[Any]:
 OLLAMA_STALL_S = 30.0
 OLLAMA_STREAM_TOTAL_S = 600.0  # a whole streamed reply; 96 tokens take ~4 s on the Spark
 REPLY_EXCERPT_CHARS = 1500
-
-
 @pytest.fixture(scope="session")
 def ollama_client(claims_settings: Settings) -> Iterator[Any]:
     from claims.probes.ollama_api import OllamaClient
+    from claims.probes.ollama_api.usage import Usage
 
     with OllamaClient(
         claims_settings.ollama_host,
@@ -116,6 +115,8 @@ def ollama_client(claims_settings: Settings) -> Iterator[Any]:
         read_timeout=claims_settings.ollama_timeout,
         stall_timeout=min(OLLAMA_STALL_S, claims_settings.ollama_timeout),
     ) as client:
+        # Count what the session costs the server (loads, generated tokens, bounds).
+        client.usage = Usage()
         yield client
 
 
@@ -192,6 +193,10 @@ class LiveOllama:
         check.source = "live"
         check.fact("ollama_version", version)
         check.fact("ollama_host", settings.ollama_host)
+        # The session's running totals, so the run's facts end with the whole tier's cost.
+        if getattr(client, "usage", None) is not None:
+            check.fact("ollama_usage", client.usage.to_json())
+            client.on_usage = lambda usage: check.fact("ollama_usage", usage.to_json())
 
     @property
     def model_name(self) -> str:
@@ -230,6 +235,10 @@ class LiveOllama:
         return self._post_once(label, "/api/chat", body)
 
     def _post_once(self, label: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        from claims.probes.ollama_api.usage import bound_of
+
+        if bound_of(path, body) is None and (body.get("prompt") or body.get("messages")):
+            raise AssertionError(f"{label}: an unbounded generation (set num_predict)")
         body = {**body, "stream": False}
         reply: dict[str, Any] = self.client.post_json(path, body)
         self.exchange(label, "POST", path, body, reply)
@@ -255,6 +264,12 @@ class LiveOllama:
             {"streamed_text": timing.text, "final_chunk": final, "lines": timing.lines},
         )
         return timing
+
+    def client_ps_entry(self, name: str | None = None) -> dict[str, Any] | None:
+        """The model's /api/ps entry, without attaching the exchange (for polling)."""
+        from claims.probes.ollama_api import find_model
+
+        return find_model(self.client.ps(), name or self.model_name)
 
     def ps_entry(self, name: str | None = None) -> dict[str, Any] | None:
         from claims.probes.ollama_api import find_model

@@ -169,11 +169,71 @@ def test_create_delete_and_pull(client: OllamaClient) -> None:
 
 
 def test_model_names() -> None:
+    # As `ollama list` shows them (Ollama's DisplayShortest): defaults dropped, tag kept.
     assert normalize_model_name("phi4") == "phi4:latest"
-    assert normalize_model_name("library/phi4") == "library/phi4:latest"
+    assert normalize_model_name("library/phi4") == "phi4:latest"
+    assert normalize_model_name("registry.ollama.ai/library/phi4:latest") == "phi4:latest"
+    assert normalize_model_name("user/model") == "user/model:latest"
     assert normalize_model_name("host:5000/ns/model") == "host:5000/ns/model:latest"
     assert find_model([{"name": "phi4:latest"}], "phi4") == {"name": "phi4:latest"}
     assert find_model([{"name": "phi4:14b"}], "phi4") is None
+    assert find_model([{"name": "PHI4:Latest"}], "library/phi4") == {"name": "PHI4:Latest"}
+
+
+# Ollama's types/model/name.go: ParseName fills registry.ollama.ai / library / latest,
+# and two names are one model when every part is equal ignoring case (EqualFold).
+SAME = [
+    ("phi4", "phi4:latest"),
+    ("phi4", "library/phi4:latest"),
+    ("phi4", "registry.ollama.ai/library/phi4:latest"),
+    ("phi4", "PHI4"),
+    ("https://registry.ollama.ai/library/phi4", "phi4"),
+    ("llama3.2:3b", "library/Llama3.2:3B"),
+]
+DIFFERENT = [
+    ("phi4", "phi4:14b"),
+    ("phi4", "user/phi4"),
+    ("phi4", "example.com/library/phi4"),
+    ("host:5000/ns/m", "ns/m"),
+    ("phi4:", "phi4"),  # an empty tag is Ollama's MISSING part, not "latest"
+]
+
+
+@pytest.mark.parametrize(("a", "b"), SAME)
+def test_one_name_rule_same(a: str, b: str) -> None:
+    from claims.check import model_matches
+    from claims.probes.ollama_api import same_model
+
+    assert same_model(a, b) and same_model(b, a)
+    assert model_matches(a, b)  # the catalog's per-model figures use the same rule
+    assert find_model([{"name": b}], a) is not None
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT)
+def test_one_name_rule_different(a: str, b: str) -> None:
+    from claims.check import model_matches
+    from claims.probes.ollama_api import same_model
+
+    assert not same_model(a, b)
+    assert not model_matches(a, b)
+    assert find_model([{"name": b}], a) is None
+
+
+@given(
+    st.from_regex(r"[a-z0-9_][a-z0-9_.-]{0,10}", fullmatch=True),
+    st.from_regex(r"[a-z0-9_][a-z0-9_-]{0,8}", fullmatch=True),
+    st.from_regex(r"[a-z0-9_][a-z0-9_.-]{0,8}", fullmatch=True),
+)
+def test_strict_and_lenient_parsers_agree_on_valid_names(
+    model: str, namespace: str, tag: str
+) -> None:
+    from claims.probes.ollama_store import ModelName
+    from claims.probes.ollama_store.names import parse_name
+
+    for text in (model, f"{model}:{tag}", f"{namespace}/{model}:{tag}"):
+        if ".." in text:
+            continue  # ModelName.parse refuses '..' inside a part; Ollama allows it
+        assert ModelName.parse(text) == parse_name(text)
 
 
 def test_processor_column() -> None:
@@ -438,3 +498,77 @@ def test_garbage_streams_end_in_a_clear_error(payload: bytes) -> None:
                 pass
         except StreamError as exc:
             assert str(exc).startswith("/api/generate")
+
+
+# --- usage accounting and timing margins -------------------------------------------------
+def test_usage_counts_loads_tokens_and_bounds(fake: FakeOllama, client: OllamaClient) -> None:
+    from claims.probes.ollama_api.usage import Usage, bounded
+
+    client.usage = Usage()
+    seen: list[int] = []
+    client.on_usage = lambda u: seen.append(u.requests)
+    client.unload("phi4", timeout=5.0)
+    counts = [
+        client.generate("phi4", "hi", options=bounded(3, num_ctx=2048))["eval_count"],  # load
+        client.generate("phi4", "hi", options=bounded(3, num_ctx=2048))["eval_count"],  # warm
+    ]
+    lines = list(client.stream("/api/generate", {"model": "phi4", "prompt": "hi",
+                                                 "options": bounded(2, num_ctx=4096)}))
+    assert lines[-1].data["done"] is True  # a reload for the new context, streamed
+    counts.append(lines[-1].data["eval_count"])
+    # Unbounded and random: counted as such (the live tier refuses to send one).
+    counts.append(client.generate("phi4", "hi", options={"temperature": 1.2})["eval_count"])
+    usage = client.usage.to_json()
+    assert usage["model_loads"] == 2
+    assert usage["unloads"] == 1
+    assert usage["generated_tokens"] == sum(counts)
+    assert usage["bounds"] == {"num_predict=2": 1, "num_predict=3": 2}
+    assert usage["unbounded"] == ["/api/generate phi4"]
+    assert usage["sampling"]["fixed"] == 3
+    assert usage["sampling"]["random (no seed)"] == 1
+    assert seen  # the listener heard every counted request
+
+
+def test_usage_reads_ps_outside_the_timed_stream(fake: FakeOllama, client: OllamaClient) -> None:
+    from claims.probes.ollama_api.usage import Usage
+
+    client.usage = Usage()
+    lines = client.stream("/api/generate", {"model": "phi4", "prompt": "hi",
+                                            "options": {"num_predict": 2}})
+    before = len(fake.exchanges)
+    assert fake.exchanges[-1].path == "/api/ps"  # read when the stream was created
+    list(lines)
+    paths = [e.path for e in fake.exchanges[before:]]
+    assert paths == ["/api/generate", "/api/ps"]
+
+
+def test_bound_and_sampling_labels() -> None:
+    from claims.probes.ollama_api.usage import bound_of, sampling_of
+
+    assert bound_of("/api/generate", {"options": {"num_predict": 8, "stop": [","]}}) == (
+        "num_predict=8, stop=[',']"
+    )
+    assert bound_of("/api/generate", {"options": {"stop": [","]}}) is None
+    assert bound_of("/v1/chat/completions", {"max_tokens": 8}) == "max_tokens=8"
+    assert sampling_of("/api/generate", {"options": {"temperature": 0}}) == "fixed"
+    assert sampling_of("/api/generate", {"options": {"temperature": 1, "seed": 4}}) == "fixed"
+    assert sampling_of("/api/generate", {}) == "random (no seed and no temperature)"
+
+
+def test_margins_from_resolution_and_spread() -> None:
+    from claims.probes.ollama_api.margins import (
+        clock_resolution_s,
+        separation_margin,
+        server_resolution_s,
+    )
+
+    # Ollama 0.31.2's durations (captures 10, 16): microsecond steps.
+    assert server_resolution_s([36_379_000, 447_286_000, 1000]) == 1e-6
+    assert server_resolution_s([297_387_661]) == 1e-9
+    assert server_resolution_s([]) == 1e-9
+    margin = separation_margin([0.25, 0.30, 0.27], 1e-6)
+    assert margin.margin_s == pytest.approx(0.15)
+    assert separation_margin([0.2, 0.2], 1e-3).margin_s == pytest.approx(0.01)
+    assert 0 < clock_resolution_s() < 1e-3
+    with pytest.raises(ValueError, match="no reference"):
+        separation_margin([], 1e-6)

@@ -208,3 +208,29 @@ def test_a_different_store_is_not_taken_for_the_servers(
     claim = claims_by_id(doc)["W2-FORMAT-AGREES"]
     assert claim["verdict"] == "not-run"
     assert "has a different gemma3:270m" in claim["reason"]
+
+
+def test_the_tier_gives_the_same_verdicts_twice_against_the_same_server(tmp_path: Path) -> None:
+    """Back-to-back runs against one server (its state carried over) agree claim by claim.
+
+    The fake loads a model in 0.3 s, far beyond its token interval, as a real server's
+    cold start is far beyond its warm jitter; the margins of the timing claims must keep
+    such a verdict from depending on the run.
+    """
+    runs = []
+    with FakeOllama(token_interval_s=0.001, cold_load_s=0.3) as server:
+        for i in (1, 2):
+            out = tmp_path / f"run{i}"
+            out.mkdir()
+            proc, doc = run_tier(out, server.url, "--allow-unload", "--allow-create")
+            assert doc is not None and doc["run"]["complete"] is True, proc.stdout[-3000:]
+            runs.append(doc)
+    first, second = ({c["id"]: c["verdict"] for c in d["claims"] if c["checks"]} for d in runs)
+    assert first == second
+    assert "error" not in first.values(), {k: v for k, v in first.items() if v == "error"}
+    for doc in runs:
+        usage = doc["run"]["facts"]["ollama_usage"]
+        # Every generation was bounded, and the session's cost is on record.
+        assert usage["unbounded"] == []
+        assert usage["model_loads"] >= 1 and usage["generated_tokens"] > 0
+        assert set(usage["sampling"]) <= {"fixed", "random (no seed)"}

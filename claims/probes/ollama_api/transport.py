@@ -25,8 +25,9 @@ from claims.probes.ollama_api.errors import (
     reason,
     seconds,
 )
-from claims.probes.ollama_api.payloads import decode_json, error_text
+from claims.probes.ollama_api.payloads import decode_json, error_text, model_list
 from claims.probes.ollama_api.stream import StreamLine, is_done, read_lines
+from claims.probes.ollama_api.usage import GENERATION_PATHS, Usage
 
 __all__ = ["DEFAULT_STALL_TIMEOUT", "MAX_REPLY_BYTES", "Transport"]
 
@@ -70,6 +71,10 @@ class Transport:
                 socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
             )
         self._client = httpx.Client(base_url=self.host, timeout=self.timeout, transport=transport)
+        # Set by a caller that wants the session's cost counted (claims.probes.ollama_api.usage);
+        # ``on_usage`` is called after every counted request.
+        self.usage: Usage | None = None
+        self.on_usage: Callable[[Usage], None] | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -164,8 +169,31 @@ class Transport:
         read_timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Any:
+        token = self._count_before(path, body)
         raw = self._request("POST", path, json=body, read_timeout=read_timeout, headers=headers)
-        return decode_json(raw, path)
+        reply = decode_json(raw, path)
+        self._count_after(token, reply)
+        return reply
+
+    # --- usage accounting (only when ``usage`` is set) ---------------------------------
+    def _listed(self) -> list[dict[str, Any]] | None:
+        """/api/ps's models, or None when it cannot be read (accounting never fails a probe)."""
+        try:
+            return model_list(self.get_json("/api/ps"), "/api/ps")
+        except ServerError:
+            return None
+
+    def _count_before(self, path: str, body: Any) -> Any:
+        if self.usage is None or path not in GENERATION_PATHS:
+            return None
+        return self.usage.before(path, body, self._listed())
+
+    def _count_after(self, token: Any, reply: Any) -> None:
+        if self.usage is None or token is None:
+            return
+        self.usage.after(token, reply, self._listed())
+        if self.on_usage is not None:
+            self.on_usage(self.usage)
 
     def stream(
         self,
@@ -186,6 +214,23 @@ class Transport:
         before it raises :class:`~claims.probes.ollama_api.errors.StreamError`,
         as do malformed lines and ``{"error": ...}`` lines.
         """
+        # Not a generator itself: the accounting read of /api/ps happens here, when
+        # the stream is created, before a caller starts its clock on the first next().
+        token = self._count_before(path, body)
+        return self._stream(
+            path, body, token, first_chunk_timeout, stall_timeout, total_timeout, finished
+        )
+
+    def _stream(
+        self,
+        path: str,
+        body: Any,
+        token: Any,
+        first_chunk_timeout: float | None,
+        stall_timeout: float | None,
+        total_timeout: float | None,
+        finished: Callable[[dict[str, Any]], bool] | None,
+    ) -> Iterator[StreamLine]:
         stall = self.stall_timeout if stall_timeout is None else stall_timeout
         timeouts = self._timeouts(first_chunk_timeout)
         started = time.monotonic()
@@ -194,17 +239,21 @@ class Transport:
         # load), so the headers wait was the first-chunk wait; from here on a
         # read only has to beat the stall timeout.
         timeouts["read"] = stall
+        last: dict[str, Any] | None = None
         try:
-            yield from read_lines(
+            for line in read_lines(
                 resp.iter_bytes(),
                 path,
                 stall=stall,
                 finished=finished or is_done,
                 started=started,
                 total_timeout=total_timeout,
-            )
+            ):
+                last = line.data
+                yield line
         finally:
             resp.close()
+        self._count_after(token, last)
 
 
 def read_capped(resp: httpx.Response, limit: int, path: str, timeouts: Timeouts) -> bytes:

@@ -15,6 +15,7 @@ import uuid
 import pytest
 
 from claims.plugin.outcomes import not_run
+from claims.probes.ollama_api.usage import bounded
 
 pytestmark = pytest.mark.ollama
 
@@ -41,7 +42,7 @@ def test_decode_is_bandwidth_bound(live, check):
     )
     reply = live.generate(
         "long prompt, short answer",
-        {"model": model.name, "prompt": prompt, "options": {"temperature": 0, "num_predict": 48}},
+        {"model": model.name, "prompt": prompt, "options": bounded(48)},
     )
     d = ServerDurations.from_final(reply)
     if d.prefill_tokens_per_s is None or d.decode_tokens_per_s is None:

@@ -14,6 +14,13 @@ not compared: a new run is a new sample, not a replay.
 
 Cold starts unload the model first and therefore need --allow-unload; without
 it those checks are reported not run after the warm measurements are recorded.
+
+Every request is bounded (num_predict) and, unless the claim is about randomness,
+greedy with Week 2's seed 42 (claims.probes.ollama_api.usage.bounded): a base
+model may never stop on its own, and a verdict must not hang on a sampled token.
+Timing comparisons keep a margin taken from the measured spread of the repeated
+warm runs and the clock's measured resolution (claims.probes.ollama_api.margins);
+the evidence shows both.
 """
 
 from __future__ import annotations
@@ -26,8 +33,10 @@ from typing import Any
 
 import pytest
 
+from claims.check import model_matches
 from claims.figures import Interval
 from claims.plugin.outcomes import needs_flag, not_run
+from claims.probes.ollama_api.usage import bounded
 
 pytestmark = pytest.mark.ollama
 
@@ -36,7 +45,15 @@ TAGLINE_PROMPT = "Give me a one-sentence tagline for a coffee shop."
 NAME_PROMPT = "Reply with one invented coffee shop name and nothing else."
 BENCH_CONTEXTS = (2048, 4096)
 BENCH_RUNS = 3  # per context: run 1 cold (after an unload), runs 2-3 warm
-BENCH_OPTIONS = {"temperature": 0, "seed": 42, "num_predict": 96}
+BENCH_OPTIONS = bounded(96)
+# Week 2's own request sends only model and prompt; here it is bounded by the post's
+# own benchmark limit (96 tokens) and made greedy, which no claim about it depends on.
+WEEK2_OPTIONS = bounded(96)
+# W2-TEMP-VARIES: samples drawn until two differ, at most this many (see the test).
+TEMP_VARIES_MAX_SAMPLES = 8
+# How a generate reply may end (Ollama's llm DoneReason: stop, length; "load" and
+# "unload" answer requests without a prompt).
+DONE_REASONS = ("stop", "length")
 SIZE_DISPLAY = re.compile(r"^(\d+(?:\.\d)?) (B|KB|MB|GB|TB)$")
 # The bars that decide the vague claims, the same in every tier of each claim
 # (tests/claims/w2/test_recorded.py explains them): "much faster per token" is at
@@ -129,7 +146,12 @@ class Week2Reply:
 @pytest.fixture(scope="module")
 def week2_reply(ollama_client: Any, ollama_model: Any) -> Week2Reply:
     """Week 2's non-streaming generate request, sent once and shared (Concepts 2-3)."""
-    body = {"model": ollama_model.name, "prompt": WEEK2_PROMPT, "stream": False}
+    body = {
+        "model": ollama_model.name,
+        "prompt": WEEK2_PROMPT,
+        "stream": False,
+        "options": dict(WEEK2_OPTIONS),
+    }
     started = time.perf_counter_ns()
     reply = ollama_client.post_json("/api/generate", body)
     return Week2Reply(body, reply, time.perf_counter_ns() - started)
@@ -373,7 +395,16 @@ def test_port(live, check):
 def test_response_fields(live, check, reply_checks, week2_reply):
     reply = week2_reply.recorded_by(live)
     reply_checks.fields("W2-RESPONSE-FIELDS", reply)
+    # "stop" is how the author's one reply ended (catalog: particular); a reply cut by
+    # num_predict ends on "length", which is just as much a reply of this API.
     check.against("done_reason", reply.get("done_reason"))
+    check.measure(
+        "done_reason is an ending the API reports",
+        reply.get("done_reason"),
+        holds=reply.get("done_reason") in DONE_REASONS,
+        expected=" or ".join(DONE_REASONS) + " (a natural stop, or the num_predict/context limit)",
+        note=f"request bounded by num_predict {WEEK2_OPTIONS['num_predict']}",
+    )
     durations = {
         k: reply.get(k)
         for k in ("total_duration", "load_duration", "prompt_eval_duration", "eval_duration")
@@ -417,6 +448,14 @@ def model_vocabulary(live: Any, model: Any) -> Any:
         not_run(f"cannot decode {model.name}'s ids: {exc}")
 
 
+def added_special_tokens(info: dict[str, Any], context: list[Any]) -> int:
+    """Tokens the tokenizer prepends that the runtime evaluates but ``context`` leaves out."""
+    if info.get("tokenizer.ggml.add_bos_token") is not True:
+        return 0
+    bos = info.get("tokenizer.ggml.bos_token_id")
+    return 0 if context and isinstance(bos, int) and context[0] == bos else 1
+
+
 @pytest.mark.claim("W2-CONTEXT-IS-CONVERSATION")
 def test_context_is_the_conversation(live, check, week2_reply):
     reply = week2_reply.recorded_by(live)
@@ -450,11 +489,21 @@ def test_context_is_the_conversation(live, check, week2_reply):
     answer_len = eval_count - 1 if reply.get("done_reason") == "stop" else eval_count
     prompt_len = len(context) - answer_len
     prompt_ids, answer_ids = context[:prompt_len], context[prompt_len:]
+    # The tokenizer may add a BOS token that the runtime evaluates but context does
+    # not carry (Gemma: tokenizer.ggml.add_bos_token, 8 evaluated for 7 kept ids).
+    added = added_special_tokens(model.model_info, context)
+    check.observe(
+        "special tokens the tokenizer adds outside context",
+        added,
+        unit="tokens",
+        note="tokenizer.ggml.add_bos_token of /api/show, when context does not start with BOS",
+    )
     check.measure(
         "prompt ids in context vs prompt_eval_count",
-        {"context prompt ids": prompt_len, "prompt_eval_count": pec},
-        holds=0 <= pec <= prompt_len,
-        expected="prompt_eval_count at most the prompt ids context holds (caching lowers it)",
+        {"context prompt ids": prompt_len, "added specials": added, "prompt_eval_count": pec},
+        holds=0 <= pec <= prompt_len + added,
+        expected="prompt_eval_count at most the prompt ids context holds plus the specials "
+        "the tokenizer adds (caching lowers it)",
     )
     decoded = vocab.decode(answer_ids)
     check.attach(
@@ -597,7 +646,10 @@ def _texts(live: Any, label: str, body: dict[str, Any], runs: int) -> list[str]:
 
 @pytest.mark.claim("W2-TEMP0-REPEAT")
 def test_temperature_zero_repeats(live, check):
-    body = {"model": live.model_name, "prompt": TAGLINE_PROMPT, "options": {"temperature": 0}}
+    # The post's request, bounded: a one-sentence tagline fits in 32 tokens; a base
+    # model that never stops is cut there, which does not touch the repeat claim.
+    options = {"temperature": 0, "num_predict": 32}
+    body = {"model": live.model_name, "prompt": TAGLINE_PROMPT, "options": options}
     texts = _texts(live, "temperature 0", body, 2)
     all_identical(check, texts, "1 (both runs identical)")
     check.against(
@@ -610,15 +662,39 @@ def test_temperature_zero_repeats(live, check):
 
 @pytest.mark.claim("W2-TEMP-VARIES")
 def test_temperature_without_seed_varies(live, check):
-    body = {"model": live.model_name, "prompt": TAGLINE_PROMPT, "options": {"temperature": 1.2}}
-    texts = _texts(live, "temperature 1.2 without seed", body, 2)
+    """Sampled without a seed, the same request varies.
+
+    Two runs (the post's) can repeat by chance, so replies are drawn until two
+    differ, at most TEMP_VARIES_MAX_SAMPLES. The claim is refuted only if all of
+    them are identical; if no single reply had a chance above one half, that
+    happens with probability at most 2^-(n-1) (0.8% for n = 8), the stated
+    probability of a wrong refutation. A sampler that does not vary cannot give
+    two different replies, so a "reproduced" verdict cannot be wrong by chance.
+    """
+    options = {"temperature": 1.2, "num_predict": 16}
+    body = {"model": live.model_name, "prompt": TAGLINE_PROMPT, "options": options}
+    texts: list[str] = []
+    for i in range(TEMP_VARIES_MAX_SAMPLES):
+        texts.append(str(live.generate(f"temperature 1.2 without seed, run {i + 1}", body)
+                         .get("response", "")))
+        if len(set(texts)) > 1 and len(texts) >= 2:
+            break
     check.against("temperature", body["options"]["temperature"])
-    check.against("runs", len(texts))
-    check.against(
-        "distinct replies",
-        len(set(texts)),
-        note="two runs as in the post; identical replies would refute the claim",
+    distinct = len(set(texts))
+    wrong = 0.5 ** (TEMP_VARIES_MAX_SAMPLES - 1)
+    check.observe("runs drawn", len(texts), note=f"until two differed, at most "
+                  f"{TEMP_VARIES_MAX_SAMPLES}; the post drew 2")
+    check.measure(
+        "replies vary without a seed",
+        distinct,
+        holds=distinct > 1,
+        expected=f"at least 2 distinct among up to {TEMP_VARIES_MAX_SAMPLES} runs",
+        note=f"probability of a wrong refutation at most {wrong:.2%} (no reply above 1/2 "
+        "chance); a reproduction cannot be wrong by chance",
     )
+    if len(texts) == 2:
+        check.against("runs", len(texts))
+        check.against("distinct replies", distinct, note="the first two runs, as in the post")
 
 
 @pytest.mark.claim("W2-SEED-REPEAT")
@@ -646,7 +722,7 @@ QUESTION = {"role": "user", "content": "What name did I give it?"}
 
 @pytest.mark.claim("W2-CHAT-STATELESS")
 def test_chat_is_stateless(live, check):
-    options = {"temperature": 0, "seed": 42}
+    options = bounded(16)
     history = [
         SYSTEM,
         {"role": "user", "content": "My cluster is called Atlas."},
@@ -666,12 +742,28 @@ def test_chat_is_stateless(live, check):
     name = live.model_name
     check.against("reply with history", a, model=name)
     check.against("reply without history", b, model=name)
+    # Without the history the server has nothing that names Atlas: a reply naming it
+    # would mean state kept between requests. That the model uses the history it is
+    # sent is its skill, judged for the post's model only.
     check.measure(
-        "only the resent history names Atlas",
-        {"with": a, "without": b},
-        holds="atlas" in a.lower() and "atlas" not in b.lower(),
-        expected="Atlas with the earlier turns, no Atlas without them",
+        "without the history, nothing names Atlas",
+        b,
+        holds="atlas" not in b.lower(),
+        expected="no Atlas in the reply to the request without the earlier turns",
     )
+    if model_matches("phi4", name):
+        check.measure(
+            "only the resent history names Atlas",
+            {"with": a, "without": b},
+            holds="atlas" in a.lower() and "atlas" not in b.lower(),
+            expected="Atlas with the earlier turns, no Atlas without them",
+        )
+    else:
+        check.observe(
+            "reply with history names Atlas",
+            "atlas" in a.lower(),
+            note=f"whether {name} uses the history is the model's skill, judged for phi4 only",
+        )
     if isinstance(pa, int) and isinstance(pb, int):
         check.against("prompt tokens with history", pa, model=name)
         check.against("prompt tokens without history", pb, model=name)
@@ -695,7 +787,7 @@ def test_chat_is_stateless(live, check):
 
 @pytest.mark.claim("W2-STREAM-NDJSON")
 def test_chat_streams_ndjson(live, check):
-    options = {"temperature": 0, "seed": 42, "num_predict": 48}
+    options = bounded(48)
     body = {
         "model": live.model_name,
         "messages": [{"role": "user", "content": TAGLINE_PROMPT}],
@@ -750,8 +842,41 @@ def test_chat_streams_ndjson(live, check):
 
 
 # --- Concept 6 ----------------------------------------------------------------------------
+def documents_case(live: Any) -> bool:
+    """Whether the document's own bars apply: its model (phi4) on its machine (a Spark)."""
+    return model_matches("phi4", live.model_name) and live.check.profile == "dgx-spark"
+
+
+def cold_beyond_warm(
+    live: Any, name: str, cold: list[float], warm: list[float], resolution_s: float, what: str
+) -> None:
+    """The general form: every cold value exceeds the slowest warm one by a justified margin.
+
+    A cold request pays a model load that a warm one does not; that load has to
+    show as more than the warm runs' own jitter and more than the clock's
+    resolution can blur (claims.probes.ollama_api.margins).
+    """
+    from claims.probes.ollama_api.margins import separation_margin
+
+    margin = separation_margin(warm, resolution_s)
+    live.check.attach(f"{name}: margin", margin.to_json(), kind="json")
+    live.check.observe(f"{name}: clock resolution", resolution_s, unit="s")
+    live.check.observe(f"{name}: spread of the warm runs", round(margin.spread_s, 6), unit="s")
+    gap = min(cold) - max(warm)
+    live.check.measure(
+        f"{name}: fastest cold minus slowest warm",
+        round(gap, 4),
+        holds=gap > margin.margin_s,
+        unit="s",
+        expected=f"more than the margin, {margin.margin_s:.4g} s: {what}",
+        note=margin.describe(),
+    )
+
+
 @pytest.mark.claim("W2-COLD-TTFT")
 def test_cold_ttft_far_above_warm(live, check, week2_bench):
+    from claims.probes.ollama_api.margins import clock_resolution_s
+
     record_benchmark(live, week2_bench)
     warm = [r.timing.ttft_ms / 1000 for r in week2_bench.warm() if r.timing.ttft_ms is not None]
     against_span(
@@ -772,18 +897,53 @@ def test_cold_ttft_far_above_warm(live, check, week2_bench):
         samples="cold TTFT samples (s)",
         note=f"range of {len(cold)} cold runs (after unload)",
     )
-    check.measure(
-        "cold TTFT over warm TTFT",
-        round(min(cold) / median(warm), 1),
-        holds=min(cold) >= COLD_OVER_WARM_TTFT * median(warm),
-        unit="x",
-        expected=f"cold at least {COLD_OVER_WARM_TTFT:g}x the warm median "
-        "(the post saw about 35x)",
+    cold_beyond_warm(
+        live,
+        "first token",
+        cold,
+        warm,
+        clock_resolution_s(),
+        "the cold request waits for the model load before its first token",
     )
+    # The extra wait is the load: what the cold runs report as load_duration beyond
+    # the warm ones, beside what they waited beyond the warm first token.
+    extra_load = [
+        (r.timing.server.load_ms or 0) / 1000 - median(
+            [(w.timing.server.load_ms or 0) / 1000 for w in week2_bench.warm()]
+        )
+        for r in week2_bench.cold()
+    ]
+    check.observe(
+        "cold runs: extra TTFT and extra load_duration over the warm medians",
+        {
+            "extra TTFT (s)": [round(c - median(warm), 3) for c in cold],
+            "extra load_duration (s)": [round(x, 3) for x in extra_load],
+        },
+    )
+    ratio = min(cold) / median(warm)
+    if documents_case(live):
+        check.measure(
+            "cold TTFT over warm TTFT",
+            round(ratio, 1),
+            holds=min(cold) >= COLD_OVER_WARM_TTFT * median(warm),
+            unit="x",
+            expected=f"cold at least {COLD_OVER_WARM_TTFT:g}x the warm median "
+            "(the post saw about 35x; its bar for phi4 on the Spark)",
+        )
+    else:
+        check.observe(
+            "cold TTFT over warm TTFT",
+            round(ratio, 1),
+            unit="x",
+            note=f"the post's {COLD_OVER_WARM_TTFT:g}x bar is for phi4 on the Spark; "
+            f"{live.model_name} on the {check.profile} profile is judged by the margin",
+        )
 
 
 @pytest.mark.claim("W2-LOAD-DURATION")
 def test_load_duration_cold_versus_warm(live, check, week2_bench):
+    from claims.probes.ollama_api.margins import server_resolution_s
+
     record_benchmark(live, week2_bench)
     warm = [r.timing.server.load_ms for r in week2_bench.warm() if r.timing.server.load_ms]
     # The catalog's ranges are the recorded rows: a live run is judged cold against warm.
@@ -792,14 +952,35 @@ def test_load_duration_cold_versus_warm(live, check, week2_bench):
     cold = [r.timing.server.load_ms for r in week2_bench.cold() if r.timing.server.load_ms]
     check.observe("cold load_duration", [round(x, 1) for x in cold], unit="ms")
     check.observe("slowest cold load", round(max(cold) / 1000, 3), unit="s")
-    check.measure(
-        "cold load over warm load",
-        round(min(cold) / max(warm), 1),
-        holds=min(cold) >= COLD_OVER_WARM_LOAD * max(warm),
-        unit="x",
-        expected=f"cold load_duration at least {COLD_OVER_WARM_LOAD:g}x every warm one "
-        "(seconds against ~0.1 s)",
+    reported = [
+        int(r.timing.final.get("load_duration") or 0) for r in week2_bench.rows
+    ]
+    cold_beyond_warm(
+        live,
+        "load_duration",
+        [c / 1000 for c in cold],
+        [w / 1000 for w in warm],
+        server_resolution_s(reported),
+        "a cold request reports the model load that warm requests do not pay",
     )
+    ratio = min(cold) / max(warm)
+    if documents_case(live):
+        check.measure(
+            "cold load over warm load",
+            round(ratio, 1),
+            holds=min(cold) >= COLD_OVER_WARM_LOAD * max(warm),
+            unit="x",
+            expected=f"cold load_duration at least {COLD_OVER_WARM_LOAD:g}x every warm one "
+            "(seconds against ~0.1 s; the post's bar for phi4 on the Spark)",
+        )
+    else:
+        check.observe(
+            "cold load over warm load",
+            round(ratio, 1),
+            unit="x",
+            note=f"the post's {COLD_OVER_WARM_LOAD:g}x bar is for phi4 on the Spark; "
+            f"{live.model_name} on the {check.profile} profile is judged by the margin",
+        )
 
 
 @pytest.mark.claim("W2-NUMCTX-NOT-SPEED")

@@ -5,7 +5,9 @@ The post loads llama3.2:3b at a 4,096- and a 16,384-token context and reads
 and /api/ps is read. The post's GB figures are compared only for llama3.2:3b on
 the dgx-spark profile; otherwise the general form is checked: the loaded size
 exceeds the package and grows with the context, and the growth is mostly the
-KV cache that the model's own shape (from /api/show's model_info) predicts.
+KV cache that the model's own shape (from /api/show's model_info) predicts, with
+sliding-window layers keeping only their window (claims.probes.engine.kv.KVShape,
+the same formula the engine tier uses).
 
 Each context is set by a one-token request (num_predict 1), as in the post;
 Ollama reloads the runner when num_ctx changes, so no unload is needed. With
@@ -20,18 +22,21 @@ from typing import Any
 import pytest
 
 from claims.plugin.outcomes import not_run
+from claims.probes.ollama_api.usage import bounded
 
 pytestmark = pytest.mark.ollama
 
 CONTEXTS = (4096, 16384)
-# The KV formula accounts for the growth ("the main cause") when it explains at least
-# three quarters of it, so everything else together is at most a third of the KV
-# share (the same bar as the recorded tier), and does not exceed it by more than 5%:
-# /api/ps sizes are exact bytes, so a formula that predicts clearly more growth than
-# was allocated counts something the runtime does not. The rest of the growth is
-# the compute graph, which Ollama's estimate also scales with the context.
-KV_SHARE_MIN = 0.75
+# Week 4 calls the KV cache the expected *main* cause of the growth and computes no
+# share. "Main" is read as more than everything else together: at least half. A
+# formula that predicts clearly more growth than /api/ps shows (exact bytes) counts
+# cache the runtime did not allocate, so it cannot be what explains the growth:
+# the 5% above 1 covers llama.cpp's padding of cache cells (256 at a time).
+KV_SHARE_MIN = 0.5
 KV_OVERSHOOT_MAX = 1.05
+# Ollama starts its llama.cpp runner with -ub 512 (the server log's command line);
+# a window layer keeps its window plus one micro-batch of cells.
+RUNNER_UBATCH = 512
 
 
 @dataclass
@@ -55,7 +60,7 @@ def loads(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> Loads:
                 "model": ollama_model.name,
                 "prompt": "hi",
                 "stream": False,
-                "options": {"num_ctx": context, "num_predict": 1},
+                "options": bounded(1, num_ctx=context),
             },
         )
         seen[context] = find_model(ollama_client.ps(), ollama_model.name)
@@ -120,50 +125,62 @@ def test_loaded_size_grows_with_context(live, check, loads):
     )
 
 
-def kv_shape(model: Any) -> tuple[int, int, int, int]:
-    """(layers, KV heads, key length, value length) from /api/show's model_info."""
-    layers = model.info("block_count")
-    heads = model.info("attention.head_count")
-    kv_heads = model.info("attention.head_count_kv") or heads
-    key = model.info("attention.key_length")
-    value = model.info("attention.value_length")
-    embedding = model.info("embedding_length")
-    if isinstance(heads, list) or isinstance(kv_heads, list):
-        not_run(f"{model.name} has per-layer head counts; the one-shape formula does not apply")
-    if not all(isinstance(x, int) for x in (layers, heads, kv_heads)):
-        not_run(f"/api/show lacks {model.architecture}.block_count or attention head counts")
-    if not isinstance(key, int):
-        if not isinstance(embedding, int):
-            not_run(f"/api/show lacks {model.architecture}.embedding_length")
-        key = embedding // heads
-    if not isinstance(value, int):
-        value = key
-    return int(layers), int(kv_heads), int(key), int(value)
+class _ShowInfo:
+    """/api/show's model_info in the shape KVShape reads a GGUF header from."""
+
+    def __init__(self, model: Any) -> None:
+        self.path = f"/api/show {model.name} model_info"
+        self._info = model.model_info
+
+    def get(self, key: str) -> Any:
+        return self._info.get(key)
+
+
+def kv_shape(model: Any) -> Any:
+    """The KV formula's inputs from /api/show's model_info (layers, heads, window)."""
+    from claims.probes.engine.kv import KVShape
+    from claims.probes.errors import ProbeError
+
+    try:
+        return KVShape.from_header(_ShowInfo(model))  # type: ignore[arg-type]
+    except ProbeError as exc:
+        not_run(f"/api/show's model_info does not give the KV shape of {model.name}: {exc}")
 
 
 @pytest.mark.claim("W4-GROWTH-IS-KV")
 def test_growth_matches_the_kv_formula(live, check, loads):
-    from claims.probes.memory import kv_cache_bytes_split
-
     model = live.model()
     c1, small, c2, large = _sizes(live, loads)
-    layers, kv_heads, key, value = kv_shape(model)
+    shape = kv_shape(model)
     check.observe(
         "shape (layers, KV heads, key length, value length)",
-        [layers, kv_heads, key, value],
+        [shape.layers, max(shape.kv_heads), shape.key_length, shape.value_length],
         note=f"{model.architecture}.* keys of /api/show model_info; f16 cache assumed "
         "(OLLAMA_KV_CACHE_TYPE unset)",
     )
-    if model.info("attention.sliding_window"):
+    if shape.sliding_window is not None:
         check.observe(
-            "sliding window",
-            model.info("attention.sliding_window"),
-            note="layers with a sliding window cache less than the formula assumes",
+            "sliding-window layers",
+            {"window": shape.sliding_window, "window layers": shape.window_layers,
+             "global layers": shape.global_layers},
+            note=f"{shape.swa_source}; a window layer keeps its window plus one micro-batch "
+            f"({RUNNER_UBATCH}) of cells at any context",
         )
     check.against("extra context", c2 - c1, note=f"{c1} -> {c2} tokens")
-    formula = kv_cache_bytes_split(layers, kv_heads, key, value, c2 - c1)
+    at_small = shape.swa_aware_bytes(c1, RUNNER_UBATCH)
+    at_large = shape.swa_aware_bytes(c2, RUNNER_UBATCH)
+    if at_small is None or at_large is None:
+        not_run(f"{model.name} has a sliding window whose layer pattern is not known here "
+                f"({shape.swa_source})")
+    formula = at_large - at_small
     measured = large - small
     check.observe("KV formula for the extra tokens", int(formula), unit="B")
+    check.observe(
+        "KV formula with every layer keeping the whole context",
+        int(shape.naive_bytes(c2) - shape.naive_bytes(c1)),
+        unit="B",
+        note="shown for comparison: window layers do not grow with the context",
+    )
     check.against("growth", measured, unit="B", model=model.name)
     share = formula / measured if measured > 0 else float("inf")
     check.measure(
@@ -171,6 +188,6 @@ def test_growth_matches_the_kv_formula(live, check, loads):
         round(share, 3),
         holds=KV_SHARE_MIN <= share <= KV_OVERSHOOT_MAX,
         expected=f"between {KV_SHARE_MIN} and {KV_OVERSHOOT_MAX}: the KV cache is the "
-        "main part of the growth",
+        "main part of the growth, and no more than the growth",
         note="OLLAMA_NUM_PARALLEL above 1 multiplies the KV cache (ratio near 1/N)",
     )

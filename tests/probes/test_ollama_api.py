@@ -572,3 +572,16 @@ def test_margins_from_resolution_and_spread() -> None:
     assert 0 < clock_resolution_s() < 1e-3
     with pytest.raises(ValueError, match="no reference"):
         separation_margin([], 1e-6)
+
+
+def test_owner_pid_finds_the_process_holding_a_listening_socket() -> None:
+    import os
+
+    from claims.probes.listeners import listeners, owner_pid
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        (found,) = listeners(s.getsockname()[1])
+        assert owner_pid(found.inode) == os.getpid()
+    assert owner_pid(2**40) is None

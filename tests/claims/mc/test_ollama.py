@@ -126,7 +126,10 @@ def test_default_num_ctx(live, check):
     )
     entry = live.ps_entry(model.name)
     if entry is None:
-        not_run("/api/ps did not list the model right after the request")
+        not_run(
+            "/api/ps did not list the model right after the request (another client may have "
+            "unloaded it); rerun while no other client uses the server"
+        )
     if "context_length" not in entry:
         not_run(f"Ollama {live.version} does not report context_length in /api/ps (v0.10.0+)")
     context = int(entry["context_length"])
@@ -700,7 +703,7 @@ def test_default_bind_address(live, check):
     if parts.hostname not in LOOPBACK_NAMES:
         not_run(
             "the listening address is read from this machine's socket table; the server "
-            f"under test is at {parts.hostname}"
+            f"under test is at {parts.hostname}. Run the suite on the server's host to check it"
         )
     port = parts.port or 11434
     if port != 11434:
@@ -712,7 +715,8 @@ def test_default_bind_address(live, check):
     if not found:
         not_run(
             f"no socket on this machine listens on port {port}: the server runs in "
-            "another network namespace (a container) or elsewhere"
+            "another network namespace (a container) or elsewhere. Run the suite in the "
+            "server's own network namespace to check it"
         )
     env = owner_environment(found[0].inode, ("OLLAMA_HOST",))
     if env and env.get("OLLAMA_HOST"):
@@ -1081,7 +1085,10 @@ def test_runner_transport(live, check):
 
     parts = urlsplit(live.settings.ollama_host)
     if parts.hostname not in LOOPBACK_NAMES:
-        not_run("the runner process is found in this machine's /proc; the server is remote")
+        not_run(
+            "the runner process is found in this machine's /proc; the server is remote. "
+            "Run the suite on the server's own host to check it"
+        )
     live.client.load(live.model_name)  # a runner exists only while a model is loaded
     runners = _runner_processes()
     # Several servers may run here (other users, other ports): take the runners whose
@@ -1128,7 +1135,7 @@ def test_cli_commands(live, check, catalog):
 
     cli = shutil.which("ollama")
     if cli is None:
-        not_run("the ollama CLI is not on PATH on this machine")
+        not_run("the ollama CLI is not on PATH on this machine; put it on PATH to run it")
     proc = subprocess.run([cli, "--help"], capture_output=True, text=True, timeout=30, check=False)
     text = proc.stdout + proc.stderr
     check.attach("ollama --help", text)

@@ -993,15 +993,33 @@ def test_num_ctx_does_not_change_decode_speed(live, check, week2_bench):
     }
     flat = [x for v in rates.values() for x in v if x is not None]
     against_span(live, "decode rate", flat, note="range of the warm runs at both contexts")
+    from claims.probes.ollama_api.margins import JITTER_FACTOR
+
     m_small, m_large = (median([x for x in rates[c] if x is not None]) for c in BENCH_CONTEXTS)
     change = (m_large - m_small) / m_small
+    # A change smaller than the runs at one context differ among themselves is not a
+    # change the instrument can see: the bar is the larger of 5% and three times the
+    # relative spread of the repeated runs at the same context (shown beside it).
+    spreads = {
+        c: (max(v) - min(v)) / median(v)
+        for c, v in ((c, [x for x in rates[c] if x is not None]) for c in BENCH_CONTEXTS)
+        if v
+    }
+    jitter = max(spreads.values(), default=0.0)
+    bar = max(NUMCTX_RATE_CHANGE_MAX, JITTER_FACTOR * jitter)
+    check.observe(
+        "relative spread of the warm runs at one context",
+        {str(c): round(100 * x, 2) for c, x in spreads.items()},
+        unit="%",
+    )
     check.measure(
         "decode rate change from 2048 to 4096",
         round(100 * change, 2),
-        holds=abs(change) < NUMCTX_RATE_CHANGE_MAX,
+        holds=abs(change) < bar,
         unit="%",
-        expected=f"within ±{NUMCTX_RATE_CHANGE_MAX:.0%} (an 18-token prompt uses neither "
-        "context fully)",
+        expected=f"within ±{bar:.1%}: the larger of {NUMCTX_RATE_CHANGE_MAX:.0%} and "
+        f"{JITTER_FACTOR:g}x the runs' own spread (an 18-token prompt uses neither context "
+        "fully)",
     )
 
 

@@ -79,7 +79,7 @@ def _sizes(live: Any, loads: Loads) -> tuple[int, int, int, int]:
     if e1 is None or e2 is None:
         not_run(
             "/api/ps did not list the model right after loading it (another client "
-            "may have unloaded it)"
+            "may have unloaded it); rerun while no other client uses the server"
         )
     for ctx, entry in ((c1, e1), (c2, e2)):
         if entry.get("context_length") not in (None, ctx):

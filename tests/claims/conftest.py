@@ -238,7 +238,10 @@ class LiveOllama:
         from claims.probes.ollama_api.usage import bound_of
 
         if bound_of(path, body) is None and (body.get("prompt") or body.get("messages")):
-            raise AssertionError(f"{label}: an unbounded generation (set num_predict)")
+            from claims.check import CheckUsageError
+
+            # A test's own mistake, reported as an error, never as a verdict.
+            raise CheckUsageError(f"{label}: an unbounded generation (set num_predict)")
         body = {**body, "stream": False}
         reply: dict[str, Any] = self.client.post_json(path, body)
         self.exchange(label, "POST", path, body, reply)

@@ -585,3 +585,19 @@ def test_owner_pid_finds_the_process_holding_a_listening_socket() -> None:
         (found,) = listeners(s.getsockname()[1])
         assert owner_pid(found.inode) == os.getpid()
     assert owner_pid(2**40) is None
+
+
+def test_last_request_time_leaves_out_the_accounting(
+    fake: FakeOllama, client: OllamaClient
+) -> None:
+    from claims.probes.ollama_api.usage import Usage, bounded
+
+    client.usage = Usage()
+    fake.first_token_delay_s = 0.0
+    started = time.perf_counter_ns()
+    reply = client.generate("phi4", "hi", options=bounded(2))
+    whole = time.perf_counter_ns() - started
+    assert reply["done"] is True
+    # The generate request alone: shorter than the call with its two /api/ps reads.
+    assert 0 < client.last_request_ns < whole
+    assert [e.path for e in fake.exchanges[-3:]] == ["/api/ps", "/api/generate", "/api/ps"]

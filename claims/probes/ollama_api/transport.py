@@ -75,6 +75,7 @@ class Transport:
         # ``on_usage`` is called after every counted request.
         self.usage: Usage | None = None
         self.on_usage: Callable[[Usage], None] | None = None
+        self.last_request_ns = 0  # the last plain request's round trip (see _request)
 
     def __enter__(self) -> Self:
         return self
@@ -142,13 +143,19 @@ class Transport:
         read_timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> bytes:
-        """The whole reply body of one request (at most ``MAX_REPLY_BYTES``)."""
+        """The whole reply body of one request (at most ``MAX_REPLY_BYTES``).
+
+        ``last_request_ns`` is then the request's own round trip on the client's
+        clock (perf_counter_ns), without the accounting reads of /api/ps around it.
+        """
         timeouts = self._timeouts(read_timeout)
+        started = time.perf_counter_ns()
         resp = self._open(method, path, json, timeouts, headers)
         try:
             return read_capped(resp, MAX_REPLY_BYTES, path, timeouts)
         finally:
             resp.close()
+            self.last_request_ns = time.perf_counter_ns() - started
 
     def get_json(
         self,
@@ -171,8 +178,10 @@ class Transport:
     ) -> Any:
         token = self._count_before(path, body)
         raw = self._request("POST", path, json=body, read_timeout=read_timeout, headers=headers)
+        elapsed = self.last_request_ns
         reply = decode_json(raw, path)
         self._count_after(token, reply)
+        self.last_request_ns = elapsed  # this request's, not the accounting read's
         return reply
 
     # --- usage accounting (only when ``usage`` is set) ---------------------------------

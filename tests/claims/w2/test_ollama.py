@@ -26,7 +26,6 @@ the evidence shows both.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
@@ -152,9 +151,9 @@ def week2_reply(ollama_client: Any, ollama_model: Any) -> Week2Reply:
         "stream": False,
         "options": dict(WEEK2_OPTIONS),
     }
-    started = time.perf_counter_ns()
     reply = ollama_client.post_json("/api/generate", body)
-    return Week2Reply(body, reply, time.perf_counter_ns() - started)
+    # The request's own round trip, without the session's accounting reads of /api/ps.
+    return Week2Reply(body, reply, ollama_client.last_request_ns)
 
 
 @dataclass

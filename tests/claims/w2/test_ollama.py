@@ -701,13 +701,23 @@ def test_temperature_without_seed_varies(live, check):
 
 @pytest.mark.claim("W2-SEED-REPEAT")
 def test_seed_repeats_on_a_warm_model(live, check):
-    live.client.load(live.model_name)  # the post's runs were on a warm model
     body = {
         "model": live.model_name,
         "prompt": NAME_PROMPT,
         "options": {"temperature": 1.2, "seed": 42, "num_predict": 8},
     }
+    # The post's runs were on a warm model that had served the request before. The
+    # first request after a load meets an empty prompt cache, and llama-server's
+    # numerics then differ slightly from the cached runs that follow (seen on Ollama
+    # 0.31.2: run 1 differed, runs 2-4 agreed), which a seed cannot pin. That request
+    # is sent first and shown, not counted among the four.
+    warmup = str(live.generate("warm-up: the same request once", body).get("response", ""))
     texts = _texts(live, "temperature 1.2 seed 42", body, 4)
+    check.observe(
+        "warm-up reply (first after a load, not counted)",
+        warmup,
+        note="matches the four" if warmup == texts[0] else "differs from the four",
+    )
     all_identical(
         check,
         texts,
@@ -865,6 +875,14 @@ def cold_beyond_warm(
     live.check.observe(f"{name}: clock resolution", resolution_s, unit="s")
     live.check.observe(f"{name}: spread of the warm runs", round(margin.spread_s, 6), unit="s")
     gap = min(cold) - max(warm)
+    if abs(gap) <= margin.margin_s:
+        # Inside the noise band the runs decide nothing either way: neither a
+        # confirmation nor a refutation (a busy machine's jitter, not the runtime).
+        not_run(
+            f"{name}: the cold runs differ from the slowest warm run by {gap:.3g} s, within "
+            f"the margin {margin.margin_s:.3g} s that the warm runs' own spread sets; rerun "
+            "on a quieter machine to decide it"
+        )
     live.check.measure(
         f"{name}: fastest cold minus slowest warm",
         round(gap, 4),

@@ -1017,29 +1017,36 @@ def test_num_ctx_does_not_change_decode_speed(live, check, week2_bench):
 
     m_small, m_large = (median([x for x in rates[c] if x is not None]) for c in BENCH_CONTEXTS)
     change = (m_large - m_small) / m_small
-    # A change smaller than the runs at one context differ among themselves is not a
-    # change the instrument can see: the bar is the larger of 5% and three times the
-    # relative spread of the repeated runs at the same context (shown beside it).
+    # The claim is "no change" within 5%. The runs at one context differ among
+    # themselves too: three times their relative spread is the noise band. Outside
+    # it a change is measured (refuted when above 5%); inside it, a band wider than
+    # 5% cannot confirm "within 5%", so nothing is decided (a busy machine).
     spreads = {
         c: (max(v) - min(v)) / median(v)
         for c, v in ((c, [x for x in rates[c] if x is not None]) for c in BENCH_CONTEXTS)
         if v
     }
-    jitter = max(spreads.values(), default=0.0)
-    bar = max(NUMCTX_RATE_CHANGE_MAX, JITTER_FACTOR * jitter)
+    noise = JITTER_FACTOR * max(spreads.values(), default=0.0)
     check.observe(
         "relative spread of the warm runs at one context",
         {str(c): round(100 * x, 2) for c, x in spreads.items()},
         unit="%",
+        note=f"noise band {100 * noise:.1f}% ({JITTER_FACTOR:g}x the larger spread)",
     )
+    if noise > NUMCTX_RATE_CHANGE_MAX and abs(change) <= noise:
+        not_run(
+            f"the decode rate changed {100 * change:+.1f}% from 2048 to 4096, inside the "
+            f"{100 * noise:.1f}% noise band of the repeated runs, which is wider than the "
+            f"{NUMCTX_RATE_CHANGE_MAX:.0%} the claim allows; rerun on a quieter machine"
+        )
     check.measure(
         "decode rate change from 2048 to 4096",
         round(100 * change, 2),
-        holds=abs(change) < bar,
+        holds=abs(change) < NUMCTX_RATE_CHANGE_MAX,
         unit="%",
-        expected=f"within ±{bar:.1%}: the larger of {NUMCTX_RATE_CHANGE_MAX:.0%} and "
-        f"{JITTER_FACTOR:g}x the runs' own spread (an 18-token prompt uses neither context "
-        "fully)",
+        expected=f"within ±{NUMCTX_RATE_CHANGE_MAX:.0%} (an 18-token prompt uses neither "
+        "context fully)",
+        note=f"noise band of the repeated runs {100 * noise:.1f}%",
     )
 
 

@@ -213,7 +213,7 @@ def test_a_different_store_is_not_taken_for_the_servers(
 def test_the_tier_gives_the_same_verdicts_twice_against_the_same_server(tmp_path: Path) -> None:
     """Back-to-back runs against one server (its state carried over) agree claim by claim.
 
-    The fake loads a model in 0.3 s, far beyond its token interval, as a real server's
+    The fake loads a model in 1.5 s, far beyond its token interval, as a real server's
     cold start is far beyond its warm jitter; the margins of the timing claims must keep
     such a verdict from depending on the run.
     """
@@ -221,7 +221,7 @@ def test_the_tier_gives_the_same_verdicts_twice_against_the_same_server(tmp_path
     # 20 ms a token (a real model's pace), so that a reply's server-side durations,
     # not a busy machine's scheduling, make up most of each request's round trip and
     # of each streamed span.
-    with FakeOllama(token_interval_s=0.02, cold_load_s=0.3) as server:
+    with FakeOllama(token_interval_s=0.02, cold_load_s=1.5) as server:
         for i in (1, 2):
             out = tmp_path / f"run{i}"
             out.mkdir()

@@ -190,6 +190,7 @@ class LiveOllama:
         self.client = client
         self.settings = settings
         self.version = version
+        self._model: ServerModel | None = None
         check.source = "live"
         check.fact("ollama_version", version)
         check.fact("ollama_host", settings.ollama_host)
@@ -200,6 +201,13 @@ class LiveOllama:
 
     @property
     def model_name(self) -> str:
+        """The model under test (--ollama-model), checked once to be on the server.
+
+        A request naming a model the server lacks would fail with its 404, which
+        says nothing about the claim: such a test is not run, naming the model.
+        """
+        if self._model is None:
+            self._model = self.model(self.settings.ollama_model)
         return self.settings.ollama_model
 
     def exchange(self, label: str, method: str, path: str, body: Any, reply: Any) -> None:

@@ -151,6 +151,23 @@ def test_a_dead_server_is_skipped_with_the_reason(tmp_path: Path) -> None:
     assert doc["run"]["machine"].get("ollama") is None
 
 
+def test_a_server_without_the_model_makes_its_claims_not_run(
+    fake: FakeOllama, tmp_path: Path
+) -> None:
+    # Seen on a real 0.31.2 holding only gemma3:270m: a default run (phi4) failed 17
+    # tests with the server's 404 instead of saying which model would run them.
+    # (The fake's own embedding model still answers the embedding claims, so the exit
+    # status is whatever those verdicts are; what matters is that nothing errs.)
+    proc, doc = run_tier(tmp_path, fake.url, "--ollama-model=no-such-model:1b")
+    assert doc is not None, proc.stdout[-3000:]
+    verdicts = {c["id"]: c["verdict"] for c in doc["claims"] if c["checks"]}
+    assert "error" not in verdicts.values(), verdicts
+    assert "404" not in proc.stdout and "not found" not in proc.stdout, proc.stdout[-3000:]
+    missing = [c for c in doc["claims"]
+               if "model no-such-model:1b is not on the server" in (c["reason"] or "")]
+    assert len(missing) >= 10, verdicts
+
+
 def test_require_live_fails_and_names_the_missing_server(tmp_path: Path) -> None:
     host = f"http://127.0.0.1:{unused_port()}"
     proc, _ = run_tier(tmp_path, host, "--require-live", "--claim", "MC-VERSION")

@@ -87,29 +87,16 @@ def owner_environment(inode: int, names: tuple[str, ...]) -> dict[str, str] | No
     None when the owner cannot be found or read (another user's process needs
     root); that is an answer, not an error.
     """
-    target = f"socket:[{inode}]"
-    proc = Path("/proc")
-    for pid_dir in proc.iterdir():
-        if not pid_dir.name.isdigit():
-            continue
-        try:
-            fds = list((pid_dir / "fd").iterdir())
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(fd) != target:
-                    continue
-            except OSError:
-                continue
-            try:
-                raw = (pid_dir / "environ").read_bytes()
-            except OSError:
-                return None
-            items = raw.decode("utf-8", "replace").split("\0")
-            env = dict(item.split("=", 1) for item in items if "=" in item)
-            return {k: env[k] for k in names if k in env}
-    return None
+    pid = owner_pid(inode)
+    if pid is None:
+        return None
+    try:
+        raw = (Path("/proc") / str(pid) / "environ").read_bytes()
+    except OSError:
+        return None
+    items = raw.decode("utf-8", "replace").split("\0")
+    env = dict(item.split("=", 1) for item in items if "=" in item)
+    return {k: env[k] for k in names if k in env}
 
 
 def owner_pid(inode: int) -> int | None:

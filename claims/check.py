@@ -214,12 +214,7 @@ class Check:
         owner, fig = self._figure(figure, claim)
         self.measurements.append(
             {
-                "name": fig.name,
-                "claim": owner.id,
-                "stated": self._stated_json(fig),
-                "stated_display": fig.display,
-                "unit": fig.unit,
-                "tolerance": fig.tolerance_display(),
+                **self._stated_fields(owner.id, fig),
                 "measured": None,
                 "measured_display": "—",
                 "holds": True,
@@ -228,6 +223,17 @@ class Check:
                 "note": reason,
             }
         )
+
+    def _stated_fields(self, claim_id: str, fig: Any) -> dict[str, Any]:
+        """The fields of a measurement record that describe the stated figure."""
+        return {
+            "name": fig.name,
+            "claim": claim_id,
+            "stated": self._stated_json(fig),
+            "stated_display": fig.display,
+            "unit": fig.unit,
+            "tolerance": fig.tolerance_display(),
+        }
 
     def against(
         self,
@@ -254,14 +260,7 @@ class Check:
         Returns whether the figure holds (True when not judged).
         """
         owner, fig = self._figure(figure, claim)
-        record: dict[str, Any] = {
-            "name": fig.name,
-            "claim": owner.id,
-            "stated": self._stated_json(fig),
-            "stated_display": fig.display,
-            "unit": fig.unit,
-            "tolerance": fig.tolerance_display(),
-        }
+        record: dict[str, Any] = self._stated_fields(owner.id, fig)
         if note:
             record["note"] = note
         reason = self._not_applicable_because(fig, model)

@@ -574,6 +574,31 @@ def test_margins_from_resolution_and_spread() -> None:
         separation_margin([], 1e-6)
 
 
+def test_best_rates_decide_only_when_the_two_fastest_samples_agree() -> None:
+    from claims.probes.ollama_api.margins import BestRates
+
+    # The lead's real gemma3:270m runs: prefill ~150 tok/s, decode ~35 tok/s, one
+    # request stalled by a contended CPU (5.2 and 6.2 tok/s).
+    quiet = BestRates.of([150.2, 148.5, 5.2, 80.9], [31.7, 37.1, 6.2, 32.3])
+    assert quiet.best == pytest.approx(150.2 / 37.1)
+    assert quiet.runner_up == pytest.approx(148.5 / 32.3)
+    assert quiet.decide(2.0) is True
+    assert quiet.decide(5.0) is False
+    # One fast prefill sample alone does not carry the bar.
+    straddling = BestRates.of([300.0, 60.0, 55.0], [40.0, 39.0])
+    assert straddling.best > 2.0 > straddling.runner_up
+    assert straddling.decide(2.0) is None
+    assert BestRates.of([1.0, 2.0], [4.0, 2.0]).to_json()["first_rates"] == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("first", [[], [10.0], [10.0, 0.0], [10.0, -1.0]])
+def test_best_rates_need_two_positive_samples_of_each(first: list[float]) -> None:
+    from claims.probes.ollama_api.margins import BestRates
+
+    with pytest.raises(ValueError, match="two positive samples"):
+        BestRates.of(first, [1.0, 2.0])
+
+
 def test_owner_pid_finds_the_process_holding_a_listening_socket() -> None:
     import os
 

@@ -14,6 +14,12 @@ here and shown in the evidence beside every such comparison:
 three times the reference spread (a value that far beyond the slowest reference
 run is not the jitter those runs showed) and never less than ten resolution
 steps (a difference of a few ticks is not a measurement).
+
+Rates compared with each other (prefill against decode, tokens per second) are
+read by :class:`BestRates`: other work on the machine only ever slows a request
+down, so the fastest of repeated samples is the least disturbed one (the reason
+``timeit`` reports the minimum time), and a verdict is given only when the
+fastest and the second-fastest samples agree on it.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Any
 __all__ = [
     "JITTER_FACTOR",
     "RESOLUTION_STEPS",
+    "BestRates",
     "Margin",
     "clock_resolution_s",
     "separation_margin",
@@ -103,3 +110,57 @@ def separation_margin(reference_s: Sequence[float], resolution_s: float) -> Marg
     spread = max(values) - min(values)
     margin = max(JITTER_FACTOR * spread, RESOLUTION_STEPS * resolution_s)
     return Margin(resolution_s, spread, margin, len(values))
+
+
+@dataclass(frozen=True)
+class BestRates:
+    """Two rates from repeated requests, compared through their fastest samples (tokens/s).
+
+    ``first`` and ``second`` hold one rate per request (e.g. prefill and decode
+    tokens per second). :attr:`best` is the fastest first over the fastest second;
+    :attr:`runner_up` the same for the second-fastest of each. A bar is decided
+    only when both ratios fall on the same side of it: one lucky or one stalled
+    request cannot set the verdict, and a ratio that sits on the bar within the
+    samples' own scatter decides nothing (:meth:`decide` returns None).
+    """
+
+    first: tuple[float, ...]
+    second: tuple[float, ...]
+
+    @classmethod
+    def of(cls, first: Sequence[float], second: Sequence[float]) -> BestRates:
+        a = tuple(sorted((float(v) for v in first if v and v > 0), reverse=True))
+        b = tuple(sorted((float(v) for v in second if v and v > 0), reverse=True))
+        if len(a) < 2 or len(b) < 2:
+            raise ValueError(
+                f"two positive samples of each rate are needed, got {len(a)} and {len(b)}"
+            )
+        return cls(a, b)
+
+    @property
+    def best(self) -> float:
+        """Fastest first rate over fastest second rate (a ratio, unitless)."""
+        return self.first[0] / self.second[0]
+
+    @property
+    def runner_up(self) -> float:
+        """Second-fastest first rate over second-fastest second rate (unitless)."""
+        return self.first[1] / self.second[1]
+
+    def decide(self, bar: float) -> bool | None:
+        """True if both ratios reach ``bar``, False if neither does, None if they straddle it."""
+        above = (self.best >= bar, self.runner_up >= bar)
+        if all(above):
+            return True
+        if not any(above):
+            return False
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "first_rates": [round(v, 3) for v in self.first],
+            "second_rates": [round(v, 3) for v in self.second],
+            "best_ratio": round(self.best, 3),
+            "runner_up_ratio": round(self.runner_up, 3),
+            "rule": "decided when the fastest and the second-fastest samples agree",
+        }

@@ -14,7 +14,7 @@ when a test group needs other settings. Then:
 * every ollama-tier check records which server it was judged on (the user's or
   a private one) with its version and environment (fact ``ollama_server``);
 * the servers stop and their temporary folder goes at the end of the session,
-  also after a failure or Ctrl-C; their logs are kept under
+  also after a failure, Ctrl-C or SIGTERM; their logs are kept under
   ``reports/ollama-serve/``;
 * the user's server is looked at (read only: /api/version, /api/ps, /api/tags)
   before the first private server starts, for the check that it is unchanged.
@@ -25,6 +25,8 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -209,6 +211,29 @@ def pytest_configure(config: pytest.Config) -> None:
     # the backstop for an interpreter that ends some other way.
     config.add_cleanup(servers.close)
     atexit.register(servers.close)
+    _interrupt_on_sigterm()
+
+
+def _interrupt_on_sigterm() -> None:
+    """Make SIGTERM take pytest's Ctrl-C path, so the private servers are stopped.
+
+    Python's default SIGTERM ends the interpreter at once: no ``finally``, no
+    config cleanup, no atexit, and the private ``ollama serve`` (its own process
+    group) would outlive the session. Raising KeyboardInterrupt instead lets
+    pytest finish as interrupted, write the evidence and run the cleanups. A
+    handler someone else installed (a CI runner, xdist) is left alone.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        # A second SIGTERM during the cleanup ends the process the default way.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise KeyboardInterrupt("SIGTERM")
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def _group_key(item: pytest.Item, order: dict[str, int]) -> int:

@@ -138,6 +138,27 @@ def test_the_server_is_stopped_after_ctrl_c(claims_pytester, fake_setup):
     assert pids and all(_gone(pid) for pid in pids)
 
 
+def test_the_server_is_stopped_after_sigterm(claims_pytester, fake_setup):
+    # Python's default SIGTERM would end pytest with no cleanup at all.
+    claims_pytester.pytester.makepyfile(
+        """
+        import os, signal, time
+        import pytest
+
+        @pytest.mark.ollama
+        def test_terminated(pytestconfig):
+            from claims.plugin.serve import SERVE
+            print(f"PID={pytestconfig.stash[SERVE].current.pid}", flush=True)
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(30)
+        """
+    )
+    result = claims_pytester.run("-s", *fake_setup, subprocess=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    pids = _pids(result.stdout.str())
+    assert pids and all(_gone(pid) for pid in pids)
+
+
 def test_a_server_that_cannot_start_makes_the_tier_not_run_with_its_log(
     claims_pytester, tmp_path
 ):

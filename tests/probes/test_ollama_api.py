@@ -582,12 +582,12 @@ def test_best_rates_decide_only_when_the_two_fastest_samples_agree() -> None:
     quiet = BestRates.of([150.2, 148.5, 5.2, 80.9], [31.7, 37.1, 6.2, 32.3])
     assert quiet.best == pytest.approx(150.2 / 37.1)
     assert quiet.runner_up == pytest.approx(148.5 / 32.3)
-    assert quiet.decide(2.0) is True
-    assert quiet.decide(5.0) is False
+    assert quiet.decide(lambda r: r >= 2.0) is True
+    assert quiet.decide(lambda r: r >= 5.0) is False
     # One fast prefill sample alone does not carry the bar.
     straddling = BestRates.of([300.0, 60.0, 55.0], [40.0, 39.0])
     assert straddling.best > 2.0 > straddling.runner_up
-    assert straddling.decide(2.0) is None
+    assert straddling.decide(lambda r: r >= 2.0) is None
     assert BestRates.of([1.0, 2.0], [4.0, 2.0]).to_json()["first_rates"] == [2.0, 1.0]
 
 

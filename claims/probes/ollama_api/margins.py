@@ -25,7 +25,7 @@ fastest and the second-fastest samples agree on it.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,7 +119,7 @@ class BestRates:
     ``first`` and ``second`` hold one rate per request (e.g. prefill and decode
     tokens per second). :attr:`best` is the fastest first over the fastest second;
     :attr:`runner_up` the same for the second-fastest of each. A bar is decided
-    only when both ratios fall on the same side of it: one lucky or one stalled
+    only when both ratios fall on the same side of it (:meth:`decide`): one lucky or one stalled
     request cannot set the verdict, and a ratio that sits on the bar within the
     samples' own scatter decides nothing (:meth:`decide` returns None).
     """
@@ -147,14 +147,10 @@ class BestRates:
         """Second-fastest first rate over second-fastest second rate (unitless)."""
         return self.first[1] / self.second[1]
 
-    def decide(self, bar: float) -> bool | None:
-        """True if both ratios reach ``bar``, False if neither does, None if they straddle it."""
-        above = (self.best >= bar, self.runner_up >= bar)
-        if all(above):
-            return True
-        if not any(above):
-            return False
-        return None
+    def decide(self, holds: Callable[[float], bool]) -> bool | None:
+        """True if ``holds`` is true of both ratios, False if of neither, None if they differ."""
+        verdicts = {holds(self.best), holds(self.runner_up)}
+        return verdicts.pop() if len(verdicts) == 1 else None
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -43,7 +43,10 @@ WEEK2_PROMPT = "Explain Kubernetes scheduling in three sentences."
 TAGLINE_PROMPT = "Give me a one-sentence tagline for a coffee shop."
 NAME_PROMPT = "Reply with one invented coffee shop name and nothing else."
 BENCH_CONTEXTS = (2048, 4096)
-BENCH_RUNS = 3  # per context: run 1 cold (after an unload), runs 2-3 warm
+# Per context: run 1 cold (after an unload), then warm runs. The post ran two warm;
+# four let the rate claims compare the two fastest of each context, which a single
+# stalled run on a shared CPU cannot decide (claims.probes.ollama_api.margins).
+BENCH_RUNS = 5
 # The post's benchmark asks for 96 tokens; 24 (as in the captures) time the first token,
 # the load and the decode rate as well, and keep the six runs to seconds on a slow CPU.
 BENCH_NUM_PREDICT = 24
@@ -188,7 +191,7 @@ class Benchmark:
 
 @pytest.fixture(scope="module")
 def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> Benchmark:
-    """Week 2's Concept 6 benchmark: per context, one cold run then two warm runs.
+    """Week 2's Concept 6 benchmark: per context, one cold run then BENCH_RUNS - 1 warm runs.
 
     Without --allow-unload the first run at each context is kept but marked
     "first" (it may include a reload for the new num_ctx) and no cold figure
@@ -652,7 +655,7 @@ def test_prefill_faster_than_decode(live, check, week2_reply, week2_bench):
         )
     rates = BestRates.of([p for _, p, _ in timed], [r for _, _, r in timed])
     check.attach("prefill over decode: samples", rates.to_json(), kind="json")
-    verdict = rates.decide(PREFILL_MUCH_FASTER)
+    verdict = rates.decide(lambda ratio: ratio >= PREFILL_MUCH_FASTER)
     if verdict is None:
         not_run(
             f"the fastest samples give {rates.best:.2f}x and the second-fastest "
@@ -1036,48 +1039,61 @@ def test_load_duration_cold_versus_warm(live, check, week2_bench):
 
 @pytest.mark.claim("W2-NUMCTX-NOT-SPEED")
 def test_num_ctx_does_not_change_decode_speed(live, check, week2_bench):
+    """The warm decode rate at 4096 against 2048, through the fastest runs of each.
+
+    Identical warm runs on a quiet 2-core machine differed by up to 8.5% among
+    themselves, more than the 5% the claim allows, so a median decides nothing.
+    Other work only slows a run down: the fastest runs at each context are the
+    least disturbed, and the claim is decided only when the fastest pair and the
+    second-fastest pair agree (claims.probes.ollama_api.margins.BestRates).
+    """
+    from claims.probes.ollama_api.margins import BestRates
+
     record_benchmark(live, week2_bench)
     check.against("contexts", list(BENCH_CONTEXTS))
     rates = {
-        c: [r.timing.server.decode_tokens_per_s for r in week2_bench.warm(c)]
+        c: [
+            r.timing.server.decode_tokens_per_s
+            for r in week2_bench.warm(c)
+            if r.timing.server.decode_tokens_per_s is not None
+        ]
         for c in BENCH_CONTEXTS
     }
-    flat = [x for v in rates.values() for x in v if x is not None]
+    flat = [x for v in rates.values() for x in v]
     against_span(live, "decode rate", flat, note="range of the warm runs at both contexts")
-    from claims.probes.ollama_api.margins import JITTER_FACTOR
-
-    m_small, m_large = (median([x for x in rates[c] if x is not None]) for c in BENCH_CONTEXTS)
-    change = (m_large - m_small) / m_small
-    # The claim is "no change" within 5%. The runs at one context differ among
-    # themselves too: three times their relative spread is the noise band. Outside
-    # it a change is measured (refuted when above 5%); inside it, a band wider than
-    # 5% cannot confirm "within 5%", so nothing is decided (a busy machine).
-    spreads = {
-        c: (max(v) - min(v)) / median(v)
-        for c, v in ((c, [x for x in rates[c] if x is not None]) for c in BENCH_CONTEXTS)
-        if v
-    }
-    noise = JITTER_FACTOR * max(spreads.values(), default=0.0)
+    small, large = BENCH_CONTEXTS
     check.observe(
-        "relative spread of the warm runs at one context",
-        {str(c): round(100 * x, 2) for c, x in spreads.items()},
-        unit="%",
-        note=f"noise band {100 * noise:.1f}% ({JITTER_FACTOR:g}x the larger spread)",
+        "warm decode rates per context",
+        {str(c): [round(x, 2) for x in v] for c, v in rates.items()},
+        unit="tok/s",
     )
-    if noise > NUMCTX_RATE_CHANGE_MAX and abs(change) <= noise:
+    try:
+        pair = BestRates.of(rates[large], rates[small])
+    except ValueError as exc:
+        not_run(f"warm decode rates at {large} over {small}: {exc}")
+    check.attach(f"decode rate at {large} over {small}: samples", pair.to_json(), kind="json")
+    changes = [round(100 * (pair.best - 1), 2), round(100 * (pair.runner_up - 1), 2)]
+
+    def within(ratio: float) -> bool:
+        return abs(ratio - 1) < NUMCTX_RATE_CHANGE_MAX
+
+    verdict = pair.decide(within)
+    if verdict is None:
         not_run(
-            f"the decode rate changed {100 * change:+.1f}% from 2048 to 4096, inside the "
-            f"{100 * noise:.1f}% noise band of the repeated runs, which is wider than the "
-            f"{NUMCTX_RATE_CHANGE_MAX:.0%} the claim allows; rerun on a quieter machine"
+            f"the decode rate changed {changes[0]:+.1f}% between the fastest runs and "
+            f"{changes[1]:+.1f}% between the second-fastest, either side of the "
+            f"±{NUMCTX_RATE_CHANGE_MAX:.0%} the claim allows; the runs' own scatter decides "
+            "nothing, rerun on a quieter machine"
         )
     check.measure(
-        "decode rate change from 2048 to 4096",
-        round(100 * change, 2),
-        holds=abs(change) < NUMCTX_RATE_CHANGE_MAX,
+        f"decode rate change from {small} to {large}",
+        changes,
+        holds=verdict is True,
         unit="%",
-        expected=f"within ±{NUMCTX_RATE_CHANGE_MAX:.0%} (an 18-token prompt uses neither "
-        "context fully)",
-        note=f"noise band of the repeated runs {100 * noise:.1f}%",
+        expected=f"within ±{NUMCTX_RATE_CHANGE_MAX:.0%} for the fastest and the second-fastest "
+        "runs of each context (an 18-token prompt uses neither context fully)",
+        note=f"fastest and second-fastest of {len(rates[small])} and {len(rates[large])} warm "
+        "runs",
     )
 
 

@@ -72,9 +72,9 @@ def model_matches(stated_model: str, model: str | None) -> bool:
     """Whether a figure's model is the model under test, by Ollama's own name rule.
 
     'phi4', 'phi4:latest' and 'registry.ollama.ai/library/PHI4:latest' are one
-    model; another tag ('phi4:14b') is another (claims.probes.ollama_store.names).
+    model; another tag ('phi4:14b') is another (claims.probes.files.ollama_store.names).
     """
-    from claims.probes.ollama_store.names import same_model
+    from claims.probes.files.ollama_store.names import same_model
 
     return model is not None and same_model(stated_model, model)
 

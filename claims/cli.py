@@ -163,7 +163,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 # --- inspect ----------------------------------------------------------------------
 def cmd_inspect_gguf(args: argparse.Namespace) -> int:
-    from claims.probes.gguf_file import inspect
+    from claims.probes.files.gguf_file import inspect
 
     summary = inspect(Path(args.path))
     if args.json:
@@ -174,7 +174,7 @@ def cmd_inspect_gguf(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect_store(args: argparse.Namespace) -> int:
-    from claims.probes.ollama_store import inspect
+    from claims.probes.files.ollama_store import inspect
 
     summary = inspect(args.path, model=args.model, verify=args.verify)
     if args.json:

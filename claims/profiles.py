@@ -142,8 +142,8 @@ class DetectionFailed(Exception):
 
 
 def _gpu_names() -> list[str]:
-    from claims.probes import nvidia
     from claims.probes.errors import ProbeError
+    from claims.probes.machine import nvidia
 
     try:
         rows, _ = nvidia.nvidia_smi_query(["index", "name"], timeout=DETECT_TIMEOUT_S)
@@ -154,7 +154,7 @@ def _gpu_names() -> list[str]:
 
 def _detect(arch: str | None, gpu_names: Callable[[], list[str]] | None) -> ProfileChoice:
     if arch is None:
-        from claims.probes import system
+        from claims.probes.machine import system
 
         arch = system.machine_arch()
     machine = arch

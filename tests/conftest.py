@@ -27,7 +27,7 @@ def recorded() -> Callable[[str], dict[str, Any]]:
 @pytest.fixture(scope="session")
 def gemma_gguf() -> Path:
     """The real Gemma 3 270M Q4_K_M GGUF from PyPI, assembled and verified once."""
-    from claims.probes.artifacts import gemma_gguf as locate
+    from claims.probes.files.artifacts import gemma_gguf as locate
 
     return locate()
 
@@ -81,7 +81,7 @@ def gguf_reference_gemma(gemma_gguf: Path) -> dict[str, Any]:
 
     GGUFReader needs about 9 s for this file (one numpy view per token string),
     so it runs once per session; the reader itself is dropped, only its answers
-    and its time are kept (tests/probes/test_gguf_speed.py, test_gguf_file.py).
+    and its time are kept (tests/probes/files/test_gguf_speed.py, test_gguf_file.py).
     """
     import time
 
@@ -96,7 +96,7 @@ def gguf_reference_gemma(gemma_gguf: Path) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def qwen_snapshot() -> Any:
     """The pinned Qwen2.5-3B-Instruct snapshot transcribed from Week 3 (fixtures/hub)."""
-    from claims.probes import hf_repo
+    from claims.probes.files import hf_repo
 
     return hf_repo.load_snapshot(hf_repo.snapshot_dir(FIXTURES / "hub"))
 
@@ -104,7 +104,7 @@ def qwen_snapshot() -> Any:
 @pytest.fixture(scope="session")
 def qwen_hub_files(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """hub tier: the small files and LICENSE, downloaded at the pinned revision."""
-    from claims.probes import hf_repo
+    from claims.probes.files import hf_repo
 
     cache = tmp_path_factory.mktemp("hf-cache")
     return hf_repo.download_files((*hf_repo.SMALL_FILES, "LICENSE"), cache)
@@ -113,7 +113,7 @@ def qwen_hub_files(tmp_path_factory: pytest.TempPathFactory) -> Any:
 @pytest.fixture(scope="session")
 def qwen_hub_listing() -> Any:
     """hub tier: the Hub's file listing of the instruct repo at the pinned revision."""
-    from claims.probes import hf_repo
+    from claims.probes.files import hf_repo
 
     return hf_repo.fetch_listing(hf_repo.REPO_ID, hf_repo.REVISION)
 
@@ -172,14 +172,14 @@ def store(claims_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Sto
     Ollama 0.31.2 wrote (fixtures/ollama-0.31.2/store)."""
     from claims.plugin.outcomes import not_run
     from claims.probes.errors import ProbeError
-    from claims.probes.ollama_store import OllamaStore, locate_store
+    from claims.probes.files.ollama_store import OllamaStore, locate_store
 
     if claims_settings.models_dir:
         try:
             return StoreUnderTest(OllamaStore(locate_store(claims_settings.models_dir)), "live")
         except ProbeError as exc:
             not_run(f"the Ollama store given by --models-dir / $OLLAMA_MODELS is unusable: {exc}")
-    from claims.probes.artifacts import gemma_expected_sha256, gemma_gguf
+    from claims.probes.files.artifacts import gemma_expected_sha256, gemma_gguf
     from claims.testing.recorded_store import PROVENANCE, assemble, recorded_store_dir
 
     try:

@@ -152,7 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[TIERS_KEY] = Tiers(settings)
     config.stash[PROFILE] = profile
     if not _is_worker(config) and settings.evidence_path is not None:
-        from claims.probes.system import fingerprint
+        from claims.probes.machine.system import fingerprint
 
         run = {
             "started": now_iso(),

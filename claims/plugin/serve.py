@@ -2,7 +2,7 @@
 
 Without the option the ollama tier measures the user's server (``--ollama-host``)
 and never restarts, crashes or unloads it without an opt-in flag. With it, the
-suite runs its own ``ollama serve`` (:mod:`claims.probes.ollama_serve`): on a free
+suite runs its own ``ollama serve`` (:mod:`claims.probes.live.ollama_serve`): on a free
 loopback port, with a private store sharing the user's models, restarted only
 when a test group needs other settings. Then:
 
@@ -58,8 +58,8 @@ class UserServerSnapshot:
     def take(self) -> dict[str, Any]:
         """The user's server (read only) and store as they are now."""
         from claims.probes.errors import ProbeError
-        from claims.probes.ollama_api import OllamaClient
-        from claims.probes.ollama_serve import store_snapshot
+        from claims.probes.live.ollama_api import OllamaClient
+        from claims.probes.live.ollama_serve import store_snapshot
 
         state: dict[str, Any] = {"host": self.host}
         try:
@@ -81,7 +81,7 @@ class UserServerSnapshot:
             self.before = self.take()
 
 
-SERVE = pytest.StashKey[Any]()  # the session's PrivateServers (claims.probes.ollama_serve)
+SERVE = pytest.StashKey[Any]()  # the session's PrivateServers (claims.probes.live.ollama_serve)
 USER_ENV = pytest.StashKey[Any]()
 # The user's server's settings shown beside its checks, when this machine lets us read them.
 USER_ENV_NAMES = (
@@ -98,7 +98,7 @@ def _user_server_environment(url: str) -> dict[str, str] | str:
     from urllib.parse import urlsplit
 
     from claims.probes.errors import ProbeError
-    from claims.probes.listeners import listeners, owner_environment
+    from claims.probes.live.listeners import listeners, owner_environment
 
     parts = urlsplit(url)
     if parts.hostname not in ("127.0.0.1", "::1", "localhost"):
@@ -145,7 +145,7 @@ def _binary(raw: str) -> Path:
 
 def _user_store(settings: Settings) -> Path | None:
     from claims.probes.errors import ProbeError
-    from claims.probes.ollama_store import locate_store
+    from claims.probes.files.ollama_store import locate_store
 
     try:
         return locate_store(settings.models_dir)
@@ -154,7 +154,7 @@ def _user_store(settings: Settings) -> Path | None:
 
 
 def _gguf() -> Path:
-    from claims.probes.artifacts import gemma_gguf
+    from claims.probes.files.artifacts import gemma_gguf
 
     return gemma_gguf()
 
@@ -169,7 +169,7 @@ def pytest_configure(config: pytest.Config) -> None:
     raw = config.getoption("--ollama-serve")
     if raw is None:
         return
-    from claims.probes.ollama_serve import PrivateServers
+    from claims.probes.live.ollama_serve import PrivateServers
 
     binary = _binary(str(raw))
     settings = config.stash[SETTINGS]

@@ -43,13 +43,13 @@ def _engine(settings: Settings) -> TierStatus:
     try:
         # Installed is not enough: a wheel built for another CPU or a missing
         # runtime library fails only when libllama is loaded.
-        from claims.probes.engine import llama_cpp_module
+        from claims.probes.live.engine import llama_cpp_module
 
         llama = llama_cpp_module()
     except ProbeError as exc:
         return TierStatus(False, f"engine tier needs a working llama-cpp-python: {exc}")
     try:
-        from claims.probes.engine_model import describe_engine_model
+        from claims.probes.live.engine.model_file import describe_engine_model
 
         model = describe_engine_model(settings.engine_model, settings.models_dir)
     except ProbeError as exc:
@@ -61,7 +61,7 @@ def _engine(settings: Settings) -> TierStatus:
 
 def _ollama(settings: Settings) -> TierStatus:
     from claims.probes.errors import ProbeError
-    from claims.probes.ollama_api import OllamaClient
+    from claims.probes.live.ollama_api import OllamaClient
 
     serve = settings.extra.get("ollama_serve")  # --ollama-serve: start the suite's own server
     if serve is not None:

@@ -1,23 +1,28 @@
 """Probes: plain functions that measure one thing each, with no pytest import.
 
-One module (or small package) per thing probed:
+One subpackage per kind of thing probed, one module (or small package) per thing:
 
-* files: ``gguf_file`` (GGUF headers, read without touching tensor data),
-  ``gguf_vocab`` (a GGUF vocabulary against cl100k_base), ``ollama_store``
-  (manifests and blobs on disk), ``store_builder`` (writes Ollama-layout stores),
-  ``artifacts`` (the bundled Gemma GGUF, located and verified offline);
-* tokens and templates: ``tokens`` (cl100k_base offline), ``context_tokens``
-  (decoding a returned context with the model's own vocabulary), ``hf_repo``
-  (Hugging Face repository files, pinned snapshot or live Hub);
-* arithmetic: ``memory`` (weight and KV-cache bytes, GB vs GiB), ``quant``
-  (ggml quantization blocks);
-* live systems: ``ollama_api`` (a server over HTTP), ``timing`` (client-side
-  clocks: TTFT, tokens/s), ``listeners`` (which address a server binds),
-  ``engine`` and ``engine_model`` (llama.cpp through llama-cpp-python);
-* the machine: ``system`` (OS, CPU cores by type, memory), ``nvidia`` (what
-  nvidia-smi and nvcc report), ``torch_cuda`` (torch's CUDA build, device and
-  runtime libraries), ``gpu`` (matmul benchmarks), ``tools`` (bounded runs of
-  command-line tools).
+* :mod:`~claims.probes.files` - files on disk, read offline: ``gguf_file``
+  (GGUF headers, read without touching tensor data; ``gguf_file.vocab``, a GGUF
+  vocabulary against cl100k_base), ``ollama_store`` (manifests and blobs),
+  ``hf_repo`` (a Hugging Face repository's small files, listing and card, from
+  a pinned snapshot or the live Hub), ``artifacts`` (the bundled Gemma GGUF,
+  located and verified offline);
+* :mod:`~claims.probes.tokens` - tokens: ``cl100k_base`` (tiktoken's
+  cl100k_base, offline), ``context`` (decoding a returned context with the
+  model's own vocabulary);
+* :mod:`~claims.probes.arithmetic` - figures computed from other figures:
+  ``memory`` (weight and KV-cache bytes, GB vs GiB), ``quant`` (ggml
+  quantization blocks);
+* :mod:`~claims.probes.live` - running systems: ``ollama_api`` (a server over
+  HTTP), ``ollama_serve`` (a server this suite starts), ``timing``
+  (client-side clocks: TTFT, tokens/s), ``listeners`` (which address a server
+  binds), ``engine`` (llama.cpp through llama-cpp-python; ``engine.model_file``,
+  which GGUF file it runs);
+* :mod:`~claims.probes.machine` - the machine: ``system`` (OS, CPU cores by
+  type, memory), ``nvidia`` (what nvidia-smi and nvcc report), ``torch_cuda``
+  (torch's CUDA build, device and runtime libraries), ``gpu`` (matmul
+  benchmarks), ``tools`` (bounded runs of command-line tools).
 
-Failures raise the exceptions in :mod:`claims.probes.errors`.
+Failures raise the exceptions in :mod:`claims.probes.errors`, shared by all.
 """

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from claims.probes.ollama_store import (
+from claims.probes.files.ollama_store import (
     CONFIG_MEDIA_TYPE,
     MANIFEST_LIST_MEDIA_TYPE,
     MANIFEST_MEDIA_TYPE,
@@ -126,7 +126,7 @@ class StoreWriter:
         refuses (another device, no link support).
         """
         if sha256 is None:
-            from claims.probes.artifacts import sha256_file
+            from claims.probes.files.artifacts import sha256_file
 
             sha256 = sha256_file(source)
         digest = f"sha256:{sha256}"

@@ -85,7 +85,7 @@ def visible_devices(devices: list[dict[str, Any]], visible: str | None) -> list[
 
 
 def _proc_reader(machine: Path) -> Any:
-    from claims.probes import system
+    from claims.probes.machine import system
 
     real = system.read_proc
 
@@ -98,8 +98,8 @@ def _proc_reader(machine: Path) -> Any:
 
 def _fake_toolkit(toolkit: dict[str, Any] | None) -> None:
     """The recorded machine's CUDA toolkit: where nvcc is installed and what it prints."""
-    from claims.probes import nvidia
-    from claims.probes.tools import ToolRun
+    from claims.probes.machine import nvidia
+    from claims.probes.machine.tools import ToolRun
 
     if toolkit is None:
         none = nvidia.NvccFound(on_path=None, installed=(), cuda_dirs=())
@@ -120,7 +120,7 @@ def _fake_toolkit(toolkit: dict[str, Any] | None) -> None:
 def install(machine: Path | None = None) -> None:
     import torch
 
-    from claims.probes import gpu, system, torch_cuda
+    from claims.probes.machine import gpu, system, torch_cuda
 
     where = machine or machine_dir()
     record = load_machine(where)

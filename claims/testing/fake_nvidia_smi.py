@@ -7,7 +7,7 @@ CLAIMS_FAKE_SMI, its older name, still works):
 * ``nvidia-smi``: ``nvidia_smi.txt`` (the table); ``-q``: ``nvidia_smi_q.txt``;
   ``-L``: ``nvidia_smi_L.txt`` where the machine has one;
   ``--query-gpu=a,b,c --format=csv,noheader,nounits``: the requested columns of
-  ``query_gpu.csv`` (whose columns are ``claims.probes.system.GPU_QUERY_FIELDS``);
+  ``query_gpu.csv`` (whose columns are ``claims.probes.machine.system.GPU_QUERY_FIELDS``);
   an unknown field fails the way nvidia-smi does (exit 2, "is not a valid field");
 * ``lscpu``: ``lscpu.txt``; ``free -h``: ``free_h.txt`` (installed only when asked
   for with ``tools=``, since a machine without those files has no such fake).
@@ -26,7 +26,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from claims.probes.system import GPU_QUERY_FIELDS as COLUMNS
+from claims.probes.machine.system import GPU_QUERY_FIELDS as COLUMNS
 from claims.simulation import marker_line
 
 ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "system"

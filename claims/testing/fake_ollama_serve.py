@@ -1,6 +1,6 @@
 """A fake ``ollama`` executable: ``serve`` runs :class:`FakeOllama` the way a real server runs.
 
-For testing the private-server lifecycle (:mod:`claims.probes.ollama_serve`) in CI,
+For testing the private-server lifecycle (:mod:`claims.probes.live.ollama_serve`) in CI,
 where there is no Ollama. What it copies from a real 0.31.2 server
 (``fixtures/recorded/ollama-serve/``, taken from the captures of one):
 
@@ -43,7 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from claims.probes.ollama_api.names import normalize_model_name as _key
+from claims.probes.live.ollama_api.names import normalize_model_name as _key
 from claims.testing.fake_ollama import (
     FakeModel,
     FakeOllama,
@@ -337,7 +337,7 @@ class _ServeHandler(_Handler):
 
 def _models(root: Path) -> tuple[list[FakeModel], dict[str, str]]:
     """The store's models for the fake (none if it holds none) and their model blob paths."""
-    from claims.probes.ollama_store import OllamaStore
+    from claims.probes.files.ollama_store import OllamaStore
 
     if not (root / "manifests").is_dir():
         return [], {}

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from claims.probes.gguf_file import inspect_header, read_header
+from claims.probes.files.gguf_file import inspect_header, read_header
 
 __all__ = ["CORPUS", "corpus_builder", "read_everything", "reader_reference"]
 

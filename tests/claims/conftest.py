@@ -21,8 +21,8 @@ ENGINE_SEED = 42
 @pytest.fixture(scope="session")
 def engine_model(claims_settings: Settings) -> Any:
     """Which model file the engine tier runs (--engine-model, default the Gemma file)."""
-    from claims.probes.engine_model import describe_engine_model
     from claims.probes.errors import ProbeError
+    from claims.probes.live.engine.model_file import describe_engine_model
 
     try:
         return describe_engine_model(claims_settings.engine_model, claims_settings.models_dir)
@@ -33,8 +33,8 @@ def engine_model(claims_settings: Settings) -> Any:
 @pytest.fixture(scope="session")
 def engine(engine_model: Any) -> Iterator[Any]:
     """The model loaded in llama.cpp, once for the whole session."""
-    from claims.probes.engine import Engine, llama_cpp_module
     from claims.probes.errors import PrerequisiteMissing
+    from claims.probes.live.engine import Engine, llama_cpp_module
 
     try:
         llama_cpp_module()
@@ -50,7 +50,7 @@ def engine(engine_model: Any) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def engine_header(engine_model: Any) -> Any:
     """The engine model's GGUF header, read by the file probe (not by the engine)."""
-    from claims.probes.gguf_file import read_header
+    from claims.probes.files.gguf_file import read_header
 
     return read_header(engine_model.path)
 
@@ -106,8 +106,8 @@ OLLAMA_STREAM_TOTAL_S = 600.0  # a whole streamed reply; 96 tokens take ~4 s on 
 REPLY_EXCERPT_CHARS = 1500
 @pytest.fixture(scope="session")
 def ollama_client(claims_settings: Settings) -> Iterator[Any]:
-    from claims.probes.ollama_api import OllamaClient
-    from claims.probes.ollama_api.usage import Usage
+    from claims.probes.live.ollama_api import OllamaClient
+    from claims.probes.live.ollama_api.usage import Usage
 
     with OllamaClient(
         claims_settings.ollama_host,
@@ -159,7 +159,7 @@ class ServerModel:
 
 
 def _server_model(client: Any, settings: Settings, name: str) -> ServerModel:
-    from claims.probes.ollama_api import find_model
+    from claims.probes.live.ollama_api import find_model
 
     entry = find_model(client.tags(), name)
     if entry is None:
@@ -243,7 +243,7 @@ class LiveOllama:
         return self._post_once(label, "/api/chat", body)
 
     def _post_once(self, label: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        from claims.probes.ollama_api.usage import bound_of
+        from claims.probes.live.ollama_api.usage import bound_of
 
         if bound_of(path, body) is None and (body.get("prompt") or body.get("messages")):
             from claims.check import CheckUsageError
@@ -256,8 +256,8 @@ class LiveOllama:
         return reply
 
     def timed(self, label: str, path: str, body: dict[str, Any]) -> Any:
-        """A streamed request timed by the TTFT instrument (claims.probes.timing)."""
-        from claims.probes.timing import measure_stream
+        """A streamed request timed by the TTFT instrument (claims.probes.live.timing)."""
+        from claims.probes.live.timing import measure_stream
 
         timing = measure_stream(
             self.client,
@@ -278,12 +278,12 @@ class LiveOllama:
 
     def client_ps_entry(self, name: str | None = None) -> dict[str, Any] | None:
         """The model's /api/ps entry, without attaching the exchange (for polling)."""
-        from claims.probes.ollama_api import find_model
+        from claims.probes.live.ollama_api import find_model
 
         return find_model(self.client.ps(), name or self.model_name)
 
     def ps_entry(self, name: str | None = None) -> dict[str, Any] | None:
-        from claims.probes.ollama_api import find_model
+        from claims.probes.live.ollama_api import find_model
 
         models = self.client.ps()
         self.exchange("GET /api/ps", "GET", "/api/ps", None, {"models": models})
@@ -310,7 +310,7 @@ class LiveOllama:
         copy, another user's) would describe a different file.
         """
         from claims.probes.errors import ProbeError
-        from claims.probes.ollama_store import OllamaStore, locate_store
+        from claims.probes.files.ollama_store import OllamaStore, locate_store
 
         try:
             store = OllamaStore(locate_store(self.settings.models_dir))

@@ -97,8 +97,8 @@ def test_a_failed_detection_is_generic_but_says_it_failed():
 
 
 def test_detection_reports_a_failing_nvidia_smi(monkeypatch):
-    from claims.probes import nvidia
-    from claims.probes.tools import ToolFailed
+    from claims.probes.machine import nvidia
+    from claims.probes.machine.tools import ToolFailed
 
     def fails(fields, timeout=0.0):
         raise ToolFailed("nvidia-smi exited with status 9: Failed to initialize NVML")

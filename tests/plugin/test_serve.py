@@ -17,7 +17,7 @@ import numpy  # noqa: F401  and numpy cannot be loaded twice in one process)
 import pytest
 
 from claims.plugin.serve import USER_ENV_NAMES
-from claims.probes.ollama_store import MODEL_MEDIA_TYPE
+from claims.probes.files.ollama_store import MODEL_MEDIA_TYPE
 from claims.probes.store_builder import StoreWriter, write_tiny_gguf
 from claims.testing.fake_ollama_serve import write_executable
 

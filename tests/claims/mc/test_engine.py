@@ -28,7 +28,7 @@ DECODE_FAR_SLOWER = 2.0
 
 @pytest.mark.claim("MC-KV-FORMULA")
 def test_kv_cache_allocation_matches_the_formula(check, engine_facts, engine_header):
-    from claims.probes.engine import KVShape, element_bytes
+    from claims.probes.live.engine import KVShape, element_bytes
 
     engine = engine_facts
     shape = KVShape.from_header(engine_header)
@@ -215,7 +215,7 @@ def test_repeat_penalty_rule_in_llama_cpps_sampler(check):
 
     import llama_cpp
 
-    from claims.probes.engine import apply_penalties, penalty_window
+    from claims.probes.live.engine import apply_penalties, penalty_window
 
     check.fact("engine", f"llama-cpp-python {llama_cpp.__version__}")
     penalty = 1.5

@@ -8,7 +8,7 @@ import mmap
 
 import pytest
 
-from claims.probes.gguf_file import GGUFHeader, read_header
+from claims.probes.files.gguf_file import GGUFHeader, read_header
 
 pytestmark = pytest.mark.offline
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from claims.plugin.outcomes import not_run
-from claims.probes import hf_repo
 from claims.probes.errors import PrerequisiteMissing
+from claims.probes.files import hf_repo
 
 pytestmark = pytest.mark.hub
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from claims.check import Check
-from claims.probes.memory import (
+from claims.probes.arithmetic.memory import (
     GB,
     GIB,
     kv_cache_bytes,

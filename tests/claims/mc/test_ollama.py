@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from claims.plugin.outcomes import needs_flag, not_applicable, not_run
-from claims.probes.ollama_api.usage import bounded
+from claims.probes.live.ollama_api.usage import bounded
 
 pytestmark = pytest.mark.ollama
 
@@ -360,7 +360,7 @@ def test_openai_compatible_chat(live, check):
     models = live.client.openai_models()
     ids = [m.get("id") for m in models]
     live.exchange("GET /v1/models", "GET", "/v1/models", None, {"data": models})
-    from claims.probes.ollama_api import same_model
+    from claims.probes.live.ollama_api import same_model
 
     check.measure(
         "/v1/models lists the model",
@@ -383,7 +383,7 @@ def openai_client_check(live: Any, check: Any, messages: list[dict[str, str]]) -
         )
         return
     from claims.probes.errors import ServerError
-    from claims.probes.ollama_api import same_model
+    from claims.probes.live.ollama_api import same_model
 
     base_url = f"{live.settings.ollama_host}/v1"
     params = {"max_tokens": 8, "temperature": 0, "seed": 42}
@@ -485,7 +485,7 @@ def test_structured_output_validates(live, check):
 
 @pytest.mark.claim("MC-JSON-GUARANTEE")
 def test_json_output_is_not_always_valid(live, check):
-    from claims.probes.ollama_api import ReplyError
+    from claims.probes.live.ollama_api import ReplyError
 
     outcomes = {}
     for label, num_predict in (("allowed 64 tokens", 64), ("cut by num_predict 8", 8)):
@@ -606,7 +606,7 @@ def embedding_model(live: Any) -> Any:
     "embedding", else the model under test if it answers /api/embed. With none, the
     claim is not applicable here, with the server's own answer as the reason.
     """
-    from claims.probes.ollama_api import ServerHTTPError, find_model
+    from claims.probes.live.ollama_api import ServerHTTPError, find_model
 
     wanted = live.settings.ollama_embed_model
     tags = live.client.tags()
@@ -697,7 +697,7 @@ def test_batched_embedding_throughput(live, check):
 # --- 6.1 / Q26: the listening address ------------------------------------------------------
 @pytest.mark.claim("MC-HOST-DEFAULT")
 def test_default_bind_address(live, check):
-    from claims.probes.listeners import listeners, owner_environment
+    from claims.probes.live.listeners import listeners, owner_environment
 
     parts = urlsplit(live.settings.ollama_host)
     if parts.hostname not in LOOPBACK_NAMES:
@@ -756,7 +756,7 @@ def test_ps_lists_loaded_models(live, check):
     )
     size, vram = entry.get("size"), entry.get("size_vram")
     if isinstance(size, int) and isinstance(vram, int) and size > 0:
-        from claims.probes.ollama_api.display import processor_column
+        from claims.probes.live.ollama_api.display import processor_column
 
         check.measure(
             "where it runs",
@@ -888,7 +888,7 @@ def test_prefill_far_faster_than_decode(live, check):
             "options": bounded(16),
         },
     )
-    from claims.probes.timing import ServerDurations
+    from claims.probes.live.timing import ServerDurations
 
     d = ServerDurations.from_final(reply)
     if d.prefill_tokens_per_s is None or d.decode_tokens_per_s is None:
@@ -913,7 +913,7 @@ def test_prefill_far_faster_than_decode(live, check):
 
 @pytest.mark.claim("MC-NO-AUTH")
 def test_no_authentication(live, check):
-    from claims.probes.ollama_api import ServerHTTPError
+    from claims.probes.live.ollama_api import ServerHTTPError
 
     show = live.client.show(live.model_name)
     live.exchange(
@@ -1071,7 +1071,7 @@ def _runner_processes() -> list[tuple[int, int | None, str, list[str]]]:
 
 def _listening_pid(port: int) -> int | None:
     """The pid owning the loopback socket that listens on ``port`` (None if not readable)."""
-    from claims.probes.listeners import listeners, owner_pid
+    from claims.probes.live.listeners import listeners, owner_pid
 
     for sock in listeners(port):
         pid = owner_pid(sock.inode)
@@ -1082,7 +1082,7 @@ def _listening_pid(port: int) -> int | None:
 
 @pytest.mark.claim("MC-RUNNER-IPC")
 def test_runner_transport(live, check):
-    from claims.probes.listeners import listeners
+    from claims.probes.live.listeners import listeners
 
     parts = urlsplit(live.settings.ollama_host)
     if parts.hostname not in LOOPBACK_NAMES:
@@ -1332,8 +1332,8 @@ def test_history_beyond_num_ctx_keeps_the_system_prompt(live, check):
 # --- 3.4: importing a GGUF -------------------------------------------------------------------
 @pytest.mark.claim("MC-IMPORT-GGUF")
 def test_import_a_local_gguf(live, check, gemma_gguf):
-    from claims.probes.artifacts import sha256_file
-    from claims.probes.ollama_api import find_model
+    from claims.probes.files.artifacts import sha256_file
+    from claims.probes.live.ollama_api import find_model
 
     needs_flag(
         live.settings.allow_create,
@@ -1421,7 +1421,7 @@ def test_python_sdk_wraps_the_api(live, check):
         raise ServerError(f"ollama {version} client: {type(exc).__name__}: {exc}") from None
     except OSError as exc:  # httpx's connection errors derive from it
         raise ServerError(f"ollama {version} client: {type(exc).__name__}: {exc}") from None
-    from claims.probes.ollama_api import same_model
+    from claims.probes.live.ollama_api import same_model
 
     usage = getattr(live.client, "usage", None)
     if usage is not None:
@@ -1450,7 +1450,7 @@ def test_python_sdk_wraps_the_api(live, check):
         expected="a complete reply from the async client",
     )
     embed_model = live.settings.ollama_embed_model
-    from claims.probes.ollama_api import find_model
+    from claims.probes.live.ollama_api import find_model
 
     if find_model(live.client.tags(), embed_model) is not None:
         vectors = client.embed(model=embed_model, input=["a", "b"]).embeddings

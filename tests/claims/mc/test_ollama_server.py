@@ -32,7 +32,7 @@ import pytest
 
 from claims.plugin.outcomes import not_applicable, not_run
 from claims.plugin.serve import AFTER_ALL, server_fact
-from claims.probes.ollama_serve import (
+from claims.probes.live.ollama_serve import (
     CLAIM_VARIABLES,
     DEFAULT_GROUP,
     DEFAULT_PORT,
@@ -87,7 +87,7 @@ class Private:
         self.client: Any = None
 
     def start(self, group: Group) -> OllamaServe:
-        from claims.probes.ollama_api import OllamaClient
+        from claims.probes.live.ollama_api import OllamaClient
 
         try:
             server = self.servers.use(group)
@@ -112,7 +112,7 @@ class Private:
 
     def model(self) -> str:
         """The model under test if the server has it, else its smallest (any model will do)."""
-        from claims.probes.ollama_api import find_model
+        from claims.probes.live.ollama_api import find_model
 
         tags = self.client.tags()
         if not tags:
@@ -129,8 +129,8 @@ class Private:
     def second_model(self, first: str) -> str:
         """A model whose weights are another blob than ``first``'s (made if there is none)."""
         from claims.probes.errors import ProbeError
-        from claims.probes.ollama_api import find_model
-        from claims.probes.ollama_store import OllamaStore
+        from claims.probes.files.ollama_store import OllamaStore
+        from claims.probes.live.ollama_api import find_model
 
         tags = self.client.tags()
         if find_model(tags, VARIANT) is not None:
@@ -315,7 +315,7 @@ def test_server_defaults(private, check):
 @pytest.mark.claim("MC-PARALLEL-SLOTS")
 @pytest.mark.ollama_server(PARALLEL.name)
 def test_parallel_slots(private, check):
-    from claims.probes.ollama_api import find_model
+    from claims.probes.live.ollama_api import find_model
 
     slots = int(PARALLEL.env["OLLAMA_NUM_PARALLEL"])
     private.start(PARALLEL)
@@ -450,7 +450,7 @@ def test_runner_crash_is_isolated(private, check):
 @pytest.mark.claim("MC-HOST-DEFAULT")
 @pytest.mark.ollama_server(DEFAULT_BIND.name)
 def test_default_bind_of_a_fresh_server(private, check):
-    from claims.probes.listeners import listeners
+    from claims.probes.live.listeners import listeners
 
     server = private.start(DEFAULT_BIND)
     check.observe("OLLAMA_HOST in the server's environment",
@@ -478,7 +478,7 @@ def _inference_devices(log: str) -> list[str]:
 @pytest.mark.claim("MC-FLASH-ATTENTION")
 @pytest.mark.ollama_server(FLASH_ON.name)
 def test_flash_attention(private, check):
-    from claims.probes.ollama_api import find_model
+    from claims.probes.live.ollama_api import find_model
 
     server = private.start(FLASH_ON)
     model = private.model()

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from claims.figures import Interval
-from claims.probes.memory import GB, bits_per_weight, profile_block_type, quant_block
-from claims.probes.quant import q4_0_blocks, q4_0_quantize
+from claims.probes.arithmetic.memory import GB, bits_per_weight, profile_block_type, quant_block
+from claims.probes.arithmetic.quant import q4_0_blocks, q4_0_quantize
 
 pytestmark = pytest.mark.offline
 
@@ -72,7 +72,8 @@ def test_q4_0_block_layout(check):
     check.observe(
         "largest round-trip error, in units of |d|",
         round(ratio, 4),
-        note="bounded by 0.5, or 1 where a value clips at q = 7 (see tests/probes/test_quant.py)",
+        note="bounded by 0.5, or 1 where a value clips at q = 7"
+        " (see tests/probes/arithmetic/test_quant.py)",
     )
 
 

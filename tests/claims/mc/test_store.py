@@ -11,7 +11,7 @@ import pytest
 
 from claims.plugin.outcomes import not_run
 from claims.probes.errors import InputError, PrerequisiteMissing
-from claims.probes.ollama_store import (
+from claims.probes.files.ollama_store import (
     CONFIG_MEDIA_TYPE,
     MODEL_MEDIA_TYPE,
     SERVICE_STORE,

@@ -12,8 +12,8 @@ import pytest
 
 from claims.figures import Interval
 from claims.plugin.outcomes import not_applicable, not_run
-from claims.probes.memory import GB, max_decode_tokens_per_s
-from claims.probes.ollama_api.usage import bounded
+from claims.probes.arithmetic.memory import GB, max_decode_tokens_per_s
+from claims.probes.live.ollama_api.usage import bounded
 
 # NVIDIA's published DGX Spark (GB10) specification: 273 GB/s LPDDR5x memory
 # bandwidth. Not stated in these documents; used only for the cross-check.

@@ -53,7 +53,7 @@ class MatmulSettings:
 
     def bench(self, device: str, precision: str, **timer: Any) -> Any:
         """``bench_matmul`` at this session's size and run counts (``timer``: its series)."""
-        from claims.probes.gpu import bench_matmul
+        from claims.probes.machine.gpu import bench_matmul
 
         return bench_matmul(device, n=self.n, precision=precision,  # type: ignore[arg-type]
                             warmup=self.warmup, runs=self.runs, **timer)
@@ -138,7 +138,7 @@ class SmiViews:
         torch's index need not be nvidia-smi's (CUDA_VISIBLE_DEVICES, MIG, CUDA's own
         device order), so the match goes by UUID or PCI bus id; no match is "not run".
         """
-        from claims.probes.nvidia import match_smi_row
+        from claims.probes.machine.nvidia import match_smi_row
 
         row, how = match_smi_row(self.query, index=dev.index, uuid=dev.uuid,
                                  pci_bus_id=dev.pci_bus_id,
@@ -153,9 +153,9 @@ class SmiViews:
 
 @pytest.fixture(scope="session")
 def smi() -> SmiViews:
-    from claims.probes import nvidia
     from claims.probes.errors import ProbeError
-    from claims.probes.system import GPU_QUERY_FIELDS
+    from claims.probes.machine import nvidia
+    from claims.probes.machine.system import GPU_QUERY_FIELDS
 
     try:
         table_run = nvidia.nvidia_smi_text()

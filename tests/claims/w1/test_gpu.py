@@ -55,9 +55,9 @@ COLD_FAR_SLOWER = 5.0
 
 @pytest.mark.claim("W1-ARCH")
 def test_architecture_and_torch_build_match(check):
-    from claims.probes.system import machine_arch
-    from claims.probes.tools import run_tool
-    from claims.probes.torch_cuda import torch_binary
+    from claims.probes.machine.system import machine_arch
+    from claims.probes.machine.tools import run_tool
+    from claims.probes.machine.torch_cuda import torch_binary
 
     arch = machine_arch()
     check.fact("machine.arch", arch)
@@ -79,7 +79,7 @@ def test_architecture_and_torch_build_match(check):
 
 @pytest.mark.claim("W1-CPU")
 def test_cpu_cores_by_type(check):
-    from claims.probes.system import cpu_inventory
+    from claims.probes.machine.system import cpu_inventory
 
     inv = cpu_inventory()
     if inv.lscpu_text:
@@ -106,10 +106,10 @@ def test_cpu_cores_by_type(check):
 def test_memory_pool(check, smi, machine_profile):
     import shutil
 
-    from claims.probes.nvidia import is_reported
-    from claims.probes.system import free_h_size, parse_free, parse_meminfo, read_proc
-    from claims.probes.tools import run_tool
-    from claims.probes.torch_cuda import device_facts
+    from claims.probes.machine.nvidia import is_reported
+    from claims.probes.machine.system import free_h_size, parse_free, parse_meminfo, read_proc
+    from claims.probes.machine.tools import run_tool
+    from claims.probes.machine.torch_cuda import device_facts
 
     meminfo = parse_meminfo(read_proc("meminfo"))
     total = meminfo["MemTotal"]
@@ -202,8 +202,8 @@ def test_smi_fields(check, smi, observe_version):
 
 @pytest.mark.claim("W1-SMI-NOT-SUPPORTED")
 def test_smi_memory_blank_means_unified(check, smi):
-    from claims.probes.nvidia import is_reported
-    from claims.probes.torch_cuda import device_facts
+    from claims.probes.machine.nvidia import is_reported
+    from claims.probes.machine.torch_cuda import device_facts
 
     check.attach("nvidia-smi", smi.transcripts["nvidia-smi"])
     dev = device_facts(0)
@@ -227,8 +227,8 @@ def test_smi_memory_blank_means_unified(check, smi):
 
 @pytest.mark.claim("W1-CUDA-CEILING")
 def test_torch_cuda_build_within_driver_ceiling(check, smi, observe_version):
-    from claims.probes.nvidia import version_tuple
-    from claims.probes.torch_cuda import cuda_driver_version, tensor_device, torch_build
+    from claims.probes.machine.nvidia import version_tuple
+    from claims.probes.machine.torch_cuda import cuda_driver_version, tensor_device, torch_build
 
     build = torch_build()
     ceiling = smi.header.cuda_version
@@ -256,7 +256,7 @@ def test_torch_cuda_build_within_driver_ceiling(check, smi, observe_version):
 
 @pytest.mark.claim("W1-NVCC")
 def test_nvcc_installed_off_path(check, smi, machine_profile, observe_version):
-    from claims.probes.nvidia import find_nvcc, nvcc_version, version_tuple
+    from claims.probes.machine.nvidia import find_nvcc, nvcc_version, version_tuple
 
     found = find_nvcc()
     check.observe("nvcc on PATH", found.on_path)
@@ -286,7 +286,7 @@ def test_nvcc_installed_off_path(check, smi, machine_profile, observe_version):
 
 @pytest.mark.claim("W1-TORCH-OWN-RUNTIME")
 def test_torch_brings_its_own_cuda_runtime(check, observe_version):
-    from claims.probes.torch_cuda import cuda_requirements, runtime_without_toolkit
+    from claims.probes.machine.torch_cuda import cuda_requirements, runtime_without_toolkit
 
     requirements = cuda_requirements()
     check.observe("torch's CUDA requirements", [str(r) for r in requirements],
@@ -324,9 +324,9 @@ def test_torch_brings_its_own_cuda_runtime(check, observe_version):
 
 @pytest.mark.claim("W1-TORCH-VALIDATE")
 def test_torch_sees_the_gpu(check, smi, machine_profile, observe_version):
-    from claims.probes.nvidia import is_reported
-    from claims.probes.system import cpu_inventory, free_h_size, machine_arch, memory_bytes
-    from claims.probes.torch_cuda import device_facts, tensor_device, torch_build
+    from claims.probes.machine.nvidia import is_reported
+    from claims.probes.machine.system import cpu_inventory, free_h_size, machine_arch, memory_bytes
+    from claims.probes.machine.torch_cuda import device_facts, tensor_device, torch_build
     from claims.profiles import PROFILES, compare
 
     build = torch_build()
@@ -379,7 +379,7 @@ def _attach_series(check: Check, *results: Any) -> None:
 
 
 def _peak_note(check: Check, result: Any) -> None:
-    from claims.probes.gpu import check_plausible, peak_for
+    from claims.probes.machine.gpu import check_plausible, peak_for
 
     peak = peak_for(result.device_name)
     share = check_plausible(result, peak)  # raises ImplausibleRate: the timing would be wrong
@@ -420,7 +420,7 @@ def test_gpu_matmul_speedup(check, matmul_store, matmul_settings, benchmarked_cu
 
 @pytest.mark.claim("W1-TF32-FASTER")
 def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmarked_cuda):
-    from claims.probes.torch_cuda import device_facts
+    from claims.probes.machine.torch_cuda import device_facts
 
     dev = device_facts(0)
     if dev.capability < (8, 0):
@@ -453,7 +453,7 @@ def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmarked
 
 @pytest.mark.claim("W1-COLD-KERNEL")
 def test_first_gpu_call_is_cold(check, matmul_settings):
-    from claims.probes.gpu import cold_in_fresh_process
+    from claims.probes.machine.gpu import cold_in_fresh_process
 
     result = cold_in_fresh_process("cuda", n=matmul_settings.n, warm_runs=matmul_settings.runs)
     check.attach("fresh-process timing", result, kind="json")
@@ -470,8 +470,8 @@ def test_first_gpu_call_is_cold(check, matmul_settings):
 
 @pytest.mark.claim("W1-SHARED-BANDWIDTH")
 def test_shared_memory_bandwidth(check, machine_profile):
-    from claims.probes.gpu import bandwidth_peak_for, bench_copy
-    from claims.probes.torch_cuda import device_facts
+    from claims.probes.machine.gpu import bandwidth_peak_for, bench_copy
+    from claims.probes.machine.torch_cuda import device_facts
 
     dev = device_facts(0)
     mib = _copy_mib()

@@ -78,7 +78,7 @@ def _column(text: str, title: str) -> str:
 
 @pytest.mark.claim("W1-TF32-DEFAULT-OFF")
 def test_tf32_is_off_by_default(check):
-    from claims.probes.torch_cuda import tf32_defaults, torch_installed
+    from claims.probes.machine.torch_cuda import tf32_defaults, torch_installed
 
     if not torch_installed():
         not_run("torch is not installed (pip install 'claims-suite[gpu]' or any torch build)")
@@ -109,7 +109,7 @@ def test_recorded_architecture(check, w1_post):
 
 @pytest.mark.claim("W1-CPU")
 def test_recorded_cpu_listing(check, post_output):
-    from claims.probes.system import parse_lscpu
+    from claims.probes.machine.system import parse_lscpu
 
     text = post_output("lscpu.txt", "lscpu (the post, trimmed)")
     info = parse_lscpu(text)
@@ -127,7 +127,7 @@ def test_recorded_cpu_listing(check, post_output):
 
 @pytest.mark.claim("W1-UNIFIED-MEM")
 def test_recorded_free_listing(check, post_output):
-    from claims.probes.system import parse_free
+    from claims.probes.machine.system import parse_free
 
     text = post_output("free_h.txt", "free -h (the post)")
     mem = parse_free(text)["Mem"]
@@ -151,7 +151,7 @@ def test_recorded_free_listing(check, post_output):
 
 @pytest.mark.claim("W1-SMI-FIELDS")
 def test_recorded_smi_header(check, post_output):
-    from claims.probes.nvidia import parse_smi_header
+    from claims.probes.machine.nvidia import parse_smi_header
 
     text = post_output("nvidia_smi.txt", "nvidia-smi (the post, trimmed)")
     header = parse_smi_header(text)
@@ -172,7 +172,7 @@ def test_recorded_memory_usage_blank(check, post_output):
 
 @pytest.mark.claim("W1-CUDA-CEILING")
 def test_recorded_torch_build_within_ceiling(check, w1_post):
-    from claims.probes.nvidia import parse_smi_header, version_tuple
+    from claims.probes.machine.nvidia import parse_smi_header, version_tuple
 
     check.source = "recorded"
     ceiling = parse_smi_header(w1_post("nvidia_smi.txt")).cuda_version
@@ -192,7 +192,7 @@ def test_recorded_torch_build_within_ceiling(check, w1_post):
 
 @pytest.mark.claim("W1-NVCC")
 def test_recorded_nvcc_off_path(check, w1_post):
-    from claims.probes.nvidia import parse_nvcc_version, parse_smi_header, version_tuple
+    from claims.probes.machine.nvidia import parse_nvcc_version, parse_smi_header, version_tuple
 
     check.source = "recorded"
     path_cmd, path_out = _after_prompt(w1_post("nvcc_path.txt"))
@@ -265,7 +265,7 @@ def _ratio_at_least(check: Check, name: str, slow_ms: str, fast_ms: str, floor: 
 
 @pytest.mark.claim("W1-TF32-FASTER")
 def test_recorded_tf32_speed(check, post_output):
-    from claims.probes.gpu import matmul_flops
+    from claims.probes.machine.gpu import matmul_flops
 
     times = _benchmark_times(post_output)
     printed = {"FP32": times["GPU FP32"], "TF32": times["GPU TF32"]}

@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from claims.plugin.outcomes import not_run
-from claims.probes.ollama_api.usage import bounded
+from claims.probes.live.ollama_api.usage import bounded
 
 pytestmark = pytest.mark.ollama
 
@@ -28,7 +28,7 @@ PREFILL_OVER_DECODE_MIN = 5.0
 
 @pytest.mark.claim("W1-DECODE-BANDWIDTH")
 def test_decode_is_bandwidth_bound(live, check):
-    from claims.probes.timing import ServerDurations
+    from claims.probes.live.timing import ServerDurations
 
     model = live.model()
     # A fresh nonce keeps the prompt out of Ollama's prompt cache.

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from claims.figures import Interval
-from claims.probes.gpu import matmul_flops
+from claims.probes.machine.gpu import matmul_flops
 
 pytestmark = pytest.mark.offline
 

@@ -160,7 +160,7 @@ def test_prompt_processing_is_faster_per_token_than_generation(
 
 @pytest.mark.claim("W2-COLD-TTFT")
 def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_facts):
-    from claims.probes.engine import cold_start
+    from claims.probes.live.engine import cold_start
 
     # A few tokens are enough: the first one is the measurement.
     cold = cold_start(engine_model.path, WEEK2_PROMPT, max_tokens=4, seed=42)
@@ -209,8 +209,8 @@ def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_f
 
 @pytest.mark.claim("W2-LLAMACPP-REUSE")
 def test_llama_cpp_generates_from_the_ollama_blob(check, engine_model, engine_facts, tmp_path):
-    from claims.probes.engine import Engine
-    from claims.probes.ollama_store import OllamaStore
+    from claims.probes.files.ollama_store import OllamaStore
+    from claims.probes.live.engine import Engine
 
     engine = engine_facts
     if engine_model.is_store_blob:
@@ -279,7 +279,7 @@ def _store_with(engine_model: Any, root: Any) -> tuple[Any, str, str]:
     if engine_model.source == "default":
         built = build_fixture_store(root, engine_model.path, gemma_sha256=engine_model.sha256)
         return built.root, built.base, f"fixture store in a temporary folder ({built.link_mode})"
-    from claims.probes.ollama_store import MODEL_MEDIA_TYPE
+    from claims.probes.files.ollama_store import MODEL_MEDIA_TYPE
     from claims.probes.store_builder import StoreWriter
 
     writer = StoreWriter(root)
@@ -292,7 +292,7 @@ def _store_with(engine_model: Any, root: Any) -> tuple[Any, str, str]:
 
 @pytest.mark.claim("W2-TOKENIZER-TRAVELS")
 def test_engine_tokenizes_with_the_vocabulary_in_the_file(check, engine_facts, engine_header):
-    from claims.probes.engine import compare_vocabulary
+    from claims.probes.live.engine import compare_vocabulary
 
     engine = engine_facts
     text = f"{WEEK2_PROMPT} Naïve café — 東京 🚀\tdone.\n"

@@ -14,8 +14,8 @@ import pytest
 
 from claims.plugin.outcomes import not_run
 from claims.probes.errors import ProbeError
-from claims.probes.gguf_file import GGUFHeader, read_header, read_magic
-from claims.probes.gguf_vocab import compare_with_cl100k
+from claims.probes.files.gguf_file import GGUFHeader, read_header, read_magic
+from claims.probes.files.gguf_file.vocab import compare_with_cl100k
 
 pytestmark = pytest.mark.offline
 

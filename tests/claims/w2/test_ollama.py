@@ -16,10 +16,10 @@ Cold starts unload the model first and therefore need --allow-unload; without
 it those checks are reported not run after the warm measurements are recorded.
 
 Every request is bounded (num_predict) and, unless the claim is about randomness,
-greedy with Week 2's seed 42 (claims.probes.ollama_api.usage.bounded): a base
+greedy with Week 2's seed 42 (claims.probes.live.ollama_api.usage.bounded): a base
 model may never stop on its own, and a verdict must not hang on a sampled token.
 Timing comparisons keep a margin taken from the measured spread of the repeated
-warm runs and the clock's measured resolution (claims.probes.ollama_api.margins);
+warm runs and the clock's measured resolution (claims.probes.live.ollama_api.margins);
 the evidence shows both.
 """
 
@@ -35,7 +35,7 @@ import pytest
 from claims.check import model_matches
 from claims.figures import Interval
 from claims.plugin.outcomes import needs_flag, not_run
-from claims.probes.ollama_api.usage import bounded
+from claims.probes.live.ollama_api.usage import bounded
 
 pytestmark = pytest.mark.ollama
 
@@ -45,7 +45,7 @@ NAME_PROMPT = "Reply with one invented coffee shop name and nothing else."
 BENCH_CONTEXTS = (2048, 4096)
 # Per context: run 1 cold (after an unload), then warm runs. The post ran two warm;
 # four let the rate claims compare the two fastest of each context, which a single
-# stalled run on a shared CPU cannot decide (claims.probes.ollama_api.margins).
+# stalled run on a shared CPU cannot decide (claims.probes.live.ollama_api.margins).
 BENCH_RUNS = 5
 # The post's benchmark asks for 96 tokens; 24 (as in the captures) time the first token,
 # the load and the decode rate as well, and keep the six runs to seconds on a slow CPU.
@@ -109,7 +109,7 @@ def all_identical(check: Any, texts: list[str], expected: str, **kw: Any) -> Non
 
 def displayed_size(size: int) -> tuple[float, str]:
     """A byte count as `ollama list` / `ollama ps` print it ("9.1 GB")."""
-    from claims.probes.ollama_store import human_bytes
+    from claims.probes.files.ollama_store import human_bytes
 
     m = SIZE_DISPLAY.match(human_bytes(size))
     assert m is not None, human_bytes(size)
@@ -197,8 +197,8 @@ def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> 
     "first" (it may include a reload for the new num_ctx) and no cold figure
     is claimed from it.
     """
-    from claims.probes.ollama_api import find_model
-    from claims.probes.timing import measure_stream
+    from claims.probes.live.ollama_api import find_model
+    from claims.probes.live.timing import measure_stream
 
     bench = Benchmark(rows=[], ps={}, unloaded=claims_settings.allow_unload)
     for context in BENCH_CONTEXTS:
@@ -263,7 +263,7 @@ def test_list_ids_and_sizes(live, check, catalog):
         expected="64 hex digits, of which ollama list shows the first 12",
     )
 
-    from claims.probes.ollama_api import find_model
+    from claims.probes.live.ollama_api import find_model
 
     for model, figures in model_figures(catalog.get("W2-LIST")).items():
         entry = find_model(tags, model)
@@ -426,13 +426,13 @@ def test_response_fields(live, check, reply_checks, week2_reply):
 
 def model_vocabulary(live: Any, model: Any) -> Any:
     """The model's own vocabulary: the store's GGUF blob, else /api/show verbose."""
-    from claims.probes.context_tokens import Vocabulary
+    from claims.probes.tokens.context import Vocabulary
 
     info = model.model_info
     kind = info.get("tokenizer.ggml.model")
     store = live.matching_store(model)
     if not isinstance(store, str):
-        from claims.probes.gguf_file import read_header
+        from claims.probes.files.gguf_file import read_header
 
         header = read_header(store[0].model_blob_path(model.name), verify_layout=False)
         tokens = tuple(header.array("tokenizer.ggml.tokens"))
@@ -544,7 +544,7 @@ def test_context_is_the_conversation(live, check, week2_reply):
         "may word its answer differently",
     )
     if vocab.model == "gpt2" and model.model_info.get("tokenizer.ggml.pre") == "dbrx":
-        from claims.probes.context_tokens import decode_cl100k
+        from claims.probes.tokens.context import decode_cl100k
 
         specials = {i: vocab.tokens[i] for i in set(context) if i >= 100256}
         same = decode_cl100k(answer_ids, specials) == reply.get("response")
@@ -559,7 +559,7 @@ def test_context_is_the_conversation(live, check, week2_reply):
 # --- Concept 3 ----------------------------------------------------------------------------
 @pytest.mark.claim("W2-TOKS-PER-SEC")
 def test_tokens_per_second(live, check, week2_reply, week2_bench):
-    from claims.probes.timing import ServerDurations
+    from claims.probes.live.timing import ServerDurations
 
     reply = week2_reply.recorded_by(live)
     d = ServerDurations.from_final(reply)
@@ -620,10 +620,10 @@ def test_prefill_faster_than_decode(live, check, week2_reply, week2_bench):
     sample is scheduling noise on a shared CPU (a contended run once read 0.84x
     from one such sample). The Week 2 request and the benchmark's six runs each
     report both rates; the bar is judged on the fastest samples and decided only
-    when the fastest and second-fastest agree (claims.probes.ollama_api.margins).
+    when the fastest and second-fastest agree (claims.probes.live.ollama_api.margins).
     """
-    from claims.probes.ollama_api.margins import BestRates
-    from claims.probes.timing import ServerDurations
+    from claims.probes.live.ollama_api.margins import BestRates
+    from claims.probes.live.timing import ServerDurations
 
     reply = week2_reply.recorded_by(live)
     record_benchmark(live, week2_bench)
@@ -900,9 +900,9 @@ def cold_beyond_warm(
 
     A cold request pays a model load that a warm one does not; that load has to
     show as more than the warm runs' own jitter and more than the clock's
-    resolution can blur (claims.probes.ollama_api.margins).
+    resolution can blur (claims.probes.live.ollama_api.margins).
     """
-    from claims.probes.ollama_api.margins import separation_margin
+    from claims.probes.live.ollama_api.margins import separation_margin
 
     margin = separation_margin(warm, resolution_s)
     live.check.attach(f"{name}: margin", margin.to_json(), kind="json")
@@ -929,7 +929,7 @@ def cold_beyond_warm(
 
 @pytest.mark.claim("W2-COLD-TTFT")
 def test_cold_ttft_far_above_warm(live, check, week2_bench):
-    from claims.probes.ollama_api.margins import clock_resolution_s
+    from claims.probes.live.ollama_api.margins import clock_resolution_s
 
     record_benchmark(live, week2_bench)
     warm = [r.timing.ttft_ms / 1000 for r in week2_bench.warm() if r.timing.ttft_ms is not None]
@@ -996,7 +996,7 @@ def test_cold_ttft_far_above_warm(live, check, week2_bench):
 
 @pytest.mark.claim("W2-LOAD-DURATION")
 def test_load_duration_cold_versus_warm(live, check, week2_bench):
-    from claims.probes.ollama_api.margins import server_resolution_s
+    from claims.probes.live.ollama_api.margins import server_resolution_s
 
     record_benchmark(live, week2_bench)
     warm = [r.timing.server.load_ms for r in week2_bench.warm() if r.timing.server.load_ms]
@@ -1045,9 +1045,9 @@ def test_num_ctx_does_not_change_decode_speed(live, check, week2_bench):
     themselves, more than the 5% the claim allows, so a median decides nothing.
     Other work only slows a run down: the fastest runs at each context are the
     least disturbed, and the claim is decided only when the fastest pair and the
-    second-fastest pair agree (claims.probes.ollama_api.margins.BestRates).
+    second-fastest pair agree (claims.probes.live.ollama_api.margins.BestRates).
     """
-    from claims.probes.ollama_api.margins import BestRates
+    from claims.probes.live.ollama_api.margins import BestRates
 
     record_benchmark(live, week2_bench)
     check.against("contexts", list(BENCH_CONTEXTS))
@@ -1115,7 +1115,7 @@ def test_ps_reports_the_requested_context(live, check, week2_bench):
     check.against("ID", str(entry.get("digest", ""))[:12], model=live.model_name)
     size, vram = entry.get("size"), entry.get("size_vram")
     if isinstance(size, int) and isinstance(vram, int) and size > 0:
-        from claims.probes.ollama_api.display import processor_column
+        from claims.probes.live.ollama_api.display import processor_column
 
         text = processor_column(size, vram)
         check.against("PROCESSOR", text, note=f"size_vram {vram:,} of size {size:,} bytes")

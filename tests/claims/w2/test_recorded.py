@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from claims.figures import Interval, convert
-from claims.probes import tokens
+from claims.probes.tokens import cl100k_base
 
 pytestmark = pytest.mark.offline
 
@@ -282,7 +282,7 @@ def test_recorded_context_is_prompt_plus_answer(check, recorded):
     # The prompt is "<|im_start|>user<|im_sep|>\n" + text + "<|im_end|>\n",
     # then the assistant turn opens.
     check.against("assistant turn ids", context[n_prompt - 4 : n_prompt - 1], model=MODEL)
-    prompt_text = tokens.decode(context[:n_prompt], specials=PHI4_SPECIALS)
+    prompt_text = cl100k_base.decode(context[:n_prompt], specials=PHI4_SPECIALS)
     check.attach("context[:prompt_eval_count] decoded", prompt_text)
     request_prompt = _w2(recorded)["generate_request"]["prompt"]
     check.measure(
@@ -291,10 +291,12 @@ def test_recorded_context_is_prompt_plus_answer(check, recorded):
         holds=request_prompt in prompt_text,
         expected="a substring of the decoded prompt ids",
     )
-    answer = tokens.decode(context[n_prompt:], specials=PHI4_SPECIALS)
+    answer = cl100k_base.decode(context[n_prompt:], specials=PHI4_SPECIALS)
     check.attach("context[prompt_eval_count:] decoded", answer)
     check.against(
-        "answer first pieces", tokens.decode_each(context[n_prompt : n_prompt + 2]), model=MODEL
+        "answer first pieces",
+        cl100k_base.decode_each(context[n_prompt : n_prompt + 2]),
+        model=MODEL,
     )
     check.against("answer equals response", answer == reply["response"])
     check.observe(
@@ -314,7 +316,7 @@ def test_recorded_copies_decode_to_the_same_reply(check, recorded):
     check.source = "recorded"
     for copy in ("001", "002"):
         ids: list[int] = w2["context_copies"][copy]
-        answer = tokens.decode(ids[n_prompt:], specials=PHI4_SPECIALS)
+        answer = cl100k_base.decode(ids[n_prompt:], specials=PHI4_SPECIALS)
         check.against(
             f"seed {copy} copy",
             answer == reply["response"],
@@ -328,7 +330,8 @@ def test_recorded_copies_decode_to_the_same_reply(check, recorded):
             check.observe(
                 f"seed {copy}: first id that differs from the full text",
                 first,
-                note=f"full text has {full[first]} ({tokens.decode([full[first]])!r}); copy has "
+                note=f"full text has {full[first]} ({cl100k_base.decode([full[first]])!r});"
+                f" copy has "
                 f"{ids[first] if first < len(ids) else 'nothing'}",
             )
             check.attach(f"seed {copy} answer decoded", answer)
@@ -636,7 +639,7 @@ def test_recorded_special_token_ids(check, recorded):
     )
     # The same ids mark the turns in the recorded context array.
     context = w2["generate_reply"]["context"]
-    used = sorted({t for t in context if t >= tokens.CL100K_VOCAB_SIZE})
+    used = sorted({t for t in context if t >= cl100k_base.CL100K_VOCAB_SIZE})
     check.measure(
         "ids above cl100k in the context are the chat markers",
         used,

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from claims.check import model_matches
-from claims.probes.ollama_store import (
+from claims.probes.files.ollama_store import (
     MODEL_MEDIA_TYPE,
     DigestError,
     blob_name_to_digest,

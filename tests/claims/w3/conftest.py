@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from claims.probes.hf_repo import Snapshot
+from claims.probes.files.hf_repo import Snapshot
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def qwen_files(request: pytest.FixtureRequest) -> QwenFiles:
 @pytest.fixture(scope="session")
 def qwen_base_listing() -> Any:
     """hub tier: the base model's listing at its current head (the post pins no base revision)."""
-    from claims.probes import hf_repo
+    from claims.probes.files import hf_repo
 
     return hf_repo.fetch_listing(hf_repo.BASE_REPO_ID, revision=None)
 
@@ -58,7 +58,7 @@ def qwen_base_listing() -> Any:
 @pytest.fixture(scope="session")
 def qwen_base_files(qwen_base_listing: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
     """hub tier: the base model's config files at the revision its listing reported."""
-    from claims.probes import hf_repo
+    from claims.probes.files import hf_repo
 
     cache = tmp_path_factory.mktemp("hf-cache-base")
     return hf_repo.download_files(

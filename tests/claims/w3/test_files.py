@@ -13,8 +13,13 @@ import re
 
 import pytest
 
-from claims.probes.hf_repo import added_tokens, chat_template, field_value, render_chat_template
-from claims.probes.memory import parameters_from_config
+from claims.probes.arithmetic.memory import parameters_from_config
+from claims.probes.files.hf_repo import (
+    added_tokens,
+    chat_template,
+    field_value,
+    render_chat_template,
+)
 
 CONFIG = "config.json"
 GEN_CONFIG = "generation_config.json"

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from claims.probes import hf_repo
-from claims.probes.memory import parameters_from_config
+from claims.probes.arithmetic.memory import parameters_from_config
+from claims.probes.files import hf_repo
 
 pytestmark = pytest.mark.hub
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from claims.figures import Interval
-from claims.probes.hf_repo import index_total_size, index_weight_map
-from claims.probes.memory import tensor_count_from_config
+from claims.probes.arithmetic.memory import tensor_count_from_config
+from claims.probes.files.hf_repo import index_total_size, index_weight_map
 
 BF16_BYTES = 2
 INDEX = "model.safetensors.index.json"

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.engine
 
 @pytest.mark.claim("W4-Q4-BITS")
 def test_bits_per_parameter_of_the_engine_model(check, engine_facts, engine_header, engine_model):
-    from claims.probes.engine import bits_per_parameter, nominal_bits, quantization_label
+    from claims.probes.live.engine import bits_per_parameter, nominal_bits, quantization_label
 
     engine = engine_facts
     label = quantization_label(engine_header)

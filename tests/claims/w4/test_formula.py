@@ -18,8 +18,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claims.figures import Interval
-from claims.probes import memory
-from claims.probes.memory import GB, GIB, PRECISION_BITS, gb, gib, weight_bytes, weight_bytes_exact
+from claims.probes.arithmetic import memory
+from claims.probes.arithmetic.memory import (
+    GB,
+    GIB,
+    PRECISION_BITS,
+    gb,
+    gib,
+    weight_bytes,
+    weight_bytes_exact,
+)
 
 pytestmark = pytest.mark.offline
 
@@ -133,7 +141,7 @@ def test_gb_and_gib_divisors(check, recorded):
         expected="disjoint ranges: the two units are not the same size",
     )
     check.observe(
-        "the suite's own divisors (claims.probes.memory)",
+        "the suite's own divisors (claims.probes.arithmetic.memory)",
         {"GB": GB, "GiB": GIB},
         note="what the suite computes with; not the evidence for the claim",
     )
@@ -218,7 +226,7 @@ def test_70b_at_bf16(check):
 
 @pytest.mark.claim("W4-QWEN-EXACT")
 def test_formula_matches_index_total_exactly(check, qwen_snapshot):
-    from claims.probes.hf_repo import index_total_size
+    from claims.probes.files.hf_repo import index_total_size
 
     check.source = "recorded"
     n = weight_bytes(QWEN_PARAMETERS, PRECISION_BITS["bf16"])

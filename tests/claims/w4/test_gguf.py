@@ -14,7 +14,7 @@ import pytest
 
 from claims.plugin.outcomes import not_run
 from claims.probes.errors import ProbeError
-from claims.probes.gguf_file import GGUFHeader, read_header
+from claims.probes.files.gguf_file import GGUFHeader, read_header
 
 pytestmark = pytest.mark.offline
 

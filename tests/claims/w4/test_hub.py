@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from claims.probes import hf_repo
-from claims.probes.memory import PRECISION_BITS, gb, gib, weight_bytes_exact
+from claims.probes.arithmetic.memory import PRECISION_BITS, gb, gib, weight_bytes_exact
+from claims.probes.files import hf_repo
 
 pytestmark = pytest.mark.hub
 

@@ -6,7 +6,7 @@ and /api/ps is read. The post's GB figures are compared only for llama3.2:3b on
 the dgx-spark profile; otherwise the general form is checked: the loaded size
 exceeds the package and grows with the context, and the growth is mostly the
 KV cache that the model's own shape (from /api/show's model_info) predicts, with
-sliding-window layers keeping only their window (claims.probes.engine.kv.KVShape,
+sliding-window layers keeping only their window (claims.probes.live.engine.kv.KVShape,
 the same formula the engine tier uses).
 
 Each context is set by a one-token request (num_predict 1), as in the post;
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from claims.plugin.outcomes import not_run
-from claims.probes.ollama_api.usage import bounded
+from claims.probes.live.ollama_api.usage import bounded
 
 pytestmark = pytest.mark.ollama
 
@@ -47,7 +47,7 @@ class Loads:
 
 @pytest.fixture(scope="module")
 def loads(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> Loads:
-    from claims.probes.ollama_api import find_model
+    from claims.probes.live.ollama_api import find_model
 
     contexts = [min(c, int(ollama_model.info("context_length") or c)) for c in CONTEXTS]
     seen: dict[int, dict[str, Any] | None] = {}
@@ -138,8 +138,8 @@ class _ShowInfo:
 
 def kv_shape(model: Any) -> Any:
     """The KV formula's inputs from /api/show's model_info (layers, heads, window)."""
-    from claims.probes.engine.kv import KVShape
     from claims.probes.errors import ProbeError
+    from claims.probes.live.engine.kv import KVShape
 
     try:
         return KVShape.from_header(_ShowInfo(model))  # type: ignore[arg-type]

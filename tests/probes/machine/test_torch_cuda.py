@@ -1,0 +1,303 @@
+"""Tests of the torch/CUDA probe (claims.probes.machine.torch_cuda) that need no GPU.
+
+Library-origin logic is tested on synthetic /proc/<pid>/maps text and paths;
+the fresh-interpreter helpers run for real (with this environment's torch,
+which in CI is a CPU build) and are checked for their failure modes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from claims.probes.errors import PrerequisiteMissing
+from claims.probes.machine import torch_cuda
+
+needs_torch = pytest.mark.skipif(not torch_cuda.torch_installed(), reason="torch is not installed")
+
+MAPS = """\
+7f00-7f01 r-xp 00000000 08:01 1 /venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcudart.so.13
+7f01-7f02 r--p 00001000 08:01 1 /venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcudart.so.13
+7f02-7f03 r-xp 00000000 08:01 2 /venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13
+7f03-7f04 r-xp 00000000 08:01 3 /usr/lib/aarch64-linux-gnu/libcuda.so.580.159.03
+7f04-7f05 r-xp 00000000 08:01 4 /usr/local/cuda-13.0/lib64/libcublas.so.13.1.0.3
+7f05-7f06 r-xp 00000000 08:01 5 /opt/conda/lib/libcudnn_ops.so.9 (deleted)
+7f06-7f07 rw-p 00000000 00:00 0
+7f07-7f08 r-xp 00000000 08:01 6 /venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so
+"""
+
+
+def test_proc_maps_lists_cuda_runtime_libraries_once_and_not_the_driver():
+    assert torch_cuda.parse_proc_maps(MAPS) == [
+        "/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcudart.so.13",
+        "/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13",
+        "/usr/local/cuda-13.0/lib64/libcublas.so.13.1.0.3",
+        "/opt/conda/lib/libcudnn_ops.so.9",
+    ]
+
+
+def test_library_origin_environment_wheel_or_system(tmp_path):
+    env = tmp_path / "venv"
+    lib = env / "lib" / "site-packages" / "nvidia" / "cu13" / "lib"
+    lib.mkdir(parents=True)
+    cudart = lib / "libcudart.so.13"
+    cudart.write_bytes(b"")
+    loose = env / "lib" / "libcublas.so.13"
+    loose.write_bytes(b"")
+    owners = {os.path.realpath(cudart): "nvidia-cuda-runtime"}
+    out = torch_cuda.classify_libraries(
+        [str(cudart), str(loose), "/usr/local/cuda/lib64/libcublas.so.13"],
+        prefix=str(env), owners=owners)
+    assert [(o.in_environment, o.origin) for o in out] == [
+        (True, "wheel nvidia-cuda-runtime"),
+        (True, "python environment"),
+        (False, "system"),
+    ]
+    assert out[0].to_json()["distribution"] == "nvidia-cuda-runtime"
+
+
+def test_prefix_match_is_by_directory_not_by_string(tmp_path):
+    (tmp_path / "venv").mkdir()
+    (tmp_path / "venv2").mkdir()
+    (out,) = torch_cuda.classify_libraries([str(tmp_path / "venv2" / "libcudart.so")],
+                                           prefix=str(tmp_path / "venv"), owners={})
+    assert out.in_environment is False
+
+
+def test_toolkit_hidden_env_removes_every_way_to_the_toolkit():
+    env = torch_cuda.toolkit_hidden_env({
+        "PATH": os.pathsep.join(["/usr/local/cuda/bin", "/usr/local/cuda-13.0/bin", "/opt/cuda/bin",
+                                 "/usr/bin", "/home/me/.local/bin", "/home/me/barracuda/bin"]),
+        "LD_LIBRARY_PATH": "/usr/local/cuda/lib64",
+        "CUDA_HOME": "/usr/local/cuda",
+        "CUDA_PATH": "/usr/local/cuda",
+        "HOME": "/home/me",
+    })
+    assert env["PATH"].split(os.pathsep) == ["/usr/bin", "/home/me/.local/bin",
+                                             "/home/me/barracuda/bin"]
+    assert "LD_LIBRARY_PATH" not in env and "CUDA_HOME" not in env and "CUDA_PATH" not in env
+    assert env["HOME"] == "/home/me"
+
+
+def test_requirements_keep_nvidia_wheels_for_this_platform(monkeypatch):
+    requires = [
+        "filelock",
+        'nvidia-cuda-runtime==13.0.96; platform_system == "Linux"',
+        'nvidia-cublas==13.1.0.3; platform_system == "Windows"',
+        'nvidia-cudnn-cu13==9.13.0.50; extra == "never"',
+        "nvidia-nccl-cu13==2.27.7",
+    ]
+    monkeypatch.setattr(torch_cuda.metadata, "requires", lambda name: requires)
+    got = torch_cuda.torch_cuda_requirements()
+    assert "nvidia-cuda-runtime==13.0.96" in got and "nvidia-nccl-cu13==2.27.7" in got
+    assert not any(r.startswith(("nvidia-cudnn", "filelock")) for r in got)
+
+
+def test_fresh_python_failures_are_named():
+    with pytest.raises(torch_cuda.FreshProcessError, match="status 3"):
+        torch_cuda.fresh_python("import sys; sys.exit(3)", timeout=30)
+    with pytest.raises(torch_cuda.FreshProcessError, match="no JSON"):
+        torch_cuda.fresh_python("print('hello')", timeout=30)
+    with pytest.raises(torch_cuda.FreshProcessError, match="not an object"):
+        torch_cuda.fresh_python("print('[1, 2]')", timeout=30)
+    t0 = time.monotonic()
+    with pytest.raises(torch_cuda.FreshProcessError, match=r"within 0\.5 s"):
+        torch_cuda.fresh_python("import time; time.sleep(30)", timeout=0.5)
+    assert time.monotonic() - t0 < 10
+
+
+def test_fresh_python_finds_this_package_and_returns_the_last_json_line():
+    out = torch_cuda.fresh_python("import claims, json; print('noise'); "
+                                  "print(json.dumps({'ok': claims.__name__}))", timeout=30)
+    assert out == {"ok": "claims"}
+
+
+@needs_torch
+def test_tf32_defaults_drop_the_override_for_the_child(monkeypatch):
+    # TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 flips torch's default; the claim is about the
+    # default, so the child must not inherit it. (The child itself runs in the
+    # W1-TF32-DEFAULT-OFF claim test; here only what it is handed is checked.)
+    seen = {}
+
+    def fake_fresh_python(code, *, env=None, timeout=0.0):
+        seen.update(code=code, env=env)
+        return {"allow_tf32": False}
+
+    monkeypatch.setenv("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1")
+    monkeypatch.setattr(torch_cuda, "fresh_python", fake_fresh_python)
+    assert torch_cuda.tf32_defaults() == {"allow_tf32": False}
+    assert "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE" not in seen["env"]
+    assert "get_float32_matmul_precision" in seen["code"] and "allow_tf32" in seen["code"]
+
+
+@needs_torch
+def test_torch_build_on_this_machine():
+    import torch
+
+    build = torch_cuda.torch_build()
+    assert build.version == torch.__version__
+    assert build.cuda == torch.version.cuda
+    if not torch.cuda.is_available():
+        assert build.cuda_available is False and build.device_count == 0
+        with pytest.raises(PrerequisiteMissing):
+            torch_cuda.device_facts(0)
+
+
+@needs_torch
+def test_runtime_without_toolkit_runs_the_child_and_reports(monkeypatch):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("covered by the gpu tier on a machine with a GPU")
+    monkeypatch.setenv("CUDA_HOME", "/usr/local/cuda")
+    out = torch_cuda.runtime_without_toolkit(timeout=120)
+    assert out["available"] is False and out["torch"] == torch.__version__
+    assert out["libraries"] == []
+    assert "CUDA_HOME" in out["hidden"]["variables removed"]
+
+
+def test_driver_version_is_none_without_libcuda():
+    import ctypes.util
+
+    if ctypes.util.find_library("cuda"):
+        pytest.skip("this machine has libcuda")
+    assert torch_cuda.cuda_driver_version() is None
+
+
+def test_module_import_does_not_import_torch():
+    import subprocess
+
+    code = ("import sys, claims.probes.machine.torch_cuda, claims.probes.machine.gpu;"
+            " print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_requirements_in_both_forms_torch_wheels_use():
+    requires = [
+        'cuda-toolkit[cublas,cudart,nvrtc]==13.0.2; platform_system == "Linux"',
+        'nvidia-cudnn-cu13==9.13.0.50; platform_system == "Linux"',
+        'nvidia_nccl_cu13==2.27.7; platform_system == "Linux"',
+        'cuda-toolkit[cufft]==13.0.2; platform_system == "Windows"',
+        'triton==3.6.0; platform_system == "Linux"',
+    ]
+    got = torch_cuda.cuda_requirements(requires)
+    assert [(r.name, r.form) for r in got] == [("cuda-toolkit", "cuda-toolkit"),
+                                               ("nvidia-cudnn-cu13", "nvidia-wheel"),
+                                               ("nvidia_nccl_cu13", "nvidia-wheel")]
+    assert got[0].components == ("cublas", "cudart", "nvrtc")
+    assert str(got[0]) == "cuda-toolkit[cublas,cudart,nvrtc]==13.0.2"
+    assert got[1].components == ("nvidia-cudnn-cu13",)
+
+
+def test_torch_cuda_requirements_reads_installed_metadata(monkeypatch):
+    monkeypatch.setattr(torch_cuda.metadata, "requires",
+                        lambda name: ["cuda-toolkit[cudart]==13.0.2", "filelock"])
+    assert torch_cuda.torch_cuda_requirements() == ["cuda-toolkit[cudart]==13.0.2"]
+
+    def missing(name):
+        raise torch_cuda.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(torch_cuda.metadata, "requires", missing)
+    with pytest.raises(PrerequisiteMissing):
+        torch_cuda.torch_cuda_requirements()
+
+
+def test_hiding_the_toolkit_keeps_the_driver_on_ld_library_path(tmp_path):
+    driver = tmp_path / "usr" / "local" / "nvidia" / "lib64"
+    compat = tmp_path / "usr" / "local" / "cuda-13.0" / "compat"
+    toolkit = tmp_path / "usr" / "local" / "cuda-13.0" / "lib64"
+    for d, lib in ((driver, "libcuda.so.1"), (compat, "libcuda.so.580.95.05"),
+                   (toolkit, "libcudart.so.13")):
+        d.mkdir(parents=True)
+        (d / lib).write_bytes(b"")
+    path = os.pathsep.join(map(str, (driver, toolkit, compat)))
+    env = torch_cuda.toolkit_hidden_env({"PATH": "/usr/bin", "LD_LIBRARY_PATH": path})
+    # A container host's libcuda (and CUDA's forward-compatible driver) stay; the toolkit goes.
+    assert env["LD_LIBRARY_PATH"].split(os.pathsep) == [str(driver), str(compat)]
+    assert "LD_LIBRARY_PATH" not in torch_cuda.toolkit_hidden_env(
+        {"PATH": "", "LD_LIBRARY_PATH": str(toolkit)})
+
+
+def test_a_library_is_the_wheels_that_lists_it_wherever_it_lies(tmp_path):
+    # A user-site or system dist-packages wheel lies outside sys.prefix and still counts.
+    user = tmp_path / "home" / ".local" / "lib" / "python3.12" / "site-packages" / "nvidia"
+    user.mkdir(parents=True)
+    cudart = user / "libcudart.so.13"
+    cudart.write_bytes(b"")
+    (lib,) = torch_cuda.classify_libraries([str(cudart)], prefix=str(tmp_path / "venv"),
+                                           owners={os.path.realpath(cudart): "nvidia-cuda-runtime"})
+    assert lib.in_environment is False and lib.distribution == "nvidia-cuda-runtime"
+    assert lib.origin == "wheel nvidia-cuda-runtime"
+
+
+def test_runtime_without_toolkit_classifies_what_the_child_mapped(monkeypatch, tmp_path):
+    wheel_lib = tmp_path / "site-packages" / "nvidia" / "cu13" / "lib" / "libcudart.so.13"
+    wheel_lib.parent.mkdir(parents=True)
+    wheel_lib.write_bytes(b"")
+    seen = {}
+
+    def child(code, *, env=None, timeout=0.0):
+        seen["env"] = env
+        return {"available": True, "device": "cuda:0", "result_finite": True,
+                "maps": [str(wheel_lib), "/usr/local/cuda-13.0/lib64/libcublas.so.13",
+                         "/usr/lib/aarch64-linux-gnu/libcuda.so.580.95.05"]}
+
+    monkeypatch.setattr(torch_cuda, "torch_installed", lambda: True)
+    monkeypatch.setattr(torch_cuda, "fresh_python", child)
+    monkeypatch.setattr(torch_cuda, "environment_distribution_files",
+                        lambda: {os.path.realpath(wheel_lib): "nvidia-cuda-runtime"})
+    monkeypatch.setenv("CUDA_HOME", "/usr/local/cuda")
+    out = torch_cuda.runtime_without_toolkit()
+    assert [(os.path.basename(x["path"]), x["distribution"]) for x in out["libraries"]] == [
+        ("libcudart.so.13", "nvidia-cuda-runtime"), ("libcublas.so.13", None)]
+    assert "CUDA_HOME" not in seen["env"] and "CUDA_HOME" in out["hidden"]["variables removed"]
+
+
+class _FakeLibcuda:
+    def __init__(self, value, status=0):
+        self.value, self.status = value, status
+
+    def cuDriverGetVersion(self, ref):
+        ref._obj.value = self.value
+        return self.status
+
+
+@pytest.mark.parametrize("value, status, expected", [(13000, 0, "13.0"), (12080, 0, "12.8"),
+                                                     (13000, 3, None), (0, 0, None)])
+def test_driver_version_from_libcuda(monkeypatch, value, status, expected):
+    monkeypatch.setattr(torch_cuda.ctypes, "CDLL", lambda name: _FakeLibcuda(value, status))
+    assert torch_cuda.cuda_driver_version() == expected
+
+
+def test_device_facts_carry_identity_and_free_memory(monkeypatch):
+    from types import SimpleNamespace
+
+    props = SimpleNamespace(total_memory=85_017_755_648, is_integrated=0,
+                            multi_processor_count=132, uuid="22222222-2222-2222-2222-222222222222",
+                            pci_domain_id=0, pci_bus_id=0x2A, pci_device_id=0)
+    cuda = SimpleNamespace(get_device_properties=lambda i: props,
+                           get_device_name=lambda i: "NVIDIA H100 80GB HBM3",
+                           get_device_capability=lambda i: (9, 0),
+                           mem_get_info=lambda i: (84_000_000_000, props.total_memory))
+    monkeypatch.setattr(torch_cuda, "cuda_torch", lambda: SimpleNamespace(cuda=cuda))
+    dev = torch_cuda.device_facts(0)
+    assert dev.uuid == "GPU-22222222-2222-2222-2222-222222222222"
+    assert dev.pci_bus_id == "00000000:2A:00.0" and dev.free_memory == 84_000_000_000
+    assert dev.is_integrated is False and dev.capability == (9, 0)
+    assert dev.to_json()["capability"] == [9, 0]
+
+
+def test_elf_machine_of_this_interpreter(tmp_path):
+    import platform
+
+    assert torch_cuda.elf_machine(Path(sys.executable).resolve()) == platform.machine()
+    text = tmp_path / "not-elf"
+    text.write_text("#!/bin/sh\n")
+    assert torch_cuda.elf_machine(text) is None
+    assert torch_cuda.elf_machine(tmp_path / "absent") is None

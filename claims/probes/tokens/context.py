@@ -1,39 +1,27 @@
 """Decode token ids (an Ollama ``context`` array) with a model's own vocabulary.
 
 The vocabulary is the ``tokenizer.ggml.tokens`` array of the model's GGUF file,
-read from the store's blob or returned by ``/api/show`` with ``verbose``. Two
-token-string conventions cover the models Ollama ships:
+read from the store's blob or returned by ``/api/show`` with ``verbose``, with
+its ``tokenizer.ggml.token_type`` array where the source has it. Token strings
+become bytes through the GGUF package's one decoder,
+:func:`~claims.probes.files.gguf_file.token_strings.token_bytes` (``gpt2``
+byte-level BPE or ``llama`` SentencePiece), and fail the way it does: an
+:class:`~claims.probes.files.gguf_file.token_strings.UndecodableToken`.
 
-* ``gpt2`` (byte-level BPE, e.g. phi4, llama 3, qwen): every byte is written as
-  one printable character; the table is GPT-2's ``bytes_to_unicode``, taken from
-  the ``gguf`` package rather than rewritten here.
-* ``llama`` (SentencePiece, e.g. gemma, llama 2): ``▁`` stands for a space and
-  ``<0xNN>`` pieces are raw bytes.
-
-Control tokens (``<|im_start|>``) are returned as their literal names, as
-Ollama's template shows them. For phi4 the ordinary ids also coincide with
-cl100k_base, so :func:`decode_cl100k` offers an independent cross-check.
+Control tokens (``<|im_start|>``) are their literal names, as Ollama's template
+shows them. For phi4 the ordinary ids also coincide with cl100k_base, so
+:func:`decode_cl100k` offers an independent cross-check.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from claims.probes.errors import InputError
+from claims.probes.files.gguf_file.token_strings import check_tokenizer_model, token_bytes
 
 __all__ = ["Vocabulary", "decode_cl100k"]
-
-_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
-
-
-@lru_cache(maxsize=1)
-def _byte_decoder() -> dict[str, int]:
-    from gguf.vocab import bytes_to_unicode
-
-    return {char: byte for byte, char in bytes_to_unicode().items()}
 
 
 @dataclass(frozen=True)
@@ -43,13 +31,12 @@ class Vocabulary:
     tokens: tuple[str, ...]
     model: str  # tokenizer.ggml.model: "gpt2" or "llama"
     source: str  # where the strings came from, for the evidence
+    token_types: tuple[int, ...] = ()  # tokenizer.ggml.token_type, id order; () if unknown
 
     def __post_init__(self) -> None:
-        if self.model not in ("gpt2", "llama"):
-            raise InputError(
-                f"tokenizer model {self.model!r} is not one this decoder knows (gpt2, llama)",
-                field="tokenizer.ggml.model",
-            )
+        check_tokenizer_model(self.model)
+        if not all(type(t) is int for t in self.token_types):
+            object.__setattr__(self, "token_types", ())  # not an integer array: not used
 
     def piece_bytes(self, token_id: int) -> bytes:
         """The bytes one token stands for."""
@@ -58,16 +45,8 @@ class Vocabulary:
                 f"token id {token_id} is outside the vocabulary of {len(self.tokens)} tokens",
                 field="context",
             )
-        piece = self.tokens[token_id]
-        if self.model == "gpt2":
-            table = _byte_decoder()
-            if all(c in table for c in piece):
-                return bytes(table[c] for c in piece)
-            return piece.encode("utf-8")  # a control token written literally
-        m = _BYTE_PIECE.fullmatch(piece)
-        if m is not None:
-            return bytes([int(m.group(1), 16)])
-        return piece.replace("\u2581", " ").encode("utf-8")
+        kind = self.token_types[token_id] if token_id < len(self.token_types) else None
+        return token_bytes(self.tokens[token_id], self.model, kind)
 
     def decode(self, ids: Sequence[int]) -> str:
         """The text of a run of ids (bytes joined first, so split characters mend)."""

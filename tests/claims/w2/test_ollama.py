@@ -436,11 +436,15 @@ def model_vocabulary(live: Any, model: Any) -> Any:
 
         header = read_header(store[0].model_blob_path(model.name), verify_layout=False)
         tokens = tuple(header.array("tokenizer.ggml.tokens"))
+        has_types = "tokenizer.ggml.token_type" in header.fields
+        types = tuple(header.array("tokenizer.ggml.token_type")) if has_types else ()
         kind = header.get("tokenizer.ggml.model") or kind
         source = "tokenizer.ggml.tokens of the model blob in the store"
     else:
         verbose = live.client.show(model.name, verbose=True)
-        tokens = tuple((verbose.get("model_info") or {}).get("tokenizer.ggml.tokens") or ())
+        shown = verbose.get("model_info") or {}
+        tokens = tuple(shown.get("tokenizer.ggml.tokens") or ())
+        types = tuple(shown.get("tokenizer.ggml.token_type") or ())
         source = f"/api/show verbose (store: {store})"
     if not tokens:
         not_run(
@@ -448,7 +452,7 @@ def model_vocabulary(live: Any, model: Any) -> Any:
             "verbose returned no tokenizer.ggml.tokens"
         )
     try:
-        return Vocabulary(tokens, str(kind), source)
+        return Vocabulary(tokens, str(kind), source, types)
     except Exception as exc:  # an unknown tokenizer family: say so, do not guess
         not_run(f"cannot decode {model.name}'s ids: {exc}")
 

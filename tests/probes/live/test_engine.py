@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gguf.vocab import bytes_to_unicode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,6 @@ from claims.probes.errors import InputError, PrerequisiteMissing
 from claims.probes.files.gguf_file import read_header
 from claims.probes.live import engine as eng
 from claims.probes.live.engine.kv import SWA_CELL_PAD
-from claims.probes.live.engine.vocab import _gpt2_byte_decoder
 
 engine_tier = pytest.mark.engine
 
@@ -193,8 +193,7 @@ def test_sentencepiece_pieces_rebuild_text():
 
 @given(st.binary(max_size=64))
 def test_gpt2_byte_level_pieces_round_trip(data):
-    decoder = _gpt2_byte_decoder()
-    encoder = {b: ch for ch, b in decoder.items()}
+    encoder = bytes_to_unicode()
     assert len(encoder) == 256
     piece = "".join(encoder[b] for b in data)
     assert eng.reconstruct_text([piece], "gpt2") == data.decode("utf-8", errors="replace")

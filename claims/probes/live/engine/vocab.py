@@ -9,22 +9,16 @@ file's tokenizer model encodes them.
 
 from __future__ import annotations
 
-import functools
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gguf.vocab import bytes_to_unicode
-
 from claims.probes.files.gguf_file import GGUFHeader
+from claims.probes.files.gguf_file.token_strings import SPM_SPACE, UndecodableToken, token_bytes
 
 if TYPE_CHECKING:
     from claims.probes.live.engine.model import Engine
 
 __all__ = ["SPM_SPACE", "VocabComparison", "compare_vocabulary", "reconstruct_text"]
-
-_BYTE_TOKEN_RE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
-SPM_SPACE = "\u2581"
 
 
 @dataclass(frozen=True)
@@ -50,42 +44,25 @@ class VocabComparison:
         return out
 
 
-@functools.cache
-def _gpt2_byte_decoder() -> dict[str, int]:
-    # GPT-2's reversible byte <-> printable character map, the way byte-level BPE
-    # vocabularies such as phi4's store tokens; gguf-py keeps the table its
-    # converters write vocabularies with.
-    return {ch: b for b, ch in bytes_to_unicode().items()}
-
-
 def reconstruct_text(
     pieces: list[str], tokenizer_model: str | None, *, add_space_prefix: bool = False
 ) -> str | None:
     """Join token strings back into text, the way the file's tokenizer model stores them.
 
-    ``llama`` (SentencePiece): U+2581 is a space and ``<0xNN>`` a raw byte;
-    ``gpt2`` (byte-level BPE): every character stands for one byte. Other
-    tokenizer models return None (not reconstructed here). When the vocabulary
-    prefixes a space to the text (``add_space_prefix``) that space is dropped.
+    Each piece becomes bytes through the GGUF package's decoder
+    (:func:`~claims.probes.files.gguf_file.token_strings.token_bytes`); where it
+    refuses a piece or the tokenizer model, the result is None (not
+    reconstructed). When a SentencePiece vocabulary prefixes a space to the text
+    (``add_space_prefix``) that space is dropped.
     """
-    if tokenizer_model == "llama":
-        out = bytearray()
-        for piece in pieces:
-            m = _BYTE_TOKEN_RE.fullmatch(piece)
-            if m:
-                out.append(int(m.group(1), 16))
-            else:
-                out.extend(piece.replace(SPM_SPACE, " ").encode("utf-8"))
-        text = out.decode("utf-8", errors="replace")
-        return text[1:] if add_space_prefix and text.startswith(" ") else text
-    if tokenizer_model == "gpt2":
-        table = _gpt2_byte_decoder()
-        try:
-            raw = bytes(table[ch] for piece in pieces for ch in piece)
-        except KeyError:
-            return None
-        return raw.decode("utf-8", errors="replace")
-    return None
+    try:
+        raw = b"".join(token_bytes(piece, tokenizer_model) for piece in pieces)
+    except UndecodableToken:
+        return None  # a model or a piece the decoder refuses: no reconstruction, not a guess
+    text = raw.decode("utf-8", errors="replace")
+    if tokenizer_model == "llama" and add_space_prefix and text.startswith(" "):
+        return text[1:]
+    return text
 
 
 def compare_vocabulary(engine: Engine, header: GGUFHeader, text: str) -> VocabComparison:

@@ -433,3 +433,28 @@ def test_default_candidates_are_the_documented_paths() -> None:
     labels = store_candidates(None, env={}, home=Path("/home/u"))
     assert labels == [("Linux service store", Path("/usr/share/ollama/.ollama/models")),
                       ("user store", Path("/home/u/.ollama/models"))]
+
+
+# --- one name rule ----------------------------------------------------------------------
+@given(st.text(alphabet="ab.:/_-A", max_size=24))
+def test_the_validating_parser_is_the_comparing_rule_plus_checks(text: str) -> None:
+    """ModelName.parse either refuses a name or returns what parse_name (Ollama's
+    ParseName, which same_model and check.model_matches compare with) gives."""
+    from claims.check import model_matches
+    from claims.probes.files.ollama_store.names import model_key, parse_name, same_model
+
+    try:
+        name = ModelName.parse(text)
+    except StoreError:
+        return
+    assert name == parse_name(text)
+    assert name.key == model_key(text) == model_key(text.upper())
+    assert same_model(text, name.full) and same_model(text.swapcase(), name.display)
+    assert model_matches(name.full, text)
+
+
+def test_ollamas_split_decides_the_odd_cases() -> None:
+    # A scheme belongs to the host part only: "https://phi4" leaves the namespace empty.
+    assert ModelName.parse("https://registry.ollama.ai/library/phi4").display == "phi4:latest"
+    with pytest.raises(StoreError, match="namespace '' is empty"):
+        ModelName.parse("https://phi4")

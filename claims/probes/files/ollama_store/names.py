@@ -4,10 +4,11 @@ This module is the suite's one model-name rule, Ollama's own (``types/model/name
 in Ollama's source): :func:`parse_name` splits a name as ``ParseName`` does (the tag
 after the last ``:`` that follows the last ``/``, then model, namespace and host from
 the right, a ``scheme://`` only on the host) and fills the defaults
-registry.ollama.ai / library / latest; :func:`same_model` compares two names as
-``Name.EqualFold`` does, part by part and case-insensitively. Everything that
-compares model names (the API probes, the fake server, the catalog's per-model
-figures) goes through these two.
+registry.ollama.ai / library / latest; :attr:`ModelName.key` and :func:`same_model`
+compare names as ``Name.EqualFold`` does, part by part and case-insensitively;
+:meth:`ModelName.parse` is the same split, validated. Everything that parses or
+compares model names (the store and API probes, the fake servers, the catalog's
+per-model figures through :func:`claims.check.model_matches`) goes through these.
 
 A name also becomes the path ``manifests/<host>/<namespace>/<model>/<tag>``, so
 :meth:`ModelName.parse` checks each part against Ollama's ``isValidPart`` before
@@ -61,40 +62,24 @@ class ModelName:
 
     @classmethod
     def parse(cls, text: str) -> ModelName:
-        """Parse and validate a name; :class:`StoreError` (field "name") when it is not one.
+        """:func:`parse_name`, then validated; :class:`StoreError` (field "name") if not a name.
 
         "phi4" -> registry.ollama.ai/library/phi4:latest; "user/model:tag" keeps
-        the default host; "localhost:5000/ns/m:t" has a host with a port.
+        the default host; "localhost:5000/ns/m:t" has a host with a port. The
+        split is :func:`parse_name`'s (Ollama's ``ParseName``), so a name parses
+        here exactly as it compares in :func:`same_model`.
         """
         if not isinstance(text, str):
             raise StoreError(f"model name must be a string, got {type(text).__name__}",
                              field="name")
+        name = parse_name(text)
         shown = repr(text[:120])
-        s = text
-        for scheme in ("https://", "http://"):
-            if s.startswith(scheme):
-                s = s[len(scheme):]
-                break
-        tag = DEFAULT_TAG
-        # A tag follows the last ':' only when no '/' comes after it; otherwise
-        # the ':' belongs to a registry port in the host part.
-        colon, slash = s.rfind(":"), s.rfind("/")
-        if colon > slash:
-            s, tag = s[:colon], s[colon + 1:]
-        parts = s.split("/")
-        if len(parts) > 3:
+        if "/" in name.host:  # what parse_name leaves of a fourth and further parts
             raise StoreError(f"{shown} has more than host/namespace/model parts", field="name")
-        host, namespace = DEFAULT_HOST, DEFAULT_NAMESPACE
-        if len(parts) == 3:
-            host, namespace, model = parts
-        elif len(parts) == 2:
-            namespace, model = parts
-        else:
-            (model,) = parts
-        name = cls(host=host, namespace=namespace, model=model, tag=tag)
         found = name._first_problem()
         if found is not None:
             kind, value, problem = found
+            value = "" if value == MISSING_PART else value  # a part the text left out
             raise StoreError(f"{shown}: {kind} {value[:90]!r} {problem}", field="name")
         return name
 
@@ -107,6 +92,11 @@ class ModelName:
     @property
     def parts(self) -> tuple[str, str, str, str]:
         return (self.host, self.namespace, self.model, self.tag)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """The parts Ollama compares (``Name.EqualFold``), case-folded: equal keys, one model."""
+        return (self.host.lower(), self.namespace.lower(), self.model.lower(), self.tag.lower())
 
     @property
     def full(self) -> str:
@@ -134,7 +124,7 @@ class ModelName:
 
 
 def _part_problem(kind: str, value: str) -> str | None:
-    if not value:
+    if not value or value == MISSING_PART:
         return "is empty"
     if len(value) > _PART_LIMITS[kind]:
         return f"is longer than {_PART_LIMITS[kind]} characters"
@@ -191,8 +181,7 @@ def parse_name(text: str) -> ModelName:
 
 def model_key(text: str) -> tuple[str, str, str, str]:
     """The parts Ollama compares, case-folded: equal keys are the same model."""
-    name = parse_name(text)
-    return (name.host.lower(), name.namespace.lower(), name.model.lower(), name.tag.lower())
+    return parse_name(text).key
 
 
 def same_model(a: str, b: str) -> bool:

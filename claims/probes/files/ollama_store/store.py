@@ -82,9 +82,8 @@ class OllamaStore:
         if not os.path.lexists(path):
             # Some Ollama versions wrote lower-cased paths and names compare
             # case-insensitively; look for a unique case-insensitive match.
-            wanted = tuple(p.lower() for p in parsed.parts)
             for found in self._names()[0]:
-                if tuple(p.lower() for p in found.parts) == wanted:
+                if found.key == parsed.key:
                     parsed, path = found, self.manifest_path(found)
                     break
         return self.read_manifest(path, parsed)

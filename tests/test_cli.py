@@ -120,7 +120,7 @@ def test_inspect_gguf_neutralises_control_characters(tmp_path, as_json):
 
 
 def test_inspect_store_neutralises_model_folder_names(tmp_path):
-    from claims.probes.store_builder import StoreWriter, write_tiny_gguf
+    from claims.testing.store_builder import StoreWriter, write_tiny_gguf
 
     root = tmp_path / "models"
     writer = StoreWriter(root)

@@ -18,8 +18,8 @@ import pytest
 
 from claims.plugin.serve import USER_ENV_NAMES
 from claims.probes.files.ollama_store import MODEL_MEDIA_TYPE
-from claims.probes.store_builder import StoreWriter, write_tiny_gguf
 from claims.testing.fake_ollama_serve import write_executable
+from claims.testing.store_builder import StoreWriter, write_tiny_gguf
 
 pytestmark = pytest.mark.offline
 

@@ -178,7 +178,7 @@ def test_require_live_fails_and_names_the_missing_server(tmp_path: Path) -> None
 
 
 def test_store_cross_checks_use_the_servers_own_store(tmp_path: Path, gemma_gguf: Path) -> None:
-    from claims.probes.store_builder import build_fixture_store
+    from claims.testing.store_builder import build_fixture_store
 
     store = build_fixture_store(tmp_path / "models", gemma_gguf)
     with FakeOllama.from_store(store.root) as server:
@@ -210,7 +210,7 @@ def test_store_cross_checks_use_the_servers_own_store(tmp_path: Path, gemma_gguf
 def test_a_different_store_is_not_taken_for_the_servers(
     fake: FakeOllama, tmp_path: Path, gemma_gguf: Path
 ) -> None:
-    from claims.probes.store_builder import build_fixture_store
+    from claims.testing.store_builder import build_fixture_store
 
     store = build_fixture_store(tmp_path / "models", gemma_gguf)
     fake.models["gemma3:270m"] = FakeOllama.from_store(store.root).models["gemma3:270m"]

@@ -20,7 +20,7 @@ from claims.probes.files.ollama_store import (
     locate_store,
     store_candidates,
 )
-from claims.probes.store_builder import StoreWriter, write_tiny_gguf
+from claims.testing.store_builder import StoreWriter, write_tiny_gguf
 
 pytestmark = pytest.mark.offline
 

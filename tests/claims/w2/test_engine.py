@@ -274,13 +274,13 @@ def test_llama_cpp_generates_from_the_ollama_blob(check, engine_model, engine_fa
 
 def _store_with(engine_model: Any, root: Any) -> tuple[Any, str, str]:
     """A real Ollama-layout store holding the engine model as a blob (hard-linked if possible)."""
-    from claims.probes.store_builder import build_fixture_store
+    from claims.testing.store_builder import build_fixture_store
 
     if engine_model.source == "default":
         built = build_fixture_store(root, engine_model.path, gemma_sha256=engine_model.sha256)
         return built.root, built.base, f"fixture store in a temporary folder ({built.link_mode})"
     from claims.probes.files.ollama_store import MODEL_MEDIA_TYPE
-    from claims.probes.store_builder import StoreWriter
+    from claims.testing.store_builder import StoreWriter
 
     writer = StoreWriter(root)
     blob, mode = writer.blob_file(engine_model.path, MODEL_MEDIA_TYPE, sha256=engine_model.sha256)

@@ -30,7 +30,7 @@ from claims.probes.files.ollama_store import (
     store_candidates,
 )
 from claims.probes.files.ollama_store import verify as blob_verification
-from claims.probes.store_builder import FixtureStore, StoreWriter, build_fixture_store
+from claims.testing.store_builder import FixtureStore, StoreWriter, build_fixture_store
 
 HEX = "0123456789abcdef"
 hex64 = st.text(alphabet=HEX, min_size=64, max_size=64)

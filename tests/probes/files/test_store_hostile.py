@@ -1,6 +1,6 @@
 """Hostile Ollama stores: every defect gets a specific error, in-process and from the CLI.
 
-The corpus is generated at test time by :func:`claims.probes.store_builder.build_hostile_store`
+The corpus is generated at test time by :func:`claims.testing.store_builder.build_hostile_store`
 (symlinks out of the store and FIFOs do not belong in a git checkout). Each case
 says which exception the probe API raises, which field the message names, and
 what ``python -m claims inspect store`` exits with, without and with --verify.
@@ -20,7 +20,7 @@ import pytest
 from claims import cli
 from claims.probes.errors import InputError
 from claims.probes.files import ollama_store as osp
-from claims.probes.store_builder import HOSTILE_CASES, HostileStore, build_hostile_store
+from claims.testing.store_builder import HOSTILE_CASES, HostileStore, build_hostile_store
 
 M = osp.ManifestError
 D = osp.DigestError

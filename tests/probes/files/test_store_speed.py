@@ -26,7 +26,7 @@ import pytest
 
 from claims.probes.files import ollama_store as osp
 from claims.probes.files.artifacts import gemma_expected_sha256, sha256_file
-from claims.probes.store_builder import build_fixture_store
+from claims.testing.store_builder import build_fixture_store
 
 ROUNDS = 3
 TARGET_RATIO = 0.8

@@ -354,7 +354,7 @@ def test_default_engine_model_is_the_verified_gemma_file(gemma_gguf):
 def test_engine_model_from_a_path_and_a_store(gemma_gguf, tmp_path):
     from claims.probes.files.artifacts import gemma_expected_sha256
     from claims.probes.live.engine.model_file import describe_engine_model, resolve_engine_model
-    from claims.probes.store_builder import build_fixture_store
+    from claims.testing.store_builder import build_fixture_store
 
     by_path = describe_engine_model(str(gemma_gguf))
     assert by_path.source == "path" and by_path.sha256 == gemma_expected_sha256()

@@ -42,8 +42,8 @@ from claims.probes.live.ollama_serve import (
 from claims.probes.live.ollama_serve import ports as ports_module
 from claims.probes.live.ollama_serve import store as store_module
 from claims.probes.live.ollama_serve.processes import _ppid
-from claims.probes.store_builder import StoreWriter, write_tiny_gguf
 from claims.testing.fake_ollama_serve import write_executable
+from claims.testing.store_builder import StoreWriter, write_tiny_gguf
 
 pytestmark = pytest.mark.offline
 

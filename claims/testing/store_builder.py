@@ -12,7 +12,7 @@ is not JSON, a traversal digest, a blob symlinked out of the store, a FIFO in
 place of a blob, ...). The probe's tests run every case through the API and
 the CLI; the list of cases is :data:`HOSTILE_CASES`.
 
-Both are plain functions: ``python -c "from claims.probes.store_builder import
+Both are plain functions: ``python -c "from claims.testing.store_builder import
 build_fixture_store; ..."`` works without pytest.
 """
 

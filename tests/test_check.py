@@ -210,11 +210,34 @@ def test_model_matching(stated, model, ok):
 
 
 def test_source_must_be_one_the_evidence_schema_knows(claims):
-    c = make(claims, "T2-FIGS")
-    c.source = "recorded"
     with pytest.raises(CheckUsageError, match="recorded, fixture, live"):
-        c.source = "Live"
+        make(claims, "T2-FIGS", source="Live")
+    c = make(claims, "T2-FIGS")
+    with pytest.raises(CheckUsageError, match="recorded, fixture, live"):
+        c.declare_source("Live")  # type: ignore[arg-type]
+    assert c.source == "fixture"
+
+
+def test_source_is_declared_not_assigned(claims):
+    c = make(claims, "T2-FIGS", source="recorded")
+    with pytest.raises(CheckUsageError, match="declared, not assigned"):
+        c.source = "live"
     assert c.source == "recorded"
+
+
+def test_a_fixture_declares_the_source_before_the_body_and_before_any_figure(claims):
+    c = make(claims, "T2-FIGS")
+    c.declare_source("live")  # what a fixture does during setup
+    assert c.source == "live"
+    c.begin()
+    with pytest.raises(CheckUsageError, match="before the test body runs"):
+        c.declare_source("recorded")
+    assert c.source == "live"
+    measured = make(claims, "T2-FIGS")
+    measured.against("spark", 8)
+    with pytest.raises(CheckUsageError, match="before anything is measured"):
+        measured.declare_source("recorded")
+    assert measured.source == "fixture"
 
 
 def test_builtin_subclasses_become_builtins_for_xdist():

@@ -75,6 +75,7 @@ from claims.plugin.outcomes import (
     not_applicable,
     not_run,
 )
+from claims.plugin.source import declared_source
 from claims.plugin.tiers import Tiers
 from claims.plugin.writer import LOG, EvidenceWriter
 from claims.verdicts import check_verdict
@@ -99,7 +100,8 @@ MARKERS = {
     "ollama": "needs a reachable Ollama server (--ollama-host) and its model (--ollama-model)",
     "gpu": "needs torch with CUDA and nvidia-smi",
     "hub": "needs network access to the Hugging Face Hub (select explicitly with -m hub)",
-    "claim(id)": "links the test to a catalog claim id; select with --claim ID",
+    "claim(id, source=None)": "links the test to a catalog claim id (select with --claim ID); "
+    "source= declares where its evidence comes from: recorded, fixture or live",
 }
 
 
@@ -272,7 +274,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
             item.stash[CHECK] = Check(
                 claims=claims,
                 nodeid=item.nodeid,
-                source="live" if live else "fixture",
+                source=declared_source(item, live=live),
                 profile=config.stash[PROFILE],
                 catalog=catalog,
             )
@@ -299,6 +301,9 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     settings = item.config.stash[SETTINGS]
+    started = item.stash.get(CHECK, None)
+    if started is not None:
+        started.begin()  # the declared source is fixed from here on
     try:
         result = yield
     except NotRun as exc:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from claims.plugin.options import Settings
-from claims.plugin.outcomes import not_run
+from claims.testkit import not_run
 
 # --- engine tier: llama.cpp running a GGUF file, loaded once per session ---------
 
@@ -183,6 +183,7 @@ class LiveOllama:
 
     Every exchange it makes is attached to the check (request body and an
     excerpt of the reply), and the server version and host are recorded as facts.
+    Its tests are on the ollama tier, so their evidence source is "live".
     """
 
     def __init__(self, check: Any, client: Any, settings: Settings, version: str) -> None:
@@ -191,7 +192,6 @@ class LiveOllama:
         self.settings = settings
         self.version = version
         self._model: ServerModel | None = None
-        check.source = "live"
         check.fact("ollama_version", version)
         check.fact("ollama_host", settings.ollama_host)
         # The session's running totals, so the run's facts end with the whole tier's cost.
@@ -246,7 +246,7 @@ class LiveOllama:
         from claims.probes.live.ollama_api.usage import bound_of
 
         if bound_of(path, body) is None and (body.get("prompt") or body.get("messages")):
-            from claims.check import CheckUsageError
+            from claims.testkit import CheckUsageError
 
             # A test's own mistake, reported as an error, never as a verdict.
             raise CheckUsageError(f"{label}: an unbounded generation (set num_predict)")
@@ -291,7 +291,7 @@ class LiveOllama:
 
     def unload(self, name: str | None = None) -> Any:
         """Unload a model (opt-in: --allow-unload) and wait until /api/ps drops it."""
-        from claims.plugin.outcomes import needs_flag
+        from claims.testkit import needs_flag
 
         needs_flag(self.settings.allow_unload, "--allow-unload", "unloading a model (a cold start)")
         result = self.client.unload(name or self.model_name, timeout=60.0)

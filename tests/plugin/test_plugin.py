@@ -41,7 +41,7 @@ def test_markers_are_registered_and_strict(claims_pytester):
 
 def test_marker_help_lists_every_tier(claims_pytester):
     result = claims_pytester.run("--markers")
-    for tier in ("offline", "engine", "ollama", "gpu", "hub", "claim(id)"):
+    for tier in ("offline", "engine", "ollama", "gpu", "hub", "claim(id, source=None)"):
         result.stdout.fnmatch_lines([f"@pytest.mark.{tier}:*"])
 
 
@@ -206,9 +206,8 @@ RECORDED_AND_LIVE = """
 import pytest
 
 @pytest.mark.offline
-@pytest.mark.claim("T1-SERVER")
+@pytest.mark.claim("T1-SERVER", source="recorded")
 def test_recorded(check):
-    check.source = "recorded"
     check.measure("the document's server answered", True, holds=True, expected="an answer")
 
 @pytest.mark.ollama
@@ -216,6 +215,92 @@ def test_recorded(check):
 def test_live(check):
     check.measure("answered", True, holds=True, expected="an answer")
 """
+
+
+DECLARED_SOURCES = """
+import pytest
+
+pytestmark = pytest.mark.offline
+
+@pytest.fixture
+def from_this_machine(check):
+    check.declare_source("live")
+
+@pytest.mark.claim("T1-SUM", source="recorded")
+def test_marked(check):
+    check.against("sum", 4.0)
+
+@pytest.mark.claim("T1-SERVER")
+def test_declared_by_a_fixture(check, from_this_machine):
+    check.measure("answered", True, holds=True, expected="an answer")
+"""
+
+
+def test_the_source_is_declared_on_the_marker_or_by_a_fixture(claims_pytester):
+    claims_pytester.pytester.makepyfile(DECLARED_SOURCES)
+    result = claims_pytester.run()
+    result.assert_outcomes(passed=2)
+    (marked,) = claims_pytester.claim("T1-SUM")["checks"]
+    assert marked["source"] == "recorded" and marked["verdict"] == "consistent"
+    (declared,) = claims_pytester.claim("T1-SERVER")["checks"]
+    assert declared["source"] == "live" and declared["verdict"] == "reproduced"
+
+
+def test_the_source_cannot_be_assigned_in_the_test_body(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        pytestmark = pytest.mark.offline
+
+        @pytest.mark.claim("T1-SUM")
+        def test_assigned(check):
+            check.source = "recorded"
+            check.against("sum", 4.0)
+
+        @pytest.mark.claim("T1-SERVER")
+        def test_declared_in_the_body(check):
+            check.declare_source("recorded")
+            check.measure("answered", True, holds=True, expected="an answer")
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*check.source is declared, not assigned*"])
+    result.stdout.fnmatch_lines(["*the source is declared before the test body runs*"])
+    for cid in ("T1-SUM", "T1-SERVER"):
+        (rec,) = claims_pytester.claim(cid)["checks"]
+        assert rec["verdict"] == "error" and rec["source"] == "fixture"
+
+
+def test_a_wrong_source_declaration_fails_naming_it(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        pytestmark = pytest.mark.offline
+
+        @pytest.mark.claim("T1-SUM", source="Recorded")
+        def test_typo(check):
+            check.against("sum", 4.0)
+
+        @pytest.mark.claim("T1-SERVER", source="recorded")
+        @pytest.mark.claim("T1-TABLE", source="live")
+        def test_two_sources(check):
+            check.measure("answered", True, holds=True, expected="an answer")
+
+        @pytest.mark.claim("T1-WRONG", sorce="recorded")
+        def test_unknown_keyword(check):
+            check.against("parts", 2)
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines([
+        "*claim(source='Recorded'): the source is one of recorded, fixture, live*",
+    ])
+    result.stdout.fnmatch_lines(["*claim markers declare different sources*"])
+    result.stdout.fnmatch_lines(["*@pytest.mark.claim takes only source=, not sorce*"])
 
 
 def test_a_certification_run_shows_the_live_outcome_not_the_recorded_one(claims_pytester):

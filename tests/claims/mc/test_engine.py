@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from claims.testing.relations import equal, more_than_times
+from claims.testkit import equal, more_than_times
 
 pytestmark = pytest.mark.engine
 

@@ -49,7 +49,6 @@ def _record_alignment(check, header: GGUFHeader, *, stated_default: bool) -> Non
 
 @pytest.mark.claim("MC-GGUF-ALIGN")
 def test_gemma_tensor_data_alignment(check, gemma_gguf):
-    check.source = "fixture"
     check.fact("gemma_gguf", str(gemma_gguf))
     header = read_header(gemma_gguf, verify_layout=False)
     _record_alignment(check, header, stated_default=True)
@@ -59,7 +58,6 @@ def test_gemma_tensor_data_alignment(check, gemma_gguf):
 def test_generated_file_default_alignment(check, make_gguf):
     import numpy as np
 
-    check.source = "fixture"
     path = make_gguf(
         tensors={
             "a": np.ones(5, dtype=np.float32),  # 20 B: the next tensor needs padding
@@ -75,7 +73,6 @@ def test_generated_file_custom_alignment(check, make_gguf):
     """general.alignment overrides the default, and offsets follow it."""
     import numpy as np
 
-    check.source = "fixture"
     path = make_gguf(
         alignment=64, tensors={"a": np.ones(5, dtype=np.float32), "b": np.ones(9, dtype=np.float32)}
     )
@@ -96,7 +93,6 @@ HYPERPARAMETERS = ("context_length", "embedding_length", "block_count", "attenti
 
 @pytest.mark.claim("MC-GGUF-SELF-DESCRIBING")
 def test_gemma_file_describes_itself(check, gemma_gguf):
-    check.source = "fixture"
     header = read_header(gemma_gguf)
     arch = header.get("general.architecture")
     check.fact("gemma_gguf", str(gemma_gguf))
@@ -161,7 +157,6 @@ def test_gemma_file_describes_itself(check, gemma_gguf):
 
 @pytest.mark.claim("MC-GGUF-SELF-DESCRIBING")
 def test_generated_file_carries_its_chat_template(check, make_gguf):
-    check.source = "fixture"
     template = (
         "{% for m in messages %}<start_of_turn>{{ m.role }}\n{{ m.content }}<end_of_turn>\n"
         "{% endfor %}"
@@ -208,8 +203,8 @@ def _is_4bit(type_name: str) -> bool:
 
 @pytest.mark.claim("MC-KQUANT-MIX")
 def test_q4_k_m_roles_llama32(check, store):
-    from claims.plugin.outcomes import not_run
     from claims.probes.errors import ProbeError
+    from claims.testkit import not_run
 
     try:
         blob = store.store.model_blob_path(LLAMA)
@@ -220,7 +215,6 @@ def test_q4_k_m_roles_llama32(check, store):
             f"roles (its 640-wide rows force Q5_0/Q8_0); pass --models-dir pointing at a store "
             f"with {LLAMA}"
         )
-    check.source = "live" if store.is_real else "fixture"
     check.fact(f"{LLAMA} blob", str(blob))
     header = read_header(blob)
     check.observe("general.file_type", header.file_type[1] if header.file_type else None)
@@ -267,7 +261,6 @@ def test_gguf_dump_command(check, make_gguf):
     import subprocess
     import sys
 
-    check.source = "fixture"
     path = make_gguf(metadata={"tokenizer.ggml.tokens": ["a", "b", "c"]})
     stated = check.premise_text("command")
     argv = [sys.executable, *stated.split()[1:], str(path)]  # "python" -> this interpreter

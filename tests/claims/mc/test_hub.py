@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from claims.plugin.outcomes import not_run
 from claims.probes.errors import PrerequisiteMissing
 from claims.probes.files import hf_repo
+from claims.testkit import not_run
 
 pytestmark = pytest.mark.hub
 

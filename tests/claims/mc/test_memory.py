@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from claims.check import Check
 from claims.probes.arithmetic.memory import (
     GB,
     GIB,
@@ -20,6 +19,7 @@ from claims.probes.arithmetic.memory import (
     serving_memory_bytes,
     weight_bytes_exact,
 )
+from claims.testkit import Check
 
 pytestmark = pytest.mark.offline
 
@@ -47,7 +47,6 @@ def _explicit_cache_bytes(layers: int, kv_heads: int, head_dim: int, ctx: int, d
 
 @pytest.mark.claim("MC-KV-FORMULA")
 def test_formula_counts_a_k_and_a_v_tensor_per_layer(check):
-    check.source = "fixture"
     shapes = [(2, 1, 8, 16), (4, 2, 16, 64), (3, 4, 32, 100), (1, 8, 128, 256)]
     factors, mismatches = [], []
     for layers, kv_heads, head_dim, ctx in shapes:
@@ -79,11 +78,10 @@ def test_formula_counts_a_k_and_a_v_tensor_per_layer(check):
     )
 
 
-@pytest.mark.claim("MC-KV-TABLE")
+@pytest.mark.claim("MC-KV-TABLE", source="recorded")
 def test_llama3_8b_kv_table(check):
     # The table is arithmetic on the document's own premises (Llama 3 8B's shape as
     # 2.4 states it): no artifact is measured, so the evidence is the recorded figures.
-    check.source = "recorded"
     block, size = quant_block("F16")
     check.against("bytes per element", size / block, unit="B", note="gguf GGML_QUANT_SIZES[F16]")
     check.note(
@@ -108,9 +106,8 @@ def test_llama3_8b_kv_table(check):
     )
 
 
-@pytest.mark.claim("MC-KV-32K-OVER-4GB")
+@pytest.mark.claim("MC-KV-32K-OVER-4GB", source="recorded")  # arithmetic on the document's figures
 def test_32k_context_needs_over_4_gb(check):
-    check.source = "recorded"  # arithmetic on the document's own figures
     n = kv_cache_bytes(context=32768, **llama3_8b(check))
     check.measure(
         "Llama 3 8B KV at num_ctx 32768",
@@ -127,9 +124,8 @@ def test_32k_context_needs_over_4_gb(check):
     )
 
 
-@pytest.mark.claim("MC-PARALLEL-KV")
+@pytest.mark.claim("MC-PARALLEL-KV", source="recorded")  # arithmetic on the document's figures
 def test_parallel_slots_add_a_cache_each(check):
-    check.source = "recorded"  # arithmetic on the document's own figures
     weights = check.premise("weights") * GB  # the answer's premises
     per_slot = check.premise("KV per slot") * GB
     for slots in (1, 4, 8):
@@ -148,9 +144,8 @@ def test_parallel_slots_add_a_cache_each(check):
     )
 
 
-@pytest.mark.claim("MC-70B-FP16")
+@pytest.mark.claim("MC-70B-FP16", source="recorded")  # arithmetic on the document's figures
 def test_70b_sixteen_bit_weights(check):
-    check.source = "recorded"  # arithmetic on the document's own figures
     n = weight_bytes_exact(70_000_000_000, 16)
     check.against("16-bit weights", float(n), unit="B", note="nominal 70e9 parameters x 2 B")
     gpu = check.premise("GPU memory") * GB

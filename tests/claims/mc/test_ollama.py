@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from claims.plugin.outcomes import needs_flag, not_applicable, not_run
 from claims.probes.live.ollama_api.usage import bounded
+from claims.testkit import needs_flag, not_applicable, not_run
 
 pytestmark = pytest.mark.ollama
 

@@ -30,7 +30,6 @@ from typing import Any
 import httpx
 import pytest
 
-from claims.plugin.outcomes import not_applicable, not_run
 from claims.plugin.serve import AFTER_ALL, server_fact
 from claims.probes.live.ollama_serve import (
     CLAIM_VARIABLES,
@@ -46,6 +45,7 @@ from claims.probes.live.ollama_serve import (
     import_gguf,
     max_overlap,
 )
+from claims.testkit import not_applicable, not_run
 
 pytestmark = pytest.mark.ollama
 
@@ -95,7 +95,6 @@ class Private:
             not_run(f"--ollama-serve: {exc}")
         self.close()
         self.server = server
-        self.check.source = "live"
         self.check.fact(f"ollama_server:{group.name}", server_fact(self.servers.record_of(server)))
         self.client = OllamaClient(
             server.url,

@@ -12,9 +12,9 @@ import gguf
 import numpy as np
 import pytest
 
-from claims.figures import Interval
 from claims.probes.arithmetic.memory import GB, bits_per_weight, profile_block_type, quant_block
 from claims.probes.arithmetic.quant import q4_0_blocks, q4_0_quantize
+from claims.testkit import Interval
 
 pytestmark = pytest.mark.offline
 
@@ -40,7 +40,6 @@ def _table_bits(catalog, name: str) -> Interval:
 
 @pytest.mark.claim("MC-Q4_0")
 def test_q4_0_block_layout(check):
-    check.source = "fixture"
     block, size = quant_block("Q4_0")
     check.against("block size", block, note="gguf GGML_QUANT_SIZES[Q4_0]")
     w = _blocks()
@@ -79,7 +78,6 @@ def test_q4_0_block_layout(check):
 
 @pytest.mark.claim("MC-Q4_0-SCALE")
 def test_q4_0_scale_rule(check):
-    check.source = "fixture"
     w = _blocks()
     dec = q4_0_blocks(q4_0_quantize(w))
     rows = np.arange(w.shape[0])
@@ -111,7 +109,6 @@ def test_q4_0_scale_rule(check):
 
 @pytest.mark.claim("MC-QUANT-BITS")
 def test_bits_per_weight_by_type(check, catalog):
-    check.source = "fixture"
     for fig in catalog.get("MC-QUANT-BITS").stated:
         block_type = profile_block_type(TABLE_TYPES.get(fig.name, fig.name))
         block, size = quant_block(block_type)
@@ -122,10 +119,9 @@ def test_bits_per_weight_by_type(check, catalog):
         )
 
 
-@pytest.mark.claim("MC-QUANT-SIZES")
+@pytest.mark.claim("MC-QUANT-SIZES", source="recorded")
 def test_weight_sizes_follow_the_tables_bits(check, catalog):
     # One column of the table recomputed from another: the figures are the document's.
-    check.source = "recorded"
     for fig in catalog.get("MC-QUANT-SIZES").stated:
         model, profile = fig.name.split(" ", 1)
         params = NOMINAL[model]
@@ -145,11 +141,10 @@ def test_weight_sizes_follow_the_tables_bits(check, catalog):
         )
 
 
-@pytest.mark.claim("MC-QUANT-SAVINGS")
+@pytest.mark.claim("MC-QUANT-SAVINGS", source="recorded")
 def test_savings_versus_16_bits(check):
     # The stated widths (4, 5, 8 bits against 16) are the document's; ggml's real block
     # sizes are only observed beside them.
-    check.source = "recorded"
     for bits in (8, 5, 4):
         check.against("saving", (1 - bits / 16) * 100, unit="%", note=f"{bits} bits instead of 16")
     for block_type in ("Q8_0", "Q5_K", "Q4_K"):
@@ -161,7 +156,6 @@ def test_savings_versus_16_bits(check):
 
 @pytest.mark.claim("MC-FP16-VS-Q8")
 def test_fp16_moves_about_twice_the_bytes_of_q8_0(check):
-    check.source = "fixture"
     w = _blocks().reshape(-1)
     fp16 = gguf.quants.quantize(w, gguf.GGMLQuantizationType.F16)
     q8 = gguf.quants.quantize(w, gguf.GGMLQuantizationType.Q8_0)

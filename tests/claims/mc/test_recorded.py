@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from claims.figures import Interval
+from claims.testkit import Interval
 
 pytestmark = pytest.mark.offline
 
 PHASES = ("load_duration", "prompt_eval_duration", "eval_duration")
 
 
-@pytest.mark.claim("MC-CHAT-REPLY")
+@pytest.mark.claim("MC-CHAT-REPLY", source="recorded")
 def test_printed_chat_reply(check, reply_checks, recorded):
-    check.source = "recorded"
     reply = recorded("MC")["chat_example"]["reply"]
     reply_checks.fields("MC-CHAT-REPLY", reply)
     check.against("message role", (reply.get("message") or {}).get("role"))
@@ -36,9 +35,8 @@ def test_printed_chat_reply(check, reply_checks, recorded):
     )
 
 
-@pytest.mark.claim("MC-MMAP-COLD-START")
+@pytest.mark.claim("MC-MMAP-COLD-START", source="recorded")
 def test_recorded_cold_starts_of_phi4(check, recorded):
-    check.source = "recorded"
     bench = recorded("W2")["benchmark"]
     cold = [row for row in bench["rows"] if row["cold"]]
     assert cold, "W2's benchmark records cold runs"

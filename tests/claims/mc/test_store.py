@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from claims.plugin.outcomes import not_run
 from claims.probes.errors import InputError, PrerequisiteMissing
 from claims.probes.files.ollama_store import (
     CONFIG_MEDIA_TYPE,
@@ -21,11 +20,12 @@ from claims.probes.files.ollama_store import (
     store_candidates,
 )
 from claims.testing.store_builder import StoreWriter, write_tiny_gguf
+from claims.testkit import not_run
 
 pytestmark = pytest.mark.offline
 
 
-@pytest.mark.claim("MC-STORE-PATHS")
+@pytest.mark.claim("MC-STORE-PATHS", source="recorded")
 def test_week2_found_the_linux_store_at_the_documented_path(check, recorded):
     """Offline evidence from another document: Week 2 printed where Ollama kept its
     models on a real Linux machine (the DGX Spark, Ollama as a systemd service).
@@ -35,7 +35,6 @@ def test_week2_found_the_linux_store_at_the_documented_path(check, recorded):
     attached here (its search order is tested in tests/probes); macOS and Windows
     have no recorded or offline evidence and are left to the live half.
     """
-    check.source = "recorded"
     lines = recorded("W2")["blob_resolution_lines"]
     check.attach("Week 2's path resolution (the post)", "\n".join(lines))
     found = dict(line.split(": ", 1) for line in lines)
@@ -50,10 +49,9 @@ def test_week2_found_the_linux_store_at_the_documented_path(check, recorded):
                          f"{system} can show where Ollama keeps it")
 
 
-@pytest.mark.claim("MC-STORE-PATHS")
+@pytest.mark.claim("MC-STORE-PATHS", source="live")
 def test_this_machine_keeps_its_store_where_documented(check, claims_settings):
     """Live half: the store this machine actually has (not run where Ollama is absent)."""
-    check.source = "live"
     candidates = store_candidates(claims_settings.models_dir)
     try:
         root = locate_store(claims_settings.models_dir)
@@ -77,7 +75,6 @@ def test_this_machine_keeps_its_store_where_documented(check, claims_settings):
 
 @pytest.mark.claim("MC-MANIFEST-LAYERS")
 def test_manifests_are_v2_with_content_addressed_layers(check, store):
-    check.source = store.source
     check.fact("store", str(store.root))
     check.fact("store evidence", store.provenance)
     manifests, unreadable = [], []
@@ -109,7 +106,6 @@ def test_manifests_are_v2_with_content_addressed_layers(check, store):
 
 @pytest.mark.claim("MC-STORE-DEDUP")
 def test_derived_model_reuses_the_weight_blob(check, store):
-    check.source = store.source
     check.fact("store", str(store.root))
     check.fact("store evidence", store.provenance)
     s = store.store
@@ -166,7 +162,6 @@ def test_a_store_archived_and_extracted_elsewhere_works_unchanged(check, tmp_pat
     """Q36's recipe on a small store: tar -czf the models folder, extract it under
     another home, and every model lists with the same ID and size and verifies.
     (A small store keeps the gzip step quick; the offline tier has no network.)"""
-    check.source = "fixture"
     staging = tmp_path / "staging" / "usr/share/ollama/.ollama/models"
     w = StoreWriter(staging)
     model, _ = w.blob_file(write_tiny_gguf(tmp_path / "tiny.gguf"), MODEL_MEDIA_TYPE, link="copy")

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from claims.figures import Interval
-from claims.plugin.outcomes import not_applicable, not_run
 from claims.probes.arithmetic.memory import GB, max_decode_tokens_per_s
 from claims.probes.live.ollama_api.usage import bounded
+from claims.testkit import Interval, not_applicable, not_run
 
 # NVIDIA's published DGX Spark (GB10) specification: 273 GB/s LPDDR5x memory
 # bandwidth. Not stated in these documents; used only for the cross-check.
@@ -34,9 +33,8 @@ def _phi4_model_bytes(w2: dict) -> int:
 
 
 @pytest.mark.offline
-@pytest.mark.claim("MC-TOKS-THEORETICAL")
+@pytest.mark.claim("MC-TOKS-THEORETICAL", source="recorded")
 def test_decode_ceiling_and_real_world_share(check, recorded):
-    check.source = "recorded"
     bandwidth = check.premise_interval("bandwidth")
     size = check.premise_interval("model size")
     ceiling = bandwidth / size  # GB/s over GB: tokens/s, with the printed rounding carried
@@ -79,9 +77,8 @@ def test_decode_ceiling_and_real_world_share(check, recorded):
 
 
 @pytest.mark.offline
-@pytest.mark.claim("MC-TOKS-FORMULA")
+@pytest.mark.claim("MC-TOKS-FORMULA", source="recorded")
 def test_tokens_per_second_formula(check, recorded):
-    check.source = "recorded"
     # The masterclass's own example reply (section 4.2, fixtures/recorded/MC.json).
     example = recorded("MC")["chat_example"]["reply"]
     check.observe(
@@ -105,9 +102,8 @@ def test_tokens_per_second_formula(check, recorded):
 
 
 @pytest.mark.offline
-@pytest.mark.claim("MC-PREFILL-DECODE")
+@pytest.mark.claim("MC-PREFILL-DECODE", source="recorded")
 def test_prefill_is_far_faster_per_token_than_decode(check, recorded):
-    check.source = "recorded"
     reply = recorded("W2")["generate_reply"]
     prefill = reply["prompt_eval_count"] / reply["prompt_eval_duration"] * NS_PER_S
     decode = reply["eval_count"] / reply["eval_duration"] * NS_PER_S

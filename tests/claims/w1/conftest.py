@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from claims.check import Check
-from claims.plugin.outcomes import not_run
+from claims.testkit import Check, not_run
 
 ROOT = Path(__file__).resolve().parents[3]
 W1_POST = ROOT / "fixtures" / "system" / "w1-post"

@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 
-from claims.check import Check
-from claims.plugin.outcomes import not_applicable, not_run
+from claims.testkit import Check, not_applicable, not_run
 
 pytestmark = pytest.mark.gpu
 

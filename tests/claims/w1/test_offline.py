@@ -15,9 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
-from claims.check import Check
-from claims.figures import Interval
-from claims.plugin.outcomes import not_run
+from claims.testkit import Check, Interval, not_run
 
 pytestmark = pytest.mark.offline
 
@@ -41,7 +39,7 @@ def post_output(check: Check, w1_post: Callable[[str], str]) -> Callable[[str, s
 
     A check that reads what the post printed is evidence of source "recorded".
     """
-    check.source = "recorded"
+    check.declare_source("recorded")
 
     def show(name: str, label: str) -> str:
         text = w1_post(name)
@@ -76,14 +74,13 @@ def _column(text: str, title: str) -> str:
     raise AssertionError(f"no column {title!r} in the listing")
 
 
-@pytest.mark.claim("W1-TF32-DEFAULT-OFF")
+@pytest.mark.claim("W1-TF32-DEFAULT-OFF", source="live")
 def test_tf32_is_off_by_default(check):
     from claims.probes.machine.torch_cuda import tf32_defaults, torch_installed
 
     if not torch_installed():
         not_run("torch is not installed (pip install 'claims-suite[gpu]' or any torch build)")
     # A fresh interpreter: the default, untouched by anything this session set.
-    check.source = "live"
     defaults = tf32_defaults()
     check.attach("torch TF32 settings in a fresh interpreter", defaults, kind="json")
     check.fact("torch.version", defaults["torch"])
@@ -95,9 +92,8 @@ def test_tf32_is_off_by_default(check):
                   note="torch's newer setting; 'none' defers to the two above")
 
 
-@pytest.mark.claim("W1-ARCH")
+@pytest.mark.claim("W1-ARCH", source="recorded")
 def test_recorded_architecture(check, w1_post):
-    check.source = "recorded"
     line = w1_post("uname_a.txt").strip()
     fields = line.split()
     check.attach("uname -a (the post)", line)
@@ -170,11 +166,10 @@ def test_recorded_memory_usage_blank(check, post_output):
     check.against("Memory-Usage", _column(text, "Memory-Usage"))
 
 
-@pytest.mark.claim("W1-CUDA-CEILING")
+@pytest.mark.claim("W1-CUDA-CEILING", source="recorded")
 def test_recorded_torch_build_within_ceiling(check, w1_post):
     from claims.probes.machine.nvidia import parse_smi_header, version_tuple
 
-    check.source = "recorded"
     ceiling = parse_smi_header(w1_post("nvidia_smi.txt")).cuda_version
     validate = _key_values(w1_post("validate_gpu.txt"))
     torch_cuda = validate["CUDA version (torch)"]
@@ -190,11 +185,10 @@ def test_recorded_torch_build_within_ceiling(check, w1_post):
                   expected=f"<= {ceiling}")
 
 
-@pytest.mark.claim("W1-NVCC")
+@pytest.mark.claim("W1-NVCC", source="recorded")
 def test_recorded_nvcc_off_path(check, w1_post):
     from claims.probes.machine.nvidia import parse_nvcc_version, parse_smi_header, version_tuple
 
-    check.source = "recorded"
     path_cmd, path_out = _after_prompt(w1_post("nvcc_path.txt"))
     ls_cmd, ls_out = _after_prompt(w1_post("ls_cuda.txt"))
     full_cmd, full_out = _after_prompt(w1_post("nvcc_version.txt"))

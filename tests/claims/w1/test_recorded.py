@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from claims.figures import Interval
 from claims.probes.machine.gpu import matmul_flops
+from claims.testkit import Interval
 
 pytestmark = pytest.mark.offline
 
@@ -26,10 +26,9 @@ ROOT = Path(__file__).resolve().parents[3]
 DECODE_ARITHMETIC_SHARE_MAX = 0.1
 
 
-@pytest.mark.claim("W1-SPEEDUP-RANGE")
+@pytest.mark.claim("W1-SPEEDUP-RANGE", source="recorded")
 def test_recorded_speedup_lies_in_predicted_range(check, recorded):
     bench = recorded("W1")["benchmark"]
-    check.source = "recorded"
     # Recompute the speedup from the printed times, carrying their precision.
     speedup = Interval.stated(bench["cpu_ms"]) / Interval.stated(bench["gpu_fp32_ms"])
     check.against("recorded speedup", speedup, note="172.57 ms / 7.67 ms")
@@ -49,20 +48,18 @@ def _rate(n: int, ms: str) -> Interval:
     return matmul_flops(n) / (Interval.stated(ms) * 1e-3) * 1e-12
 
 
-@pytest.mark.claim("W1-MATMUL-FLOPS")
+@pytest.mark.claim("W1-MATMUL-FLOPS", source="recorded")
 def test_matmul_operation_count(check, recorded):
     bench = _bench(recorded)
-    check.source = "recorded"
     check.against("matrix size", bench["n"], note=bench["matrix"])
     check.against("iterations", bench["iters"])
     check.against("matmul FLOPs", matmul_flops(bench["n"]), unit="FLOP", note="2 · 4096³")
 
 
-@pytest.mark.claim("W1-RECORDED-ARITH")
+@pytest.mark.claim("W1-RECORDED-ARITH", source="recorded")
 def test_printed_times_rates_and_speedups_agree(check, recorded):
     bench = _bench(recorded)
     n = bench["n"]
-    check.source = "recorded"
     check.attach("benchmark.py (the post)", bench, kind="json")
     cpu, fp32, tf32 = (Interval.stated(bench[k]) for k in ("cpu_ms", "gpu_fp32_ms", "gpu_tf32_ms"))
     check.against("CPU time", cpu)
@@ -122,11 +119,10 @@ def _free_total_gib(text: str) -> Interval:
     raise AssertionError("no Mem: line in the free -h output")
 
 
-@pytest.mark.claim("W1-POOL-UNITS")
+@pytest.mark.claim("W1-POOL-UNITS", source="recorded")
 def test_pool_size_in_the_printed_and_the_prose_unit(check, recorded):
     rel = recorded("W1")["command_outputs"]["free -h"]
     text = (ROOT / rel).read_text("utf-8")
-    check.source = "recorded"
     check.attach("free -h (the post)", text)
     pool = _free_total_gib(text)
     check.against("pool (free -h)", pool, unit="GiB")
@@ -135,7 +131,7 @@ def test_pool_size_in_the_printed_and_the_prose_unit(check, recorded):
     )
 
 
-@pytest.mark.claim("W1-DECODE-BANDWIDTH")
+@pytest.mark.claim("W1-DECODE-BANDWIDTH", source="recorded")
 def test_recorded_decode_is_far_from_compute_bound(check, recorded):
     """Week 2's phi4 decode on the same GPU, set against Week 1's matmul throughput."""
     reply = recorded("W2")["generate_reply"]
@@ -145,7 +141,6 @@ def test_recorded_decode_is_far_from_compute_bound(check, recorded):
         if la["mediaType"].endswith(".model")
     )
     bench = _bench(recorded)
-    check.source = "recorded"
     tokens_per_s = reply["eval_count"] / (reply["eval_duration"] / 1e9)
     params = Interval.stated("14.7") * 1e9  # /api/show parameter_size, printed to 0.1 B
     decode_tflops = 2 * params * tokens_per_s * 1e-12  # one multiply-add per parameter per token

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from claims.plugin.outcomes import not_applicable
-from claims.testing.relations import equal, identical_replies, more_than_times
+from claims.testkit import equal, identical_replies, more_than_times, not_applicable
 
 pytestmark = pytest.mark.engine
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from claims.plugin.outcomes import not_run
 from claims.probes.errors import ProbeError
 from claims.probes.files.gguf_file import GGUFHeader, read_header, read_magic
 from claims.probes.files.gguf_file.vocab import compare_with_cl100k
+from claims.testkit import not_run
 
 pytestmark = pytest.mark.offline
 
@@ -30,13 +30,11 @@ def _hex(data: bytes) -> str:
 @pytest.mark.claim("W2-GGUF-MAGIC")
 def test_generated_gguf_starts_with_magic(check, make_gguf):
     path = make_gguf()
-    check.source = "fixture"
     check.against("magic bytes", _hex(read_magic(path)))
 
 
 @pytest.mark.claim("W2-GGUF-MAGIC")
 def test_real_gemma_gguf_starts_with_magic(check, gemma_gguf):
-    check.source = "fixture"
     check.fact("gemma_gguf", str(gemma_gguf))
     check.against("magic bytes", _hex(read_magic(gemma_gguf)))
 
@@ -52,7 +50,6 @@ def _embedding_rows(header: GGUFHeader) -> int | None:
 
 @pytest.mark.claim("W2-TOKENIZER-TRAVELS")
 def test_gemma_file_carries_its_tokenizer(check, gemma_gguf):
-    check.source = "fixture"
     header = read_header(gemma_gguf)
     tok = header.tokenizer
     check.fact("gemma_gguf", str(gemma_gguf))
@@ -105,7 +102,6 @@ def test_gemma_file_carries_its_tokenizer(check, gemma_gguf):
 
 @pytest.mark.claim("W2-TOKENIZER-TRAVELS")
 def test_generated_file_carries_tokenizer_and_template(check, make_gguf):
-    check.source = "fixture"
     template = (
         "{% for m in messages %}<|im_start|>{{ m.role }}<|im_sep|>{{ m.content }}<|im_end|>"
         "{% endfor %}"
@@ -153,7 +149,6 @@ def _phi4_header(store: Any, check: Any) -> tuple[GGUFHeader, Path]:
             f"({getattr(exc, 'problem', exc)}); "
             f"pass --models-dir pointing at a store that holds {PHI4}"
         )
-    check.source = "live" if store.is_real else "fixture"
     check.fact("phi4_blob", str(blob))
     return read_header(blob), blob
 

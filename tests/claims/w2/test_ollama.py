@@ -32,10 +32,8 @@ from typing import Any
 
 import pytest
 
-from claims.check import model_matches
-from claims.figures import Interval
-from claims.plugin.outcomes import needs_flag, not_run
 from claims.probes.live.ollama_api.usage import bounded
+from claims.testkit import Interval, model_matches, needs_flag, not_run
 
 pytestmark = pytest.mark.ollama
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from claims.figures import Interval, convert
 from claims.probes.tokens import cl100k_base
+from claims.testkit import Interval, convert
 
 pytestmark = pytest.mark.offline
 
@@ -61,11 +61,10 @@ def _prompt_len(reply: dict[str, Any]) -> int:
 # --- Concept 1: list, show, manifest -------------------------------------------------
 
 
-@pytest.mark.claim("W2-LIST")
+@pytest.mark.claim("W2-LIST", source="recorded")
 def test_recorded_list_ids_and_sizes(check, recorded):
     w2 = _w2(recorded)
     listing = w2["ollama_list"]
-    check.source = "recorded"
     check.attach("ollama list (the post)", "\n".join([listing["header"], *listing["lines"]]))
     rows = {cells[0]: cells for cells in map(_columns, listing["lines"])}
     for name, (_, model_id, _size_cell, _) in rows.items():
@@ -119,11 +118,10 @@ def test_recorded_list_ids_and_sizes(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-SHOW-FACTS")
+@pytest.mark.claim("W2-SHOW-FACTS", source="recorded")
 def test_recorded_show_facts(check, recorded):
     w2 = _w2(recorded)
     facts = w2["show_facts"]
-    check.source = "recorded"
     check.attach("POST /api/show (jq selection, the post)", facts, kind="json")
     check.against("format", facts["format"], model=MODEL)
     check.against("family", facts["architecture"], model=MODEL)
@@ -144,11 +142,10 @@ def test_recorded_show_facts(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-MANIFEST-LAYERS")
+@pytest.mark.claim("W2-MANIFEST-LAYERS", source="recorded")
 def test_recorded_manifest(check, recorded):
     w2 = _w2(recorded)
     manifest = w2["manifest"]
-    check.source = "recorded"
     check.attach("manifest (jq selection, the post)", manifest, kind="json")
     path = manifest["path"]
     check.against("manifest path", path[path.index("manifests/") :], model=MODEL)
@@ -177,10 +174,9 @@ def test_recorded_manifest(check, recorded):
     check.observe("manifest layers total", sum(layer["size"] for layer in layers), unit="B")
 
 
-@pytest.mark.claim("W2-BF16-SIZE")
+@pytest.mark.claim("W2-BF16-SIZE", source="recorded")
 def test_recorded_sixteen_bit_size(check, recorded):
     facts = _w2(recorded)["show_facts"]
-    check.source = "recorded"
     params = Interval.stated(facts["parameters"].removesuffix("B"))  # "14.7B" is printed to 0.1 B
     check.against("parameters", params, note="/api/show parameter_size")
     bytes_16 = params * 1e9 * 16 / 8
@@ -192,10 +188,9 @@ def test_recorded_sixteen_bit_size(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-Q4-ESTIMATE")
+@pytest.mark.claim("W2-Q4-ESTIMATE", source="recorded")
 def test_recorded_four_bit_estimate(check, recorded):
     w2 = _w2(recorded)
-    check.source = "recorded"
     params = Interval.stated(w2["show_facts"]["parameters"].removesuffix("B")) * 1e9
     bytes_4 = params * 4 / 8
     check.against("4-bit weights", bytes_4, unit="B")
@@ -221,10 +216,9 @@ def test_recorded_four_bit_estimate(check, recorded):
 # --- Concepts 2 and 3: the generate reply ---------------------------------------------
 
 
-@pytest.mark.claim("W2-RESPONSE-FIELDS")
+@pytest.mark.claim("W2-RESPONSE-FIELDS", source="recorded")
 def test_recorded_reply_fields(check, recorded):
     reply = _w2(recorded)["generate_reply"]
-    check.source = "recorded"
     check.attach(
         "generate reply (the post)", {k: v for k, v in reply.items() if k != "context"}, kind="json"
     )
@@ -250,10 +244,9 @@ def test_recorded_reply_fields(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-DURATION-UNITS")
+@pytest.mark.claim("W2-DURATION-UNITS", source="recorded")
 def test_recorded_duration_conversions(check, recorded):
     reply = _w2(recorded)["generate_reply"]
-    check.source = "recorded"
     check.attach(
         "duration table (seed-002 copy)", _w2(recorded)["duration_conversions"]["rows"], kind="json"
     )
@@ -271,12 +264,11 @@ def test_recorded_duration_conversions(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-CONTEXT-IS-CONVERSATION")
+@pytest.mark.claim("W2-CONTEXT-IS-CONVERSATION", source="recorded")
 def test_recorded_context_is_prompt_plus_answer(check, recorded):
     reply = _w2(recorded)["generate_reply"]
     context: list[int] = reply["context"]
     n_prompt = _prompt_len(reply)
-    check.source = "recorded"
     check.against("prompt_eval_count", n_prompt, model=MODEL)
     check.against("user turn ids", context[:3], model=MODEL)
     # The prompt is "<|im_start|>user<|im_sep|>\n" + text + "<|im_end|>\n",
@@ -307,13 +299,12 @@ def test_recorded_context_is_prompt_plus_answer(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-DOC-COPIES-AGREE")
+@pytest.mark.claim("W2-DOC-COPIES-AGREE", source="recorded")
 def test_recorded_copies_decode_to_the_same_reply(check, recorded):
     w2 = _w2(recorded)
     reply = w2["generate_reply"]
     n_prompt = _prompt_len(reply)
     full: list[int] = w2["context_copies"]["000"]
-    check.source = "recorded"
     for copy in ("001", "002"):
         ids: list[int] = w2["context_copies"][copy]
         answer = cl100k_base.decode(ids[n_prompt:], specials=PHI4_SPECIALS)
@@ -337,10 +328,9 @@ def test_recorded_copies_decode_to_the_same_reply(check, recorded):
             check.attach(f"seed {copy} answer decoded", answer)
 
 
-@pytest.mark.claim("W2-TOKS-PER-SEC")
+@pytest.mark.claim("W2-TOKS-PER-SEC", source="recorded")
 def test_recorded_tokens_per_second(check, recorded):
     reply = _w2(recorded)["generate_reply"]
-    check.source = "recorded"
     check.against("eval_count", reply["eval_count"], model=MODEL)
     seconds = convert(reply["eval_duration"], "ns", "s")
     check.against("decode time", seconds, model=MODEL)
@@ -356,18 +346,16 @@ def test_recorded_tokens_per_second(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-LOAD-PLUS-PREFILL")
+@pytest.mark.claim("W2-LOAD-PLUS-PREFILL", source="recorded")
 def test_recorded_load_plus_prefill(check, recorded):
     reply = _w2(recorded)["generate_reply"]
-    check.source = "recorded"
     server_ns = reply["load_duration"] + reply["prompt_eval_duration"]
     check.against("load plus prefill", convert(server_ns, "ns", "ms"), model=MODEL)
 
 
-@pytest.mark.claim("W2-PREFILL-FASTER")
+@pytest.mark.claim("W2-PREFILL-FASTER", source="recorded")
 def test_recorded_prefill_faster_than_decode(check, recorded):
     reply = _w2(recorded)["generate_reply"]
-    check.source = "recorded"
     check.against("prompt tokens", reply["prompt_eval_count"], model=MODEL)
     check.against("prefill", convert(reply["prompt_eval_duration"], "ns", "ms"), model=MODEL)
     prefill_rate = reply["prompt_eval_count"] / convert(reply["prompt_eval_duration"], "ns", "s")
@@ -393,10 +381,9 @@ def _runs_at(recorded: Any, temperature: str) -> list[str]:
     return replies
 
 
-@pytest.mark.claim("W2-TEMP0-REPEAT")
+@pytest.mark.claim("W2-TEMP0-REPEAT", source="recorded")
 def test_recorded_temperature_zero_repeats(check, recorded):
     replies = _runs_at(recorded, "0")
-    check.source = "recorded"
     check.attach("request", _w2(recorded)["temperature_runs"]["request"], kind="json")
     check.against("runs", len(replies))
     check.measure(
@@ -408,22 +395,20 @@ def test_recorded_temperature_zero_repeats(check, recorded):
     check.against("recorded reply", replies[0], model=MODEL)
 
 
-@pytest.mark.claim("W2-TEMP-VARIES")
+@pytest.mark.claim("W2-TEMP-VARIES", source="recorded")
 def test_recorded_temperature_1_2_varies(check, recorded):
     runs = _w2(recorded)["temperature_runs"]["runs"]
     warm = next(r for r in runs if r["temperature"] != "0")
-    check.source = "recorded"
     check.attach("replies at temperature 1.2", warm["replies"], kind="json")
     check.against("temperature", float(warm["temperature"]))
     check.against("runs", len(warm["replies"]))
     check.against("distinct replies", len(set(warm["replies"])))
 
 
-@pytest.mark.claim("W2-SEED-REPEAT")
+@pytest.mark.claim("W2-SEED-REPEAT", source="recorded")
 def test_recorded_seeded_runs_are_identical(check, recorded):
     runs = recorded("W2")["seed_runs"]
     replies = runs["replies"]
-    check.source = "recorded"
     check.attach("request", runs["request"], kind="json")
     check.against("runs", len(replies))
     check.measure(
@@ -438,11 +423,10 @@ def test_recorded_seeded_runs_are_identical(check, recorded):
 # --- Concept 5: chat -----------------------------------------------------------------
 
 
-@pytest.mark.claim("W2-CHAT-STATELESS")
+@pytest.mark.claim("W2-CHAT-STATELESS", source="recorded")
 def test_recorded_history_costs_prompt_tokens(check, recorded):
     chats = _w2(recorded)["chat_exchanges"]
     with_h, without = chats["with_history"], chats["without_history"]
-    check.source = "recorded"
     check.attach("chat exchanges (the post)", chats, kind="json")
     check.against("prompt tokens with history", with_h["prompt_tokens"], model=MODEL)
     check.against("prompt tokens without history", without["prompt_tokens"], model=MODEL)
@@ -464,10 +448,9 @@ def test_recorded_history_costs_prompt_tokens(check, recorded):
 # --- Concept 6: cold starts and context ------------------------------------------------
 
 
-@pytest.mark.claim("W2-COLD-TTFT")
+@pytest.mark.claim("W2-COLD-TTFT", source="recorded")
 def test_recorded_cold_and_warm_ttft_match_the_summary(check, recorded):
     rows = recorded("W2")["benchmark"]["rows"]
-    check.source = "recorded"
     for row in rows:
         ttft = convert(Interval.stated(row["ttft_ms"]), "ms", "s")
         figure = "cold TTFT" if row["cold"] else "warm TTFT"
@@ -499,10 +482,9 @@ def test_recorded_cold_and_warm_ttft_match_the_summary(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-LOAD-DURATION")
+@pytest.mark.claim("W2-LOAD-DURATION", source="recorded")
 def test_recorded_cold_and_warm_load_durations(check, recorded):
     rows = _w2(recorded)["benchmark"]["rows"]
-    check.source = "recorded"
     for row in rows:
         figure = "cold load" if row["cold"] else "warm load"
         check.against(
@@ -522,10 +504,9 @@ def test_recorded_cold_and_warm_load_durations(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-NUMCTX-NOT-SPEED")
+@pytest.mark.claim("W2-NUMCTX-NOT-SPEED", source="recorded")
 def test_recorded_context_size_does_not_change_decode_rate(check, recorded):
     rows = _w2(recorded)["benchmark"]["rows"]
-    check.source = "recorded"
     contexts = sorted({row["context"] for row in rows})
     check.against("contexts", contexts)
     for row in rows:
@@ -549,11 +530,10 @@ def test_recorded_context_size_does_not_change_decode_rate(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-PS-CONTEXT")
+@pytest.mark.claim("W2-PS-CONTEXT", source="recorded")
 def test_recorded_ps_line(check, recorded):
     w2 = _w2(recorded)
     ps = w2["ollama_ps"]
-    check.source = "recorded"
     check.attach("ollama ps (the post)", "\n".join([ps["header"], ps["line"]]))
     header = _columns(ps["header"])
     cells = dict(zip(header, _columns(ps["line"]), strict=True))
@@ -588,10 +568,9 @@ def _tokenizer_lines(recorded: Any) -> list[str]:
     return lines
 
 
-@pytest.mark.claim("W2-GGUF-TOKENIZER")
+@pytest.mark.claim("W2-GGUF-TOKENIZER", source="recorded")
 def test_recorded_tokenizer_metadata(check, recorded):
     lines = _tokenizer_lines(recorded)
-    check.source = "recorded"
     check.attach("inspect_tokenizer.py (the post)", "\n".join(lines))
     fields = dict(
         line.split(": ", 1) for line in lines if not re.match(r"token \d+:|template ", line)
@@ -618,11 +597,10 @@ def test_recorded_tokenizer_metadata(check, recorded):
     )
 
 
-@pytest.mark.claim("W2-SPECIAL-IDS")
+@pytest.mark.claim("W2-SPECIAL-IDS", source="recorded")
 def test_recorded_special_token_ids(check, recorded):
     w2 = _w2(recorded)
     lines = _tokenizer_lines(recorded)
-    check.source = "recorded"
     printed = {
         int(m.group(1)): m.group(2)
         for line in lines

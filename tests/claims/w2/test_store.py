@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claims.check import model_matches
 from claims.probes.files.ollama_store import (
     MODEL_MEDIA_TYPE,
     DigestError,
@@ -19,17 +18,17 @@ from claims.probes.files.ollama_store import (
     digest_to_blob_name,
     human_bytes,
 )
+from claims.testkit import model_matches
 
 pytestmark = pytest.mark.offline
 
 hex64 = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 
 
-@pytest.mark.claim("W2-DIGEST-FILENAME")
+@pytest.mark.claim("W2-DIGEST-FILENAME", source="recorded")
 def test_recorded_digest_maps_to_recorded_file_name(check, recorded):
     """On the author's machine: the model layer digest the post's manifest lists, and the
     blob file the post's path resolution found for it (both printed from a real store)."""
-    check.source = "recorded"
     w2 = recorded("W2")
     model_layer = next(
         layer for layer in w2["manifest"]["layers"] if layer["mediaType"] == MODEL_MEDIA_TYPE
@@ -89,7 +88,6 @@ PHI4_LAYER_KINDS = ("template", "license", "params")
 
 
 def _subject(check, store, claims_settings):
-    check.source = store.source
     m = store.subject(claims_settings.ollama_model)
     check.fact("store", str(store.root))
     check.fact("store evidence", store.provenance)

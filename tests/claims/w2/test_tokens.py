@@ -13,14 +13,12 @@ pytestmark = pytest.mark.offline
 def test_prompt_encodes_to_context_ids(check, catalog):
     prompt = catalog.get("W2-PROMPT-ENCODE").figure("prompt").text
     ids = cl100k_base.encode(prompt)
-    check.source = "fixture"
     check.against("prompt ids", ids)
 
 
 @pytest.mark.claim("W2-TOKEN-DECODES")
 def test_sample_ids_decode_to_printed_pieces(check, catalog):
     claim = catalog.get("W2-TOKEN-DECODES")
-    check.source = "fixture"
     for fig in claim.stated:
         (piece,) = cl100k_base.decode_each([int(fig.name)])
         check.against(fig.name, piece)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from claims.probes.files.hf_repo import Snapshot
+from claims.testkit import Check, Source
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class QwenFiles:
     live: bool
 
     @property
-    def source(self) -> str:
+    def source(self) -> Source:
         """The check API's evidence source for this variant."""
         return "live" if self.live else "recorded"
 
@@ -40,11 +41,15 @@ class QwenFiles:
         pytest.param("hub", marks=pytest.mark.hub, id="hub"),
     ]
 )
-def qwen_files(request: pytest.FixtureRequest) -> QwenFiles:
+def qwen_files(request: pytest.FixtureRequest, check: Check) -> QwenFiles:
+    """The files of one variant; the check's evidence source is declared from it."""
     if request.param == "hub":
         snapshot: Any = request.getfixturevalue("qwen_hub_files")
-        return QwenFiles(snapshot=snapshot, live=True)
-    return QwenFiles(snapshot=request.getfixturevalue("qwen_snapshot"), live=False)
+        files = QwenFiles(snapshot=snapshot, live=True)
+    else:
+        files = QwenFiles(snapshot=request.getfixturevalue("qwen_snapshot"), live=False)
+    check.declare_source(files.source)
+    return files
 
 
 @pytest.fixture(scope="session")

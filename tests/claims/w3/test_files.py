@@ -28,7 +28,6 @@ TOKENIZER_CONFIG = "tokenizer_config.json"
 
 @pytest.mark.claim("W3-CONFIG")
 def test_config_shape(check, qwen_files, catalog):
-    check.source = qwen_files.source
     config = qwen_files.snapshot.config()
     source = qwen_files.name(CONFIG)
     for fig in catalog.get("W3-CONFIG").stated:
@@ -37,7 +36,6 @@ def test_config_shape(check, qwen_files, catalog):
 
 @pytest.mark.claim("W3-PARAMS-FROM-CONFIG")
 def test_parameter_count_from_config(check, qwen_files):
-    check.source = qwen_files.source
     count = parameters_from_config(qwen_files.snapshot.config(), source=qwen_files.name(CONFIG))
     check.against("parameters", count.total, note="embeddings + 36 x block + final norm; head tied")
     check.observe("per block", count.layer_total)
@@ -46,7 +44,6 @@ def test_parameter_count_from_config(check, qwen_files):
 
 @pytest.mark.claim("W3-CARD-FACTS")
 def test_card_figures_agree_with_config(check, qwen_files):
-    check.source = qwen_files.source
     config = qwen_files.snapshot.config()
     source = qwen_files.name(CONFIG)
     count = parameters_from_config(config, source=source).total
@@ -63,7 +60,6 @@ def test_card_figures_agree_with_config(check, qwen_files):
 
 @pytest.mark.claim("W3-FILE-SIZES")
 def test_small_file_sizes(check, qwen_files):
-    check.source = qwen_files.source
     snap = qwen_files.snapshot
     config_bytes = snap.size(CONFIG)
     check.against("config.json bytes", config_bytes, unit="B", note=qwen_files.name(CONFIG))
@@ -93,7 +89,6 @@ def test_small_file_sizes(check, qwen_files):
 
 @pytest.mark.claim("W3-GEN-DEFAULTS")
 def test_generation_defaults(check, qwen_files, catalog):
-    check.source = qwen_files.source
     gen = qwen_files.snapshot.generation_config()
     source = qwen_files.name(GEN_CONFIG)
     for fig in catalog.get("W3-GEN-DEFAULTS").stated:
@@ -105,7 +100,6 @@ def test_generation_defaults(check, qwen_files, catalog):
 
 @pytest.mark.claim("W3-SPECIAL-TOKENS")
 def test_special_tokens(check, qwen_files):
-    check.source = qwen_files.source
     tok = qwen_files.snapshot.tokenizer_config()
     source = qwen_files.name(TOKENIZER_CONFIG)
     check.against("tokenizer_class", field_value(tok, "tokenizer_class", source=source))
@@ -122,7 +116,6 @@ def test_special_tokens(check, qwen_files):
 
 @pytest.mark.claim("W3-MAX-LENGTHS")
 def test_tokenizer_and_model_lengths_differ(check, qwen_files):
-    check.source = qwen_files.source
     snap = qwen_files.snapshot
     tokenizer_max = field_value(
         snap.tokenizer_config(), "model_max_length", source=qwen_files.name(TOKENIZER_CONFIG)
@@ -145,7 +138,6 @@ _SYSTEM_BLOCK = re.compile(r"^<\|im_start\|>system\n(?P<content>.*?)<\|im_end\|>
 
 @pytest.mark.claim("W3-TEMPLATE")
 def test_chat_template_renders_chatml(check, qwen_files):
-    check.source = qwen_files.source
     source = qwen_files.name(TOKENIZER_CONFIG)
     template = chat_template(qwen_files.snapshot.tokenizer_config(), source=source)
     user = {"role": "user", "content": "Explain Kubernetes scheduling in three sentences."}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from claims.figures import Interval
 from claims.probes.arithmetic.memory import tensor_count_from_config
 from claims.probes.files.hf_repo import index_total_size, index_weight_map
+from claims.testkit import Interval
 
 BF16_BYTES = 2
 INDEX = "model.safetensors.index.json"
@@ -14,7 +14,6 @@ INDEX = "model.safetensors.index.json"
 
 @pytest.mark.claim("W3-INDEX-TOTAL")
 def test_index_total_is_two_bytes_per_parameter(check, qwen_files):
-    check.source = qwen_files.source
     total = index_total_size(qwen_files.snapshot.index(), source=qwen_files.name(INDEX))
     check.against("total_size", total, unit="B", note=qwen_files.name(INDEX))
     params, rem = divmod(total, BF16_BYTES)
@@ -24,11 +23,10 @@ def test_index_total_is_two_bytes_per_parameter(check, qwen_files):
     check.against("parameters", params, note="total_size / 2 bytes per BF16 value")
 
 
-@pytest.mark.claim("W3-SHARDS")
+@pytest.mark.claim("W3-SHARDS", source="recorded")
 @pytest.mark.offline
 def test_index_entries_and_shard_sizes_from_the_printed_figures(check, qwen_snapshot, catalog):
     """Offline half of W3-SHARDS: what the post's own figures and config.json imply."""
-    check.source = "recorded"
     config = qwen_snapshot.config()
     check.against(
         "weight_map entries",

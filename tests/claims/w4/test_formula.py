@@ -17,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from claims.figures import Interval
 from claims.probes.arithmetic import memory
 from claims.probes.arithmetic.memory import (
     GB,
@@ -28,6 +27,7 @@ from claims.probes.arithmetic.memory import (
     weight_bytes,
     weight_bytes_exact,
 )
+from claims.testkit import Interval
 
 pytestmark = pytest.mark.offline
 
@@ -48,7 +48,6 @@ def _torch() -> Any | None:
 
 @pytest.mark.claim("W4-PRECISION-BYTES")
 def test_bytes_per_parameter_by_precision(check):
-    check.source = "fixture"
     for label, ggml_type in GGML_ELEMENT_TYPES.items():
         block, size = memory.quant_block(ggml_type)
         check.against(
@@ -107,7 +106,7 @@ def _calculator_field(lines: list[str], key: str) -> str:
     raise AssertionError(f"no {key} line in the calculator output")
 
 
-@pytest.mark.claim("W4-GB-GIB")
+@pytest.mark.claim("W4-GB-GIB", source="recorded")
 def test_gb_and_gib_divisors(check, recorded):
     """The divisors the post's own calculator output implies, not the suite's constants.
 
@@ -115,7 +114,6 @@ def test_gb_and_gib_divisors(check, recorded):
     bytes / [printed - 0.005, printed + 0.005] bounds the divisor it used; the two
     runs together pin it to within about 0.01%.
     """
-    check.source = "recorded"
     runs = recorded("W4")["calculator_runs"]
     bounds: dict[str, list[Interval]] = {"weight_gb": [], "weight_gib": []}
     for run in runs:
@@ -150,7 +148,6 @@ def test_gb_and_gib_divisors(check, recorded):
 @pytest.mark.claim("W4-FORMULA")
 def test_formula_matches_real_buffer_sizes(check):
     """parameters × bits / 8 equals the bytes of real arrays of that many elements."""
-    check.source = "fixture"
     np_types = {"fp32": np.float32, "fp16": np.float16, "int8": np.int8}
     torch = _torch()
     tried: list[tuple[str, int]] = []
@@ -193,9 +190,8 @@ def test_formula_matches_real_buffer_sizes(check):
     )
 
 
-@pytest.mark.claim("W4-70B-INT4")
+@pytest.mark.claim("W4-70B-INT4", source="recorded")  # the post's nominal 70e9 parameters
 def test_70b_at_int4(check, recorded):
-    check.source = "recorded"  # the post's nominal 70e9 parameters, no artifact
     n = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["int4"])
     check.against("weight bytes", int(n), unit="B")
     check.against("weight GB", float(n), unit="B")
@@ -205,9 +201,8 @@ def test_70b_at_int4(check, recorded):
     )
 
 
-@pytest.mark.claim("W4-70B-BF16")
+@pytest.mark.claim("W4-70B-BF16", source="recorded")  # the post's nominal 70e9 parameters
 def test_70b_at_bf16(check):
-    check.source = "recorded"  # the post's nominal 70e9 parameters, no artifact
     bf16 = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["bf16"])
     int4 = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["int4"])
     check.against("ratio to INT4", float(bf16 / int4), unit="x")
@@ -224,11 +219,10 @@ def test_70b_at_bf16(check):
     )
 
 
-@pytest.mark.claim("W4-QWEN-EXACT")
+@pytest.mark.claim("W4-QWEN-EXACT", source="recorded")
 def test_formula_matches_index_total_exactly(check, qwen_snapshot):
     from claims.probes.files.hf_repo import index_total_size
 
-    check.source = "recorded"
     n = weight_bytes(QWEN_PARAMETERS, PRECISION_BITS["bf16"])
     check.against("weight bytes", int(n), unit="B")
     check.against("weight GB", gb(n), unit="GB")
@@ -244,9 +238,8 @@ def test_formula_matches_index_total_exactly(check, qwen_snapshot):
     )
 
 
-@pytest.mark.claim("W4-BIAS-COUNTED")
+@pytest.mark.claim("W4-BIAS-COUNTED", source="recorded")
 def test_reported_count_includes_biases(check, qwen_snapshot):
-    check.source = "recorded"
     config = qwen_snapshot.config()
     with_biases = memory.parameters_from_config(config, source="config.json")
     without = memory.parameters_from_config(config, source="config.json", biases=False)

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from claims.plugin.outcomes import not_run
 from claims.probes.errors import ProbeError
 from claims.probes.files.gguf_file import GGUFHeader, read_header
+from claims.testkit import not_run
 
 pytestmark = pytest.mark.offline
 
@@ -51,7 +51,6 @@ def _bits_rows(header: GGUFHeader, label: str) -> list[dict[str, Any]]:
 @pytest.mark.claim("W4-Q4-BITS")
 def test_q4_label_costs_more_than_four_bits_gemma(check, gemma_gguf):
     """General form: a file labelled Q4_K_M stores more than 4 bits per parameter."""
-    check.source = "fixture"
     header = read_header(gemma_gguf)
     file_type = header.file_type
     assert file_type is not None, "the Gemma file names its general.file_type"
@@ -98,7 +97,6 @@ def _store_header(store: Any, check: Any, name: str) -> GGUFHeader:
             f"({getattr(exc, 'problem', exc)}); "
             f"pass --models-dir pointing at a store that holds {name}"
         )
-    check.source = "live" if store.is_real else "fixture"
     check.fact(f"{name} blob", str(blob))
     return read_header(blob)
 
@@ -142,7 +140,6 @@ def _one_label_many_types(check, header) -> None:
 
 @pytest.mark.claim("W4-TENSOR-MIX")
 def test_one_label_many_tensor_types_gemma(check, gemma_gguf):
-    check.source = "fixture"
     _one_label_many_types(check, read_header(gemma_gguf))
 
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from claims.plugin.outcomes import not_run
 from claims.probes.live.ollama_api.usage import bounded
+from claims.testkit import not_run
 
 pytestmark = pytest.mark.ollama
 

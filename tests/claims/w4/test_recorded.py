@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from claims.figures import Interval
 from claims.probes.arithmetic.memory import weight_bytes_exact
+from claims.testkit import Interval
 
 pytestmark = pytest.mark.offline
 
@@ -41,9 +41,8 @@ def ps_rows(w4: dict[str, Any]) -> dict[int, dict[str, str]]:
     }
 
 
-@pytest.mark.claim("W4-LOADED-GROWS")
+@pytest.mark.claim("W4-LOADED-GROWS", source="recorded")
 def test_loaded_size_grows_with_context(check, recorded):
-    check.source = "recorded"
     w4 = recorded("W4")
     listed = table_row(w4["ollama_list"]["header"], w4["ollama_list"]["line"])
     rows = ps_rows(w4)
@@ -83,7 +82,7 @@ def test_loaded_size_grows_with_context(check, recorded):
     )
 
 
-@pytest.mark.claim("W4-GROWTH-IS-KV")
+@pytest.mark.claim("W4-GROWTH-IS-KV", source="recorded")
 def test_growth_for_the_extra_context(check, recorded):
     """The post's own figures: 12,288 more tokens of context, 1.5 GB more loaded size.
 
@@ -91,7 +90,6 @@ def test_growth_for_the_extra_context(check, recorded):
     share of the growth needs the model's own metadata: the live tier reads it
     (tests/claims/w4/test_ollama.py). Offline, only what the post printed is checked.
     """
-    check.source = "recorded"
     rows = ps_rows(recorded("W4"))
     extra = int(rows[16384]["CONTEXT"]) - int(rows[4096]["CONTEXT"])
     check.against("extra context", extra, unit="tokens", note="the two CONTEXT columns")
@@ -105,9 +103,8 @@ def test_growth_for_the_extra_context(check, recorded):
     )
 
 
-@pytest.mark.claim("W4-Q4-BITS")
+@pytest.mark.claim("W4-Q4-BITS", source="recorded")
 def test_q4_k_m_file_bits_per_parameter(check, recorded):
-    check.source = "recorded"
     q4 = recorded("W4")["q4_file"]
     params = int(q4["parameters"].replace(",", ""))
     blob = int(q4["blob_bytes"].replace(",", ""))

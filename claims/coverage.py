@@ -19,11 +19,13 @@ COLLECT_TIMEOUT_S = 300
 
 
 def default_tests_dir() -> Path | None:
-    """./tests when run from a checkout, else the tests/ beside the installed package."""
-    for candidate in (Path.cwd() / "tests", Path(__file__).resolve().parents[1] / "tests"):
-        if (candidate / "claims").is_dir():
-            return candidate
-    return None
+    """./tests when run from a checkout of the suite, else None.
+
+    Not the folder beside this package: installed, that is site-packages, where a
+    ``tests`` folder would be another project's.
+    """
+    candidate = Path.cwd() / "tests"
+    return candidate if (candidate / "claims").is_dir() else None
 
 
 def collect_coverage(

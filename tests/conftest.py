@@ -9,8 +9,13 @@ from typing import Any
 
 import pytest
 
+from claims.testing import recordings
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
+# The doubles of claims.testing replay these recordings; they are told where, here and in
+# every process a test starts (claims.testing.recordings).
+recordings.use(FIXTURES)
 
 
 def load_recorded(doc_id: str) -> dict[str, Any]:
@@ -198,6 +203,6 @@ def store_under_test(
         not_run(f"cannot assemble the recorded Ollama store: {exc}")
     # Not a store the suite builds: the one a real Ollama wrote (see its README).
     root = assemble(
-        recorded_store_dir(ROOT), tmp_path_factory.mktemp("ollama-store"), gguf_path, sha
+        recorded_store_dir(), tmp_path_factory.mktemp("ollama-store"), gguf_path, sha
     )
     return StoreUnderTest(OllamaStore(root), "fixture", provenance=PROVENANCE)

@@ -1,10 +1,21 @@
-"""Test doubles for the suite's own tests (never used to produce claim verdicts).
+"""Test doubles and test data for the suite's own tests and for simulated runs.
 
-``fake_ollama`` is a real HTTP server on a loopback port that speaks enough of
-Ollama's API, scripted from the exchanges Week 2 records, to test the probes'
-timing and failure handling.
+Nothing here produces a claim verdict about a real machine: a run through a
+fake is marked simulated (:mod:`claims.simulation`). It is installed with the
+package because a user can run through the fakes too (``pytest -p
+claims.testing.fake_cuda``, README), and the fake ``ollama`` and ``nvidia-smi``
+executables start this package's modules.
 
-``relations`` is the exception: the relations several documents' claim tests
-measure alike (identical replies, one rate N times another), recorded through
-the test's ``check``, so they do feed verdicts.
+* ``fake_ollama`` - a real HTTP server on a loopback port that speaks enough of
+  Ollama's API, checked against a real 0.31.2's recorded exchanges;
+  ``fake_ollama_serve`` - an ``ollama`` executable around it;
+* ``fake_cuda`` (a pytest plugin) and ``fake_nvidia_smi`` - a recorded machine's
+  CUDA devices and tools;
+* ``recorded_store`` - the store a real Ollama 0.31.2 wrote, assembled;
+  ``gguf_corpus`` - the hostile GGUF corpus and its builder; ``evidence`` -
+  minimal evidence documents for the report's tests.
+
+The recordings they replay stay in the checkout's ``fixtures/``; they are found
+through :mod:`claims.testing.recordings` (``$CLAIMS_FIXTURES``), never from this
+package's own location. Claim tests import from :mod:`claims.testkit`, not here.
 """

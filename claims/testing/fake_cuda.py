@@ -39,6 +39,7 @@ from typing import Any
 import pytest
 
 from claims.simulation import declare
+from claims.testing import recordings
 from claims.testing.fake_nvidia_smi import machine_dir
 
 # Pretend GPU: FP32 this many times faster than the same CPU run, TF32 faster still.
@@ -224,7 +225,13 @@ def install(machine: Path | None = None) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    install()
+    if not os.environ.get(recordings.ENV):
+        # A run from a checkout of the suite: the recorded machines are its fixtures/.
+        recordings.use(Path(str(config.rootpath)) / "fixtures")
+    try:
+        install()
+    except recordings.RecordingsNotFound as exc:
+        raise pytest.UsageError(f"fake CUDA: {exc}") from None
 
 
 class CudaTorch:

@@ -28,26 +28,30 @@ from pathlib import Path
 
 from claims.probes.machine.system import GPU_QUERY_FIELDS as COLUMNS
 from claims.simulation import marker_line
+from claims.testing import recordings
 
-ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "system"
 TOOLS = ("nvidia-smi", "lscpu", "free")
 
 
 def machine_dir() -> Path:
-    """The recorded machine the fakes answer for (CLAIMS_FAKE_MACHINE, default gb10)."""
+    """The recorded machine the fakes answer for (CLAIMS_FAKE_MACHINE, default gb10), under
+    the fixtures folder :mod:`claims.testing.recordings` names."""
     name = os.environ.get("CLAIMS_FAKE_MACHINE") or os.environ.get("CLAIMS_FAKE_SMI") or "gb10"
-    return ROOT / name
+    return recordings.fixtures_dir() / "system" / name
 
 
 def install(bin_dir: Path, tools: Iterable[str] = ("nvidia-smi",)) -> Path:
     """Write executable fakes of ``tools`` into ``bin_dir``; return the ``nvidia-smi`` one."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     script = Path(__file__).resolve()
+    # The wrapper carries the fixtures folder, so it answers wherever it is run from.
+    fixtures = recordings.fixtures_dir().resolve()
     for tool in tools:
         if tool not in TOOLS:
             raise ValueError(f"no fake for {tool!r} (fakes: {', '.join(TOOLS)})")
         exe = bin_dir / tool
         exe.write_text(f"#!/bin/sh\n{marker_line(f'{tool} (claims.testing.fake_nvidia_smi)')}\n"
+                       f'export {recordings.ENV}="${{{recordings.ENV}:-{fixtures}}}"\n'
                        f'exec "{sys.executable}" "{script}" --as {tool} "$@"\n', encoding="utf-8")
         exe.chmod(0o755)
     return bin_dir / "nvidia-smi"

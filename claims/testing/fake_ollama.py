@@ -41,11 +41,10 @@ from typing import Any, Literal
 
 from claims.probes.files.ollama_store.names import same_model
 from claims.probes.live.ollama_api.names import normalize_model_name as _norm
+from claims.testing import recordings
 
 __all__ = ["FakeModel", "FakeOllama", "Fault", "Loaded", "keep_alive_seconds", "unused_port"]
 
-ROOT = Path(__file__).resolve().parents[2]
-RECORDED_W2 = ROOT / "fixtures" / "recorded" / "W2.json"
 
 FaultKind = Literal[
     "status",  # answer with HTTP `status` and an {"error": ...} body
@@ -510,7 +509,8 @@ class FakeOllama:
         self.faults: list[Fault] = []
         self.exchanges: list[Exchange] = []
         self.blobs: dict[str, int] = {}  # digest -> size, uploaded through /api/blobs
-        self.recorded = json.loads(RECORDED_W2.read_text(encoding="utf-8"))
+        recorded_w2 = recordings.fixtures_dir() / "recorded" / "W2.json"
+        self.recorded = json.loads(recorded_w2.read_text(encoding="utf-8"))
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._rng = random.Random()

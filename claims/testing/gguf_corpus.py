@@ -15,17 +15,20 @@ from types import ModuleType
 from typing import Any
 
 from claims.probes.files.gguf_file import inspect_header, read_header
+from claims.testing import recordings
 
-__all__ = ["CORPUS", "corpus_builder", "read_everything", "reader_reference"]
+__all__ = ["corpus_builder", "corpus_dir", "read_everything", "reader_reference"]
 
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "fixtures" / "hostile" / "gguf"
+
+def corpus_dir() -> Path:
+    """fixtures/hostile/gguf, in the fixtures folder :mod:`claims.testing.recordings` names."""
+    return recordings.fixtures_dir() / "hostile" / "gguf"
 
 
 @cache
 def corpus_builder() -> ModuleType:
     """fixtures/hostile/make_gguf_corpus.py, imported by path (it is a script, not a package)."""
-    path = CORPUS.parent / "make_gguf_corpus.py"
+    path = corpus_dir().parent / "make_gguf_corpus.py"
     spec = importlib.util.spec_from_file_location("make_gguf_corpus", path)
     if spec is None or spec.loader is None:  # pragma: no cover - the script ships with the suite
         raise ImportError(f"cannot import {path}")

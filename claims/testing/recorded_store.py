@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from claims.probes.errors import InputError
+from claims.testing import recordings
 
 __all__ = ["PROVENANCE", "assemble", "printed_list", "recorded_store_dir"]
 
@@ -26,8 +27,9 @@ PROVENANCE = (
 )
 
 
-def recorded_store_dir(root: Path) -> Path:
-    return root / "fixtures" / "ollama-0.31.2" / "store"
+def recorded_store_dir() -> Path:
+    """fixtures/ollama-0.31.2/store, in the folder :mod:`claims.testing.recordings` names."""
+    return recordings.fixtures_dir() / "ollama-0.31.2" / "store"
 
 
 def assemble(source: Path, dest: Path, gguf: Path, gguf_sha256: str) -> Path:

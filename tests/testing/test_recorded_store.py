@@ -11,7 +11,7 @@ from claims.probes.errors import InputError
 from claims.testing.recorded_store import assemble, printed_list, recorded_store_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = recorded_store_dir(ROOT)
+SOURCE = recorded_store_dir()
 CAPTURE = ROOT.parent / "shared" / "captures" / "ollama-0.31.2" / "store"
 GEMMA = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 

@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 from claims.probes.errors import InputError
 from claims.probes.files import gguf_file
 from claims.probes.files.gguf_file import GGUFArray, GGUFHeader, GGUFTruncatedError, read_header
-from claims.testing.gguf_corpus import CORPUS, corpus_builder, reader_reference
+from claims.testing.gguf_corpus import corpus_builder, corpus_dir, reader_reference
+
+CORPUS = corpus_dir()
 
 SCALARS: dict[V, tuple[Any, ...]] = {
     V.UINT8: (0, 255),

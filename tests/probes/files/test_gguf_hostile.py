@@ -29,8 +29,10 @@ from claims.cli import main as cli_main
 from claims.probes.errors import InputError
 from claims.probes.files import gguf_file
 from claims.probes.files.gguf_file import read_header
-from claims.testing.gguf_corpus import CORPUS, ROOT, corpus_builder, read_everything
+from claims.testing.gguf_corpus import corpus_builder, corpus_dir, read_everything
 
+ROOT = Path(__file__).resolve().parents[3]
+CORPUS = corpus_dir()
 MANIFEST: dict[str, dict[str, Any]] = json.loads(
     (CORPUS / "MANIFEST.json").read_text(encoding="utf-8")
 )

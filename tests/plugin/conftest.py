@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 from pathlib import Path
 from typing import Any
@@ -16,64 +17,9 @@ import pytest
 # refused connection would escape as a raw httpcore.ConnectError. Importing it
 # here keeps one httpcore for the whole session.
 
-# A small, self-contained catalog so the plugin's behaviour is tested apart from
-# the real documents' records (which other tests cover).
-TEST_CATALOG = """
-[document]
-id = "T1"
-title = "A test document"
-seeds = []
-sections = ["Numbers", "Live"]
-
-[[claim]]
-id = "T1-SUM"
-section = "Numbers"
-statement = "Two plus two is printed as 4.0."
-tiers = ["offline"]
-stated = [{ name = "sum", value = "4.0" }]
-
-[[claim]]
-id = "T1-WRONG"
-section = "Numbers"
-statement = "The document prints 2.2 for 1 + 1 (a known mistake)."
-tiers = ["offline"]
-stated = [{ name = "sum", value = "2.2" }, { name = "parts", value = "2" }]
-[claim.erratum]
-explanation = "1 + 1 is 2, not 2.2."
-refutes = ["sum"]
-
-[[claim]]
-id = "T1-SERVER"
-section = "Live"
-statement = "A server answers."
-tiers = ["ollama", "offline"]
-stated = [{ name = "rate", value = "10", unit = "tok/s", model = "phi4" }]
-
-[[claim]]
-id = "T1-SPARK"
-section = "Live"
-statement = "Only true on the Spark."
-tiers = ["offline"]
-profile = "dgx-spark"
-
-[[claim]]
-id = "T1-TABLE"
-section = "Numbers"
-statement = "A table printing 3 for 1 + 1 and 5 for 2 + 2 (two known mistakes)."
-tiers = ["offline"]
-stated = [{ name = "1 + 1", value = "3" }, { name = "2 + 2", value = "5" }]
-[claim.erratum]
-explanation = "Both cells are off by one."
-refutes = ["1 + 1", "2 + 2"]
-
-[[claim]]
-id = "T1-OPINION"
-section = "Live"
-statement = "Something nobody can measure."
-tiers = ["offline"]
-testable = false
-untestable_reason = "an opinion"
-"""
+# The toy catalog (tests/toy_catalog/T1.toml): the plugin's behaviour is tested apart
+# from the real documents' records (which other tests cover).
+TOY_CATALOG = Path(__file__).resolve().parents[1] / "toy_catalog"
 
 
 SUBPROCESS_TIMEOUT_S = 120
@@ -92,8 +38,7 @@ class ClaimsPytester:
     def __init__(self, pytester: pytest.Pytester) -> None:
         self.pytester = pytester
         catalog = pytester.path / "catalog"
-        catalog.mkdir()
-        (catalog / "T1.toml").write_text(TEST_CATALOG, encoding="utf-8")
+        shutil.copytree(TOY_CATALOG, catalog)
         self.base_args = [
             "-p",
             "claims.plugin",

@@ -20,25 +20,11 @@ try:
 except ImportError:
     llama_cpp = None
 
-ENGINE_CATALOG = """
-[document]
-id = "E1"
-title = "An engine test document"
-seeds = []
-sections = ["Engine"]
-
-[[claim]]
-id = "E1-RUNS"
-section = "Engine"
-statement = "The engine runs the model."
-tiers = ["engine"]
-"""
-
 ENGINE_TEST = """
 import pytest
 
 @pytest.mark.engine
-@pytest.mark.claim("E1-RUNS")
+@pytest.mark.claim("T1-ENGINE")
 def test_runs(check):
     check.measure("ran", True, holds=True, expected="it ran")
 """
@@ -74,9 +60,6 @@ def missing(
     Returns the pytester, the command-line arguments that take it away and the
     reason the skip must show.
     """
-    (claims_pytester.pytester.path / "catalog" / "E1.toml").write_text(
-        ENGINE_CATALOG, encoding="utf-8"
-    )
     claims_pytester.pytester.makepyfile(test_engine_claim=ENGINE_TEST)
     conftest, args, reason = CASES[request.param]
     if conftest:
@@ -90,7 +73,7 @@ def test_missing_prerequisite_is_not_run_with_the_reason(missing):
     result.assert_outcomes(skipped=1)
     assert result.ret == 0
     result.stdout.fnmatch_lines([reason])
-    claim = engine_pytester.claim("E1-RUNS")
+    claim = engine_pytester.claim("T1-ENGINE")
     assert claim["verdict"] == "not-run"
     assert claim["checks"][0]["outcome"] == "skipped"
 
@@ -101,6 +84,6 @@ def test_require_live_turns_a_missing_prerequisite_into_a_failure(missing):
     result.assert_outcomes(errors=1)  # the prerequisite fails in setup
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*--require-live: not run: engine tier*"])
-    claim = engine_pytester.claim("E1-RUNS")
+    claim = engine_pytester.claim("T1-ENGINE")
     assert claim["verdict"] == "not-run"
     assert claim["checks"][0]["outcome"] == "failed"

@@ -536,11 +536,11 @@ def test_evidence_validates_and_counts_every_claim(claims_pytester):
     assert validate(evidence) == []
     assert evidence["run"]["complete"] is True
     assert evidence["run"]["markexpr"] == ""
-    assert len(evidence["claims"]) == 6
-    assert sum(evidence["summary"]["by_verdict"].values()) == 6
+    assert len(evidence["claims"]) == 7
+    assert sum(evidence["summary"]["by_verdict"].values()) == 7
     assert (
-        evidence["summary"]["by_verdict"]["not-run"] == 4
-    )  # no test of T1-WRONG, T1-SERVER, T1-SPARK, T1-TABLE
+        evidence["summary"]["by_verdict"]["not-run"] == 5
+    )  # no test of T1-WRONG, T1-SERVER, T1-SPARK, T1-TABLE, T1-ENGINE
     machine = evidence["run"]["machine"]
     assert machine["memory_bytes"] > 0 and machine["python"]
 

@@ -8,6 +8,7 @@ evidence; a second run whose measurement changed is compared with the first.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -17,28 +18,8 @@ import pytest
 
 TIMEOUT_S = 120
 
-CATALOG = """
-[document]
-id = "T1"
-title = "A test document"
-seeds = ["000_test.txt"]
-sections = ["Numbers"]
-
-[[claim]]
-id = "T1-SUM"
-section = "Numbers"
-statement = "Two plus two is printed as 4.0."
-tiers = ["offline"]
-stated = [{ name = "sum", value = "4.0" }]
-
-[[claim]]
-id = "T1-OPINION"
-section = "Numbers"
-statement = "Arithmetic is pleasant."
-tiers = ["offline"]
-testable = false
-untestable_reason = "an opinion"
-"""
+# The toy catalog of the suite's own tests (its first claim, T1-SUM, is the one run here).
+CATALOG = Path(__file__).resolve().parents[1] / "toy_catalog" / "T1.toml"
 
 TEST_FILE = """
 import pytest
@@ -62,7 +43,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def pytest_run(tmp_path: Path, name: str, value: float) -> tuple[Path, Path]:
     work = tmp_path / name
     work.mkdir()
-    (work / "catalog.toml").write_text(CATALOG, encoding="utf-8")
+    shutil.copyfile(CATALOG, work / "catalog.toml")
     (work / "test_sum.py").write_text(
         textwrap.dedent(TEST_FILE.format(value=value)), encoding="utf-8"
     )
@@ -151,7 +132,7 @@ def test_sum(check):
 def test_a_run_fed_surrogates_controls_and_nan_keeps_complete_evidence(tmp_path, audit):
     work = tmp_path / "hostile"
     work.mkdir()
-    (work / "catalog.toml").write_text(CATALOG, encoding="utf-8")
+    shutil.copyfile(CATALOG, work / "catalog.toml")
     (work / "test_sum.py").write_text(textwrap.dedent(HOSTILE_TEST_FILE), encoding="utf-8")
     evidence, report = work / "evidence.json", work / "report.html"
     proc = run(

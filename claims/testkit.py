@@ -10,9 +10,13 @@ through it; the plugin turns what the check recorded into the claim's verdict::
     pytestmark = pytest.mark.offline          # the tier: offline, engine, ollama, gpu, hub
 
     @pytest.mark.claim("W2-DIGEST-FILENAME", source="recorded")
-    def test_recorded_digest_names_the_blob(check: Check, recorded) -> None:
-        figures = recorded("W2")
-        check.against("blob file name", figures["blob_name"])
+    def test_recorded_digest_maps_to_recorded_file_name(check: Check, recorded) -> None:
+        w2 = recorded("W2")                       # fixtures/recorded/W2.json
+        ...
+        check.against("manifest digest", digest)  # against the catalog's stated figure
+
+(tests/claims/w2/test_store.py has the whole test; tests/README.md says where a
+new one goes.)
 
 Where the evidence comes from is *declared*, never assigned, because it decides
 how the figures are judged (a figure stated for one model or profile applies to
@@ -39,8 +43,6 @@ Relations stated in words rather than figures, recorded alike in every report:
 Figures: :class:`Interval` (a printed value with the precision it was printed
 to), :func:`agrees`, :func:`convert`, and :func:`model_matches` (Ollama's own
 rule for whether two names are one model).
-
-Where a new claim test goes, and the markers: tests/README.md.
 """
 
 from __future__ import annotations

@@ -52,6 +52,8 @@ package = site / "claims"
 import claims
 outside, skipped = [], []
 for info in pkgutil.walk_packages(claims.__path__, "claims."):
+    if info.name.endswith("__main__"):  # the CLI itself: importing it runs it
+        continue
     try:
         module = importlib.import_module(info.name)
     except ModuleNotFoundError as exc:  # an optional dependency (llama_cpp, torch...)

@@ -9,6 +9,8 @@ the check's figures are judged (:mod:`claims.check`).
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from claims.check import SOURCES, Source
@@ -37,5 +39,4 @@ def declared_source(item: pytest.Item, *, live: bool) -> Source:
     if value not in SOURCES:
         pytest.fail(f"@pytest.mark.claim(source={value!r}): the source is one of "
                     f"{', '.join(SOURCES)}", pytrace=False)
-    source: Source = value
-    return source
+    return cast(Source, value)

@@ -57,7 +57,7 @@ def test_known_forms() -> None:
 
 
 def test_control_and_user_defined_tokens_are_their_own_text() -> None:
-    # What gguf-py calls these, so a renumbering of its enum shows here.
+    # The numbers GGUF files store (llama.cpp's llama_token_type), as gguf-py names them.
     assert (CONTROL, USER_DEFINED) == (3, 4)
     # A control token outside GPT-2's table (DeepSeek writes full-width bars and '▁').
     odd = "<｜begin▁of▁sentence｜>"

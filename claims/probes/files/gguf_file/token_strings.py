@@ -42,6 +42,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gguf.constants import TokenType
+
 from claims.probes.errors import InputError
 
 __all__ = [
@@ -55,9 +57,8 @@ __all__ = [
 KNOWN_TOKENIZER_MODELS = ("gpt2", "llama")
 SPM_SPACE = "\u2581"  # SentencePiece's visible space
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
-# gguf.TokenType values of tokens that are their own text (checked in the tests
-# against gguf-py's enum, so a renumbering there cannot go unnoticed).
-_LITERAL_TYPES = frozenset({3, 4})  # CONTROL, USER_DEFINED
+# Tokens that are their own text, in gguf-py's numbering of tokenizer.ggml.token_type.
+_LITERAL_TYPES = frozenset({int(TokenType.CONTROL), int(TokenType.USER_DEFINED)})
 _SHOWN_CHARS = 40  # of a token quoted in an error message
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 __all__ = [
     "Interval",
-    "Literal",
+    "PrintedNumber",
     "UnitError",
     "agrees",
     "convert",
@@ -131,7 +131,7 @@ _NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?$")
 
 
 @dataclass(frozen=True)
-class Literal:
+class PrintedNumber:
     """A number as printed: its value and the half-unit of its last digit.
 
     "6,171,877,376" is exact for integer quantities (half-unit 0.5 admits only
@@ -151,7 +151,7 @@ class Literal:
         return self.value == self.value.to_integral_value() and self.half_unit >= Decimal("0.5")
 
 
-def parse_literal(text: str) -> Literal:
+def parse_literal(text: str) -> PrintedNumber:
     """Parse a printed number ("1,008", "23.3", "-1", "1e-06") keeping its precision.
 
     Raises ValueError naming the text when it is not a plain number.
@@ -166,7 +166,7 @@ def parse_literal(text: str) -> Literal:
     exponent = value.as_tuple().exponent
     assert isinstance(exponent, int)
     half_unit = Decimal(5).scaleb(exponent - 1)
-    return Literal(text=text, value=value, half_unit=half_unit)
+    return PrintedNumber(text=text, value=value, half_unit=half_unit)
 
 
 # Units a measurement may be converted between. Factors are to the dimension's base unit.

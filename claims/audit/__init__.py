@@ -31,11 +31,10 @@ from typing import Any
 from claims.audit.mutate import corrected, moved, near
 from claims.audit.runner import AuditSession, Group, check_verdicts, claim_verdicts
 from claims.catalog.records import Claim, StatedFigure
+from claims.tiers import TIERS
 from claims.verdicts import claim_verdict
 
 __all__ = ["FigureResult", "run_audit", "summary_line"]
-
-LIVE = ("engine", "ollama", "gpu", "hub")
 
 
 @dataclass
@@ -82,7 +81,7 @@ def _reason(
 ) -> str | None:
     """Why the figure could not change a verdict, from the baseline's own records; None if
     nothing explains it (a defect)."""
-    live = [t for t in claim.tiers if t in LIVE]
+    live = [t for t in claim.tiers if t in TIERS.live()]
     if not records or all(r.get("verdict") == "not-run" for r in records):
         why = "; ".join(dict.fromkeys(str(r.get("message")) for r in records)) or "no test"
         return f"its offline checks did not run here ({why})"

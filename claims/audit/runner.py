@@ -21,8 +21,8 @@ from _pytest.runner import runtestprotocol
 
 from claims.catalog import Catalog
 from claims.catalog.records import StatedFigure
-from claims.plugin import claim_ids, item_tiers
 from claims.plugin.keys import CATALOG, RECORD_KEY
+from claims.plugin.markers import claim_ids, item_tiers
 from claims.verdicts import check_verdict, claim_verdict
 
 Records = dict[str, dict[str, Any]]  # nodeid -> the check record of one run of that test

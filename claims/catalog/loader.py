@@ -18,7 +18,6 @@ from typing import Any, cast
 
 from claims.catalog.records import (
     PROFILES,
-    TIERS,
     Claim,
     Document,
     Erratum,
@@ -26,6 +25,7 @@ from claims.catalog.records import (
     StatedFigure,
 )
 from claims.figures import parse_literal
+from claims.tiers import TIERS
 
 __all__ = ["Catalog", "CatalogError", "load_catalog", "load_document"]
 
@@ -250,7 +250,7 @@ def _claim(where: str, raw: Any, doc: Document) -> Claim:
         raise _fail(where, "tiers must name at least one tier")
     for tier in tiers:
         if tier not in TIERS:
-            raise _fail(where, f"bad tier {tier!r} (known: {', '.join(TIERS)})")
+            raise _fail(where, f"bad tier {tier!r} (known: {', '.join(TIERS.names())})")
     testable = raw.get("testable", True)
     if not isinstance(testable, bool):
         raise _fail(where, "testable must be true or false")

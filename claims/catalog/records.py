@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from claims.figures import Interval, parse_literal
 
-TIERS: tuple[str, ...] = ("offline", "engine", "ollama", "gpu", "hub")
 PROFILES: tuple[str, ...] = ("dgx-spark", "generic")
 FigureKind = Literal["number", "range", "text", "list", "bool"]
 

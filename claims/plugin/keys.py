@@ -1,4 +1,10 @@
-"""Stash keys and constants the plugin's modules share."""
+"""Stash keys and constants the plugin's modules share.
+
+The session's settings, catalog, tiers and profile live on ``config.stash``
+(:mod:`claims.plugin.session`), a test's check, conclusion and marker problem on
+``item.stash``; the evidence writer's key is with the writer
+(:data:`claims.plugin.writer.EVIDENCE_WRITER`).
+"""
 
 from __future__ import annotations
 
@@ -21,8 +27,5 @@ CHECK = pytest.StashKey[Check]()
 CONCLUSION = pytest.StashKey[Conclusion]()
 PROBLEM = pytest.StashKey[str]()
 
-# Hosts a test may connect to: loopback only, plus the Ollama host for the ollama tier.
-LOOPBACK = ["127.0.0.1", "::1", "localhost"]
-LIVE_TIERS = ("engine", "ollama", "gpu", "hub")
 # The user_properties key a check record travels under (worker -> controller under xdist).
 RECORD_KEY = "claims.check"

@@ -1,17 +1,21 @@
 """Command-line options of the claims suite and the settings read from them.
 
-The same option group serves pytest (``pytest --ollama-host ...``) and is
-mirrored by the CLI where it makes sense, so a user learns one vocabulary.
+The option group is pytest's (``pytest --ollama-host ...``); :class:`Settings`
+is what the plugin, the tier detectors (:mod:`claims.tiers`) and the fixtures
+read of it. Where the CLI has the same option it uses the same name
+(``python -m claims audit --claim ID``), so a user learns one vocabulary.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from claims.tiers import PrivateServers
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_MODEL = "phi4"  # the model Week 2 uses throughout
@@ -203,7 +207,9 @@ class Settings:
     markexpr: str
     evidence_path: Path | None
     report_path: Path | None
-    extra: dict[str, Any] = field(default_factory=dict)
+    # The suite's own Ollama servers under --ollama-serve (set by claims.plugin.serve):
+    # the ollama tier's detector starts one before it asks the host for its version.
+    ollama_serve: PrivateServers | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:

@@ -10,8 +10,10 @@
 * :class:`NothingCompared` – the test compared nothing: an error of the test.
 
 The exception says how the test ended; the verdict itself is decided once, by
-:meth:`claims.check.Check.conclude` or by the hook that raised the exception,
-and written into the check record (``verdict``).
+:meth:`claims.check.Check.conclude` (:mod:`claims.plugin.conclusion` raises the
+matching outcome) or, for a test that did not reach its conclusion, by how it
+ended (:func:`claims.plugin.check_record.ending`), and written into the check
+record (``verdict``).
 """
 
 from __future__ import annotations

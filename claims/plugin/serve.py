@@ -37,7 +37,7 @@ from claims.plugin.keys import CHECK, SETTINGS, TIERS_KEY
 from claims.plugin.options import Settings, _positive_seconds
 from claims.plugin.outcomes import not_run
 from claims.plugin.tiers import Tiers
-from claims.plugin.writer import LOG
+from claims.plugin.writer import EVIDENCE_WRITER
 
 __all__ = ["AFTER_ALL", "SERVE", "UserServerSnapshot", "ollama_serve", "user_server_snapshot"]
 
@@ -192,13 +192,13 @@ def pytest_configure(config: pytest.Config) -> None:
         settings,
         ollama_host=servers.default_url,
         allow_unload=True,
-        extra={**settings.extra, "ollama_serve": servers, "user_ollama_host": settings.ollama_host},
+        ollama_serve=servers,
     )
     config.stash[SETTINGS] = private
     config.stash[TIERS_KEY] = Tiers(private)
     config.stash[SERVE] = servers
     config.stash[SNAPSHOT] = snapshot
-    writer = config.stash.get(LOG, None)
+    writer = config.stash.get(EVIDENCE_WRITER, None)
     if writer is not None:
         writer.settings = private
         writer.tiers = config.stash[TIERS_KEY]

@@ -1,4 +1,10 @@
-"""The controller-side evidence writer: check records in, evidence.json and report out."""
+"""The controller-side evidence writer: check records in, evidence.json and report out.
+
+:func:`open_evidence` starts the run's :class:`~claims.evidence.EvidenceLog` and
+registers an :class:`EvidenceWriter` as a plugin of its own, kept on
+``config.stash`` under :data:`EVIDENCE_WRITER` (as pytest keeps its junitxml
+writer); it exists only in the controlling process, never in an xdist worker.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +13,12 @@ from typing import Any, cast
 
 import pytest
 
-from claims.evidence import EvidenceLog, write_atomic
+from claims.catalog import Catalog
+from claims.evidence import EvidenceLog, now_iso, write_atomic
 from claims.plugin.keys import RECORD_KEY
 from claims.plugin.options import Settings
 from claims.plugin.tiers import Tiers
+from claims.profiles import ProfileChoice
 
 # Rewrite evidence.json at most this often while tests finish, so an
 # interrupted run leaves recent evidence without paying a write per test.
@@ -146,5 +154,46 @@ class EvidenceWriter:
             terminalreporter.write_line(f"report:   {self.settings.report_path}")
 
 
-# Where the controller keeps its writer (absent in xdist workers).
-LOG = pytest.StashKey[EvidenceWriter]()
+# Where the controller keeps its writer (absent in xdist workers and without evidence).
+EVIDENCE_WRITER = pytest.StashKey[EvidenceWriter]()
+
+
+def open_evidence(
+    config: pytest.Config,
+    settings: Settings,
+    catalog: Catalog,
+    choice: ProfileChoice,
+    simulated: list[str],
+    tiers: Tiers,
+) -> EvidenceWriter:
+    """Start the run's evidence log and register its writer (the controller only)."""
+    from claims.audit.report import load_summary
+    from claims.probes.machine.system import fingerprint
+
+    assert settings.evidence_path is not None
+    run = {
+        "started": now_iso(),
+        "finished": now_iso(),
+        "markexpr": settings.markexpr,
+        "profile": choice.name,
+        "profile_choice": choice.to_json(),
+        "simulated": simulated,
+        "machine": fingerprint(),
+        "options": settings.to_json(),
+        "complete": False,
+        "args": [str(a) for a in config.invocation_params.args],
+    }
+    log = EvidenceLog(catalog, run)
+    # `claims audit` keeps its result beside the evidence; the report shows its summary.
+    log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
+    writer = EvidenceWriter(log, settings, tiers)
+    config.stash[EVIDENCE_WRITER] = writer
+    config.pluginmanager.register(writer, "claims-evidence")
+    return writer
+
+
+def close_evidence(config: pytest.Config) -> None:
+    """Unregister the writer (pytest_unconfigure); nothing to do where there is none."""
+    writer = config.stash.get(EVIDENCE_WRITER, None)
+    if writer is not None:
+        config.pluginmanager.unregister(writer)

@@ -14,18 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-__all__ = ["FLAG_HINTS", "PACKAGE_HINTS", "TIER_HINTS", "not_applicable_hint", "run_hint"]
+from claims.tiers import TIERS
 
-TIER_HINTS: dict[str, str] = {
-    "offline": "run pytest -m offline",
-    "engine": "install the engine extra (pip install '.[engine]', llama-cpp-python) and run "
-    "pytest -m engine; --engine-model PATH picks another GGUF",
-    "ollama": "start an Ollama server with the model, then run pytest -m ollama "
-    "--ollama-host URL --ollama-model NAME",
-    "gpu": "run pytest -m gpu on a CUDA machine "
-    "(NVIDIA driver with nvidia-smi and a CUDA build of torch)",
-    "hub": "run pytest -m hub on a machine that can reach huggingface.co",
-}
+__all__ = ["FLAG_HINTS", "PACKAGE_HINTS", "not_applicable_hint", "run_hint"]
+
+# Each tier's own hint is part of its record (claims.tiers).
 
 # What each option the reasons name needs as its argument, and what it changes.
 FLAG_HINTS: dict[str, str] = {
@@ -72,7 +65,8 @@ def _missing_packages(reason: str | None) -> list[str]:
 
 
 def _rerun(tiers: list[str], claim_id: str | None) -> str:
-    tier = next((t for t in tiers if t != "offline"), tiers[0] if tiers else "offline")
+    # No tier at all: the first of the table, which every machine has (offline).
+    tier = next((t for t in tiers if TIERS.is_live(t)), tiers[0] if tiers else TIERS.names()[0])
     only = f" --claim {claim_id}" if claim_id else ""
     return f"then run pytest -m {tier}{only}"
 
@@ -98,8 +92,8 @@ def run_hint(
     elif flags:
         parts.extend(FLAG_HINTS.get(f, f"pass {f}") for f in flags)
     else:
-        live = [t for t in tiers if t != "offline"]
-        parts.extend(TIER_HINTS[t] for t in (live or tiers) if t in TIER_HINTS)
+        live = [t for t in tiers if TIERS.is_live(t)]
+        parts.extend(TIERS[t].hint for t in (live or tiers) if t in TIERS)
     if not selected and claim_id:
         parts.append(f"to run only this claim, add --claim {claim_id}")
     return "; ".join(dict.fromkeys(parts)) or "see the reason above"

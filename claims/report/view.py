@@ -34,6 +34,7 @@ from claims.report.plots import (
     render_chart,
     svg_with_prefix,
 )
+from claims.tiers import TIERS
 from claims.verdicts import DESCRIPTIONS, PRIORITY, VERDICTS, check_verdict
 
 __all__ = ["NOTATION", "ORDER", "SOURCES", "build_view", "value_text"]
@@ -586,11 +587,7 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
             for c in s.claims + s.untestable
             for t in c["tiers"]
         },
-        key=lambda t: (
-            ("offline", "engine", "ollama", "gpu", "hub").index(t)
-            if t in ("offline", "engine", "ollama", "gpu", "hub")
-            else 9
-        ),
+        key=TIERS.order,
     )
     args = [str(a) for a in _list(run.get("args"))]
     return {

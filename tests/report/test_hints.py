@@ -7,7 +7,8 @@ import re
 import pytest
 
 from claims.plugin.options import pytest_addoption
-from claims.report.hints import FLAG_HINTS, PACKAGE_HINTS, TIER_HINTS, run_hint
+from claims.report.hints import FLAG_HINTS, PACKAGE_HINTS, run_hint
+from claims.tiers import TIERS
 
 
 class _Recorder:
@@ -34,7 +35,7 @@ def plugin_options() -> set[str]:
 
 
 def test_every_option_a_hint_names_exists(plugin_options):
-    texts = [*TIER_HINTS.values(), *FLAG_HINTS.values(), *PACKAGE_HINTS.values()]
+    texts = [*(t.hint for t in TIERS), *FLAG_HINTS.values(), *PACKAGE_HINTS.values()]
     named = {f for text in texts for f in re.findall(r"(?<![\w-])--[a-z][a-z-]*", text)}
     assert named <= plugin_options, named - plugin_options
     assert set(FLAG_HINTS) <= plugin_options
@@ -71,6 +72,6 @@ def test_a_flag_without_its_own_hint_is_still_named():
 
 
 def test_hints_without_a_flag_or_package_fall_back_to_the_tier():
-    assert run_hint(["gpu"], "no CUDA device") == TIER_HINTS["gpu"]
-    assert run_hint(["offline", "ollama"], "no server") == TIER_HINTS["ollama"]
+    assert run_hint(["gpu"], "no CUDA device") == TIERS["gpu"].hint
+    assert run_hint(["offline", "ollama"], "no server") == TIERS["ollama"].hint
 

@@ -1,0 +1,307 @@
+"""The test tiers: one record per tier, and the table every other module reads.
+
+A tier is what a claim test needs from the machine: nothing but files
+(``offline``), llama.cpp and a GGUF file (``engine``), an Ollama server
+(``ollama``), a CUDA GPU (``gpu``) or the Hugging Face Hub (``hub``). Each
+:class:`Tier` record holds every fact about one tier:
+
+* ``marker`` – the help text of its pytest marker (``pytest --markers``);
+* ``live`` – whether its checks measure a live system (their source is "live")
+  or bundled files ("fixture"), and whether the audit can rerun them offline;
+* ``hosts`` – which hosts its tests may connect to (loopback only, loopback and
+  the Ollama host, or anywhere);
+* ``detect`` – how it finds out whether its prerequisites are present, with a
+  reason a user can act on when they are not (run lazily, once per session, by
+  :class:`claims.plugin.tiers.Tiers`);
+* ``hint`` – what to type to get one of its checks run, shown beside a "not run"
+  in the report (:mod:`claims.report.hints`).
+
+Everything else derives from :data:`TIERS`: the markers the plugin registers,
+the tier names the catalog accepts, the socket guard's allowed hosts, the
+report's hints and its tier order, the audit's live tiers.
+
+Adding a tier: append its :class:`Tier` record to :data:`TIERS` below (with a
+detector that names what is missing), add its name to the ``tiers`` enum of
+``claims/schema/evidence.schema.json`` (the evidence contract;
+``tests/test_tiers.py`` fails until the two agree), and write the tier's own
+tests. No other module names tiers.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = ["LOOPBACK", "TIERS", "PrivateServers", "Tier", "TierSettings", "TierStatus", "TierTable"]
+
+# Hosts every test may connect to; a tier's ``hosts`` adds to these or lifts the limit.
+LOOPBACK: tuple[str, ...] = ("127.0.0.1", "::1", "localhost")
+
+# The hub tier talks to the public Internet, so it runs only when asked for by name.
+HUB_PROBE_URL = "https://huggingface.co/api/models/Qwen/Qwen2.5-3B-Instruct"
+
+
+class PrivateServers(Protocol):
+    """The suite's own Ollama servers (``--ollama-serve``, :mod:`claims.plugin.serve`)."""
+
+    def use(self) -> object: ...
+
+
+class TierSettings(Protocol):
+    """What the detectors and host rules read of a run's settings (claims.plugin.options)."""
+
+    @property
+    def ollama_host(self) -> str: ...
+    @property
+    def engine_model(self) -> str | None: ...
+    @property
+    def models_dir(self) -> str | None: ...
+    @property
+    def markexpr(self) -> str: ...
+    @property
+    def ollama_serve(self) -> PrivateServers | None: ...
+
+
+@dataclass(frozen=True)
+class TierStatus:
+    """Whether a tier's prerequisites are present; if not, why (one line a user can act on)."""
+
+    available: bool
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def _loopback_only(_: TierSettings) -> tuple[str, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Tier:
+    """Every fact about one tier (the module docstring says what each field is for)."""
+
+    name: str
+    marker: str
+    live: bool
+    detect: Callable[[TierSettings], TierStatus]
+    hint: str
+    # The hosts beyond loopback its tests may reach; None: any host (no socket guard).
+    hosts: Callable[[TierSettings], tuple[str, ...]] | None = _loopback_only
+
+
+class TierTable:
+    """The tiers in their display order; every lookup reads ``records`` when called."""
+
+    def __init__(self, records: Iterable[Tier]) -> None:
+        self.records: tuple[Tier, ...] = tuple(records)
+
+    def __iter__(self) -> Iterator[Tier]:
+        return iter(self.records)
+
+    def __contains__(self, name: object) -> bool:
+        return any(t.name == name for t in self.records)
+
+    def __getitem__(self, name: str) -> Tier:
+        for tier in self.records:
+            if tier.name == name:
+                return tier
+        raise KeyError(f"unknown tier {name!r} (known: {', '.join(self.names())})")
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.records)
+
+    def live(self) -> tuple[str, ...]:
+        """The tiers whose checks measure a live system."""
+        return tuple(t.name for t in self.records if t.live)
+
+    def is_live(self, name: str) -> bool:
+        """Whether ``name`` is a tier whose checks measure a live system (unknown: False)."""
+        return name in self.live()
+
+    def spoken(self) -> str:
+        """The names as a sentence lists them: "offline, engine, ollama, gpu or hub"."""
+        names = self.names()
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+    def order(self, name: str) -> int:
+        """A sort key: a tier's place in the table; a name the table lacks sorts last."""
+        names = self.names()
+        return names.index(name) if name in names else len(names)
+
+    def allowed_hosts(
+        self, tiers: Iterable[str], settings: TierSettings
+    ) -> tuple[str, ...] | None:
+        """The hosts a test of these tiers may connect to (None: any host).
+
+        Loopback always; each tier adds its own hosts, and one tier that may
+        reach any host lifts the limit for the test. Offline means offline.
+        """
+        hosts = list(LOOPBACK)
+        for name in tiers:
+            rule = self[name].hosts
+            if rule is None:
+                return None
+            hosts.extend(h for h in rule(settings) if h not in hosts)
+        return tuple(hosts)
+
+
+def host_of(url: str) -> str:
+    """The host part of a base URL ("http://[::1]:11434" -> "::1")."""
+    rest = url.split("://", 1)[-1]
+    if rest.startswith("["):
+        return rest[1 : rest.index("]")]
+    return rest.rsplit(":", 1)[0]
+
+
+# --- detectors: is the tier's prerequisite present? ----------------------------------
+
+
+def _offline(_: TierSettings) -> TierStatus:
+    return TierStatus(True)
+
+
+def _engine(settings: TierSettings) -> TierStatus:
+    if importlib.util.find_spec("llama_cpp") is None:
+        return TierStatus(
+            False, "engine tier needs llama-cpp-python (pip install 'claims-suite[engine]')"
+        )
+    from claims.probes.errors import ProbeError
+
+    try:
+        # Installed is not enough: a wheel built for another CPU or a missing
+        # runtime library fails only when libllama is loaded.
+        from claims.probes.live.engine import llama_cpp_module
+
+        llama = llama_cpp_module()
+    except ProbeError as exc:
+        return TierStatus(False, f"engine tier needs a working llama-cpp-python: {exc}")
+    try:
+        from claims.probes.live.engine.model_file import describe_engine_model
+
+        model = describe_engine_model(settings.engine_model, settings.models_dir)
+    except ProbeError as exc:
+        return TierStatus(False, f"engine tier has no model file: {exc}")
+    return TierStatus(True, details={"model_path": str(model.path), "model": model.name,
+                                     "model_source": model.source,
+                                     "llama_cpp": getattr(llama, "__version__", "unknown")})
+
+
+def _ollama(settings: TierSettings) -> TierStatus:
+    from claims.probes.errors import ProbeError
+    from claims.probes.live.ollama_api import OllamaClient
+
+    serve = settings.ollama_serve  # --ollama-serve: start the suite's own server
+    if serve is not None:
+        try:
+            serve.use()
+        except ProbeError as exc:
+            return TierStatus(False, f"--ollama-serve: {exc}")
+    try:
+        with OllamaClient(settings.ollama_host, connect_timeout=3.0, read_timeout=10.0) as client:
+            version = client.version()
+    except ProbeError as exc:
+        return TierStatus(False, f"no Ollama server at {settings.ollama_host} ({exc})")
+    return TierStatus(True, details={"version": version, "host": settings.ollama_host,
+                                     "server": "user's" if serve is None else "private"})
+
+
+def _gpu(_: TierSettings) -> TierStatus:
+    if importlib.util.find_spec("torch") is None:
+        return TierStatus(
+            False, "gpu tier needs torch with CUDA (install a CUDA build of torch for this machine)"
+        )
+    if shutil.which("nvidia-smi") is None:
+        # Name the torch build too (from metadata: no import), so one run tells
+        # a user everything missing; a "+cpu" build needs replacing as well.
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            build = version("torch")
+        except PackageNotFoundError:
+            build = "unknown version"
+        return TierStatus(False, "gpu tier needs an NVIDIA driver: nvidia-smi is not on PATH "
+                          f"(torch here: {build})")
+    import torch
+
+    if not torch.cuda.is_available():
+        built = torch.version.cuda
+        why = "was built without CUDA" if built is None else f"(CUDA {built}) sees no usable GPU"
+        return TierStatus(False, f"torch {torch.__version__} {why}")
+    return TierStatus(True, details={"torch": torch.__version__, "cuda": torch.version.cuda})
+
+
+def _hub(settings: TierSettings) -> TierStatus:
+    selected = "hub" in settings.markexpr.replace("not hub", "")
+    if not selected:
+        return TierStatus(
+            False, "the hub tier reaches huggingface.co; select it explicitly with -m hub"
+        )
+    if importlib.util.find_spec("huggingface_hub") is None:
+        return TierStatus(False, "hub tier needs huggingface_hub (pip install 'claims-suite[hub]')")
+    import httpx
+
+    try:
+        resp = httpx.head(
+            HUB_PROBE_URL, timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=True
+        )
+    except httpx.HTTPError as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        return TierStatus(False, f"the Hugging Face Hub cannot be reached ({reason})")
+    if resp.status_code >= 500:
+        return TierStatus(False, f"the Hugging Face Hub answered HTTP {resp.status_code}")
+    return TierStatus(True)
+
+
+def _ollama_host(settings: TierSettings) -> tuple[str, ...]:
+    return (host_of(settings.ollama_host),)
+
+
+# --- the table -----------------------------------------------------------------------
+
+TIERS = TierTable(
+    (
+        Tier(
+            name="offline",
+            marker="needs nothing beyond installed packages and files on disk (CI tier)",
+            live=False,
+            detect=_offline,
+            hint="run pytest -m offline",
+        ),
+        Tier(
+            name="engine",
+            marker="needs llama-cpp-python and a GGUF model file (llama.cpp on this machine)",
+            live=True,
+            detect=_engine,
+            hint="install the engine extra (pip install '.[engine]', llama-cpp-python) and run "
+            "pytest -m engine; --engine-model PATH picks another GGUF",
+        ),
+        Tier(
+            name="ollama",
+            marker="needs a reachable Ollama server (--ollama-host) and its model "
+            "(--ollama-model)",
+            live=True,
+            detect=_ollama,
+            hint="start an Ollama server with the model, then run pytest -m ollama "
+            "--ollama-host URL --ollama-model NAME",
+            hosts=_ollama_host,
+        ),
+        Tier(
+            name="gpu",
+            marker="needs torch with CUDA and nvidia-smi",
+            live=True,
+            detect=_gpu,
+            hint="run pytest -m gpu on a CUDA machine "
+            "(NVIDIA driver with nvidia-smi and a CUDA build of torch)",
+        ),
+        Tier(
+            name="hub",
+            marker="needs network access to the Hugging Face Hub (select explicitly with -m hub)",
+            live=True,
+            detect=_hub,
+            hint="run pytest -m hub on a machine that can reach huggingface.co",
+            hosts=None,  # huggingface.co and its CDN: no fixed list of hosts
+        ),
+    )
+)

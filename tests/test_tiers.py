@@ -1,0 +1,183 @@
+"""claims.tiers: the one table of tiers, and everything that derives from it.
+
+The schema's tier enum must agree with the table; a tier added to the table
+alone must reach every consumer: the markers pytest knows, the tier names the
+catalog accepts, the socket guard, the check's source, "not run" with the
+detector's reason, the report's hints and its order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from claims.catalog import CatalogError, load_catalog, load_document
+from claims.evidence import EvidenceLog, schema
+from claims.report.hints import run_hint
+from claims.report.view import build_view
+from claims.tiers import LOOPBACK, TIERS, PrivateServers, Tier, TierStatus
+
+pytestmark = pytest.mark.offline
+
+
+@dataclass(frozen=True)
+class FakeSettings:
+    ollama_host: str = "http://192.0.2.7:11434"
+    engine_model: str | None = None
+    models_dir: str | None = None
+    markexpr: str = ""
+    ollama_serve: PrivateServers | None = None
+
+
+def test_the_evidence_schema_lists_exactly_the_tables_tiers():
+    claim = schema()["properties"]["claims"]["items"]["properties"]
+    assert claim["tiers"]["items"]["enum"] == list(TIERS.names())
+
+
+def test_the_shared_schema_lists_them_too():
+    shared = Path(__file__).resolve().parents[2] / "shared" / "evidence.schema.json"
+    if not shared.is_file():
+        pytest.skip("no ../shared/evidence.schema.json beside this checkout")
+    claim = json.loads(shared.read_text("utf-8"))["properties"]["claims"]["items"]["properties"]
+    assert claim["tiers"]["items"]["enum"] == list(TIERS.names())
+
+
+def test_offline_is_the_only_tier_that_measures_no_live_system():
+    assert [t.name for t in TIERS if not t.live] == ["offline"]
+    assert TIERS.live() == ("engine", "ollama", "gpu", "hub")
+    assert TIERS.spoken() == "offline, engine, ollama, gpu or hub"
+
+
+def test_each_tier_reaches_only_its_hosts():
+    settings = FakeSettings()
+    assert TIERS.allowed_hosts([], settings) == LOOPBACK
+    for tier in ("offline", "engine", "gpu"):
+        assert TIERS.allowed_hosts([tier], settings) == LOOPBACK
+    assert TIERS.allowed_hosts(["offline", "ollama"], settings) == (*LOOPBACK, "192.0.2.7")
+    ipv6 = FakeSettings(ollama_host="http://[::1]:11434")
+    assert TIERS.allowed_hosts(["ollama"], ipv6) == LOOPBACK
+    # The Hub's hosts (huggingface.co and its CDN) are not a fixed list: no guard.
+    assert TIERS.allowed_hosts(["offline", "hub"], settings) is None
+
+
+def test_an_unknown_tier_is_named_with_the_known_ones():
+    with pytest.raises(KeyError, match=r"unknown tier 'tpu'.*offline, engine"):
+        TIERS["tpu"]
+    assert TIERS.order("tpu") == len(TIERS.names())
+    assert not TIERS.is_live("tpu")
+
+
+# --- a new tier, added to the table and nowhere else -----------------------------------
+
+TPU_CATALOG = """
+[document]
+id = "T9"
+title = "A document about a new kind of machine"
+seeds = []
+sections = ["Chips"]
+
+[[claim]]
+id = "T9-TPU"
+section = "Chips"
+statement = "The chip has eight cores."
+tiers = ["offline", "tpu"]
+stated = [{ name = "cores", value = "8" }]
+
+[[claim]]
+id = "T9-HUB"
+section = "Chips"
+statement = "The Hub lists the chip."
+tiers = ["hub"]
+testable = false
+untestable_reason = "an example"
+"""
+
+TPU_TEST = """
+import pytest
+
+@pytest.mark.tpu
+@pytest.mark.claim("T9-TPU")
+def test_cores(check, request):
+    (hosts,) = request.node.get_closest_marker("allow_hosts").args
+    assert "tpu.example" in hosts
+    check.against("cores", 8)
+"""
+
+
+@pytest.fixture
+def tpu(monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """The table with a "tpu" tier appended, whose detector answers ``state["available"]``."""
+    state = {"available": False}
+
+    def detect(_settings: object) -> TierStatus:
+        if state["available"]:
+            return TierStatus(True, details={"chip": "v9"})
+        return TierStatus(False, "no TPU on this machine (looked in /dev/tpu*)")
+
+    tier = Tier(
+        name="tpu",
+        marker="needs a TPU",
+        live=True,
+        detect=detect,
+        hint="run pytest -m tpu on a machine with a TPU",
+        hosts=lambda _settings: ("tpu.example",),
+    )
+    monkeypatch.setattr(TIERS, "records", (*TIERS.records, tier))
+    return state
+
+
+def test_the_catalog_accepts_the_new_tier(tpu, tmp_path):
+    doc = load_document(tmp_path / "T9.toml", TPU_CATALOG)
+    assert doc.claims[0].tiers == ("offline", "tpu")
+    with pytest.raises(CatalogError, match=r"bad tier 'npu' \(known: .*, hub, tpu\)"):
+        load_document(tmp_path / "T9.toml", TPU_CATALOG.replace('"tpu"]', '"npu"]'))
+
+
+def test_the_report_hints_at_the_new_tier_and_orders_it_last(tpu, tmp_path):
+    assert run_hint(["offline", "tpu"], "no TPU") == "run pytest -m tpu on a machine with a TPU"
+    assert run_hint(["tpu"], "torch is not installed").endswith("then run pytest -m tpu")
+    (tmp_path / "T9.toml").write_text(TPU_CATALOG, encoding="utf-8")
+    catalog = load_catalog([tmp_path / "T9.toml"])
+    run = {"started": "2026-12-01T00:00:00+00:00", "markexpr": "", "profile": "generic",
+           "complete": True, "options": {}, "machine": {}}
+    evidence = json.loads(json.dumps(EvidenceLog(catalog, run).document(complete=True)))
+    assert build_view(evidence)["all_tiers"] == ["offline", "hub", "tpu"]
+
+
+def test_the_plugin_registers_detects_and_guards_the_new_tier(tpu, pytester):
+    catalog = pytester.path / "catalog"
+    catalog.mkdir()
+    (catalog / "T9.toml").write_text(TPU_CATALOG, encoding="utf-8")
+    pytester.makepyfile(TPU_TEST)
+    args = ["-p", "claims.plugin", "-p", "no:cacheprovider", "--strict-markers",
+            f"--catalog={catalog}", "--profile=generic"]
+
+    result = pytester.runpytest(*args, "--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.tpu: needs a TPU"])
+
+    result = pytester.runpytest(*args, "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*not run: no TPU on this machine (looked in /dev/tpu*)"])
+    evidence = json.loads((pytester.path / "reports" / "evidence.json").read_text("utf-8"))
+    (claim,) = [c for c in evidence["claims"] if c["id"] == "T9-TPU"]
+    assert claim["verdict"] == "not-run"
+    assert claim["checks"][0]["tiers"] == ["tpu"]
+    assert evidence["run"]["tier_status"]["tpu"]["available"] is False
+
+    result = pytester.runpytest(*args, "--require-live")
+    result.assert_outcomes(errors=1)  # failed in setup
+    result.stdout.fnmatch_lines(["*--require-live: not run: no TPU on this machine*"])
+
+    tpu["available"] = True
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(passed=1)
+    evidence = json.loads((pytester.path / "reports" / "evidence.json").read_text("utf-8"))
+    (claim,) = [c for c in evidence["claims"] if c["id"] == "T9-TPU"]
+    (check,) = claim["checks"]
+    assert check["source"] == "live"
+    assert claim["verdict"] == "reproduced"
+    assert evidence["run"]["tier_status"]["tpu"] == {"available": True, "reason": None,
+                                                     "chip": "v9"}

@@ -146,7 +146,7 @@ def _gpu_names() -> list[str]:
     from claims.probes.machine import nvidia
 
     try:
-        rows, _ = nvidia.nvidia_smi_query(["index", "name"], timeout=DETECT_TIMEOUT_S)
+        rows, _ = nvidia.nvidia_smi_rows_and_run(["index", "name"], timeout=DETECT_TIMEOUT_S)
     except ProbeError as exc:
         raise DetectionFailed(str(exc)) from None
     return [row.get("name", "") for row in rows]

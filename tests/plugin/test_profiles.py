@@ -103,6 +103,6 @@ def test_detection_reports_a_failing_nvidia_smi(monkeypatch):
     def fails(fields, timeout=0.0):
         raise ToolFailed("nvidia-smi exited with status 9: Failed to initialize NVML")
 
-    monkeypatch.setattr(nvidia, "nvidia_smi_query", fails)
+    monkeypatch.setattr(nvidia, "nvidia_smi_rows_and_run", fails)
     choice = profiles.choose_profile("auto", arch="aarch64")
     assert choice.detection_failed and "Failed to initialize NVML" in choice.reason

@@ -13,7 +13,7 @@ Two halves, kept apart so the parsing is testable on recorded output:
   :func:`parse_smi_table`, :func:`parse_smi_query_csv`, :func:`parse_smi_q`,
   :func:`parse_nvcc_version`;
 * runners that call the tools with a timeout and hand their output to the
-  parsers: :func:`nvidia_smi_query`, :func:`nvidia_smi_text`,
+  parsers: :func:`nvidia_smi_rows_and_run`, :func:`nvidia_smi_text`,
   :func:`nvidia_smi_q`, :func:`find_nvcc`, :func:`nvcc_version`.
 
 Why text: the claims are about what these tools *show*. NVML (pynvml) would
@@ -58,7 +58,7 @@ __all__ = [
     "match_smi_row",
     "nvcc_version",
     "nvidia_smi_q",
-    "nvidia_smi_query",
+    "nvidia_smi_rows_and_run",
     "nvidia_smi_text",
     "parse_nvcc_version",
     "parse_smi_header",
@@ -391,9 +391,10 @@ def nvidia_smi_q(timeout: float = NVIDIA_SMI_TIMEOUT_S) -> tuple[SmiReport, Tool
     return parse_smi_q(run.stdout, source="nvidia-smi -q"), run
 
 
-def nvidia_smi_query(fields: Sequence[str], timeout: float = NVIDIA_SMI_TIMEOUT_S
-                     ) -> tuple[list[dict[str, str]], ToolRun]:
-    """``nvidia-smi --query-gpu=FIELDS --format=csv,noheader,nounits``, parsed."""
+def nvidia_smi_rows_and_run(fields: Sequence[str], timeout: float = NVIDIA_SMI_TIMEOUT_S
+                            ) -> tuple[list[dict[str, str]], ToolRun]:
+    """``nvidia-smi --query-gpu=FIELDS --format=csv,noheader,nounits``: one row per GPU
+    (field -> text) and the run itself, for evidence; a failing or missing tool raises."""
     run = run_tool([_smi_exe(), f"--query-gpu={','.join(fields)}",
                     "--format=csv,noheader,nounits"], timeout=timeout)
     return parse_smi_query_csv(run.stdout, fields), run

@@ -51,7 +51,7 @@ __all__ = [
     "kernel_release",
     "machine_arch",
     "memory_bytes",
-    "nvidia_smi_query",
+    "nvidia_smi_rows_or_none",
     "os_name",
     "package_version",
     "parse_cpuinfo",
@@ -411,11 +411,11 @@ def parse_free(text: str, *, source: str = "free -h") -> dict[str, dict[str, str
 
 
 # --- GPU (through nvidia-smi) --------------------------------------------------------------
-def nvidia_smi_query(fields: list[str], timeout: float = NVIDIA_SMI_TIMEOUT_S
-                     ) -> list[dict[str, str]] | None:
+def nvidia_smi_rows_or_none(fields: list[str], timeout: float = NVIDIA_SMI_TIMEOUT_S
+                            ) -> list[dict[str, str]] | None:
     """One row per GPU from ``nvidia-smi --query-gpu``; None when nvidia-smi is absent or fails."""
     try:
-        rows, _ = nvidia.nvidia_smi_query(fields, timeout=timeout)
+        rows, _ = nvidia.nvidia_smi_rows_and_run(fields, timeout=timeout)
     except ProbeError:
         return None
     return rows
@@ -425,7 +425,7 @@ def gpu_summary() -> dict[str, Any] | None:
     """GPU names, driver, the driver's CUDA ceiling and memory fields (None: no nvidia-smi)."""
     if shutil.which("nvidia-smi") is None:
         return None
-    rows = nvidia_smi_query(list(GPU_QUERY_FIELDS))
+    rows = nvidia_smi_rows_or_none(list(GPU_QUERY_FIELDS))
     if not rows:
         return None
     summary: dict[str, Any] = {"devices": rows, "count": len(rows)}

@@ -159,7 +159,7 @@ def smi() -> SmiViews:
     try:
         table_run = nvidia.nvidia_smi_text()
         report, q_run = nvidia.nvidia_smi_q()
-        rows, query_run = nvidia.nvidia_smi_query(list(GPU_QUERY_FIELDS))
+        rows, query_run = nvidia.nvidia_smi_rows_and_run(list(GPU_QUERY_FIELDS))
         header = nvidia.parse_smi_header(table_run.stdout)
         table = nvidia.parse_smi_table(table_run.stdout)
     except ProbeError as exc:

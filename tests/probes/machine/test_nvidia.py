@@ -224,7 +224,7 @@ def test_runners_parse_a_stand_in_nvidia_smi(monkeypatch, tmp_path):
     fake_nvidia_smi.install(bin_dir)
     monkeypatch.setenv("PATH", str(bin_dir))
     monkeypatch.setenv("CLAIMS_FAKE_SMI", "h100")
-    rows, run = nvidia.nvidia_smi_query(["name", "memory.total"])
+    rows, run = nvidia.nvidia_smi_rows_and_run(["name", "memory.total"])
     assert rows == [{"name": "NVIDIA H100 80GB HBM3", "memory.total": "81559"}] * 2
     assert "--query-gpu=name,memory.total" in run.transcript()
     report, _ = nvidia.nvidia_smi_q()

@@ -1,7 +1,7 @@
 """A loopback fake of the Ollama server, for testing the instrument, not the claims.
 
 What it answers is checked against recordings of a real server: the contract test
-(tests/probes/test_fake_contract.py) replays the requests captured from Ollama
+(tests/testing/test_fake_ollama.py) replays the requests captured from Ollama
 0.31.2 (fixtures/ollama-0.31.2/http/) and compares status codes, content types,
 fields and their types, error texts, stream framing, done_reason values and
 expires_at for each keep_alive form.

@@ -4,6 +4,10 @@ The real check: Ollama 0.31.2 answered a /api/generate for gemma3:270m with its
 ``context`` ids and its ``response`` text (fixtures/ollama-0.31.2/http/10); the
 bundled Gemma GGUF is the very file that model was made from (same SHA-256), so
 its vocabulary must turn the answer's ids back into the text Ollama returned.
+
+A byte-level (``gpt2``) vocabulary is checked the same way against tiktoken:
+cl100k_base written out as a GGUF writes its tokens (each byte one printable
+character, GPT-2's table) must decode whatever tiktoken encoded.
 """
 
 from __future__ import annotations
@@ -13,14 +17,18 @@ from pathlib import Path
 
 import gguf
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from claims.probes.errors import InputError
 from claims.probes.files.gguf_file import read_header
 from claims.probes.files.gguf_file.token_strings import UndecodableToken
-from claims.probes.tokens.context import Vocabulary
+from claims.probes.tokens.cl100k_base import CL100K_VOCAB_SIZE, cl100k, encode
+from claims.probes.tokens.context import Vocabulary, decode_cl100k
 
 RECORDED = Path(__file__).resolve().parents[3] / "fixtures" / "ollama-0.31.2" / "http"
 CONTROL = int(gguf.TokenType.CONTROL)
+TEXT = "naïve café, 東京 🙂 — tokens"
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +84,44 @@ def test_a_token_type_array_that_is_not_integers_is_not_used() -> None:
     vocab = Vocabulary(("Ġx",), "gpt2", "hand-made", ("3",))  # type: ignore[arg-type]
     assert vocab.token_types == ()
     assert vocab.decode([0]) == " x"
+
+
+@pytest.fixture(scope="module")
+def cl100k_as_gguf() -> Vocabulary:
+    from gguf.vocab import bytes_to_unicode
+
+    enc, table = cl100k(), bytes_to_unicode()
+    tokens = tuple(
+        "".join(table[b] for b in enc.decode_single_token_bytes(i))
+        for i in range(CL100K_VOCAB_SIZE)
+    )
+    return Vocabulary(tokens, "gpt2", "cl100k_base as a GGUF writes it")
+
+
+def test_byte_level_ids_decode_to_the_text_tiktoken_encoded(cl100k_as_gguf):
+    ids = encode(TEXT)
+    assert cl100k_as_gguf.decode(ids) == TEXT == decode_cl100k(ids)
+
+
+def test_a_character_split_across_tokens_mends_only_when_decoded_together(cl100k_as_gguf):
+    ids = encode("🙂")
+    assert len(ids) > 1  # cl100k_base writes this emoji as more than one token
+    assert cl100k_as_gguf.decode(ids) == "🙂"
+    pieces = cl100k_as_gguf.names(ids)
+    assert len(pieces) == len(ids) and "🙂" not in "".join(pieces)
+    assert b"".join(cl100k_as_gguf.piece_bytes(i) for i in ids) == "🙂".encode()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=40))
+def test_any_text_round_trips_through_the_byte_level_table(cl100k_as_gguf, text):
+    assert cl100k_as_gguf.decode(encode(text)) == text
+
+
+def test_sentencepiece_spaces_and_byte_pieces(gemma_vocabulary):
+    gemma = gemma_vocabulary
+    assert gemma.model == "llama"
+    index = {piece: i for i, piece in enumerate(gemma.tokens)}
+    ids = [index["▁Hello"], index["<0xE2>"], index["<0x82>"], index["<0xAC>"]]
+    assert gemma.decode(ids) == " Hello€"
+    assert gemma.piece_bytes(index["<0x41>"]) == b"A"

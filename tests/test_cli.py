@@ -12,6 +12,9 @@ import pytest
 from claims.evidence import write_atomic
 from claims.testing.evidence import empty_evidence
 
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
+
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

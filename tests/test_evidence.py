@@ -228,6 +228,7 @@ def test_a_huge_file_is_refused_and_a_long_attachment_cut_at_load(tmp_path):
     assert str(path) in str(info.value)
 
 
+@pytest.mark.slow
 def test_provenance_names_version_commit_and_catalog_hash():
     from claims.evidence import catalog_sha256
 

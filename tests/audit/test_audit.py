@@ -39,6 +39,7 @@ def figure(audit: dict, claim: str, name: str) -> dict:
     return next(f for f in audit["figures"] if f["claim"] == claim and f["figure"] == name)
 
 
+@pytest.mark.slow
 def test_every_figure_is_sensitive_or_explained(audit):
     print(audit["stdout"][-6000:])
     assert audit["defects"] == [], "\n".join(

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from claims.testing.fake_ollama import unused_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +44,7 @@ def test_the_plugin_is_an_installed_entry_point() -> None:
     assert found, "pip install -e . registers claims.plugin under pytest11"
 
 
+@pytest.mark.slow
 def test_spaced_path_options_from_the_repository_root(tmp_path: Path, gemma_gguf: Path) -> None:
     store = tmp_path / "models"
     store.mkdir()
@@ -61,6 +64,7 @@ def test_spaced_path_options_from_the_repository_root(tmp_path: Path, gemma_gguf
     assert claim["verdict"] == "not-run" and "no Ollama server" in claim["reason"]
 
 
+@pytest.mark.slow
 def test_spaced_path_options_from_another_directory(tmp_path: Path, gemma_gguf: Path) -> None:
     store = tmp_path / "models"
     store.mkdir()

@@ -23,6 +23,9 @@ import pytest
 
 from claims.testing import fake_nvidia_smi
 
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 GPU_TESTS = "tests/claims/w1/test_gpu.py"
 GPU_CLAIMS = {

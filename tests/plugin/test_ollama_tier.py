@@ -19,6 +19,9 @@ import pytest
 
 from claims.testing.fake_ollama import FakeOllama, Fault, unused_port
 
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 TIER_FILES = [
     ROOT / "tests" / "claims" / "w1" / "test_ollama.py",

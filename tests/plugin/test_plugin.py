@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from claims.evidence import validate
 
 PASSING_OFFLINE = """
@@ -553,6 +555,7 @@ def test_html_report_is_written_as_one_file(claims_pytester):
     assert "T1-SUM" in html and "<script src" not in html and "<link" not in html
 
 
+@pytest.mark.slow
 def test_evidence_is_collected_under_xdist(claims_pytester):
     body = "\n".join(
         f"""
@@ -572,6 +575,7 @@ def test_sum_{i}(check):
     assert validate(claims_pytester.evidence()) == []
 
 
+@pytest.mark.slow
 def test_builtin_subclasses_in_a_record_survive_xdist(claims_pytester):
     # execnet serializes exact types only: torch.__version__ (a str subclass) or a
     # numpy float in a record used to crash the worker and end the whole run.
@@ -605,6 +609,7 @@ def test_builtin_subclasses_in_a_record_survive_xdist(claims_pytester):
     assert validate(claims_pytester.evidence()) == []
 
 
+@pytest.mark.slow
 def test_interrupted_run_leaves_valid_incomplete_evidence(claims_pytester):
     claims_pytester.pytester.makepyfile(
         PASSING_OFFLINE
@@ -660,6 +665,7 @@ def test_probe_exception_is_an_error_verdict(claims_pytester):
     assert "OSError: disk on fire" in claim["reason"]
 
 
+@pytest.mark.slow
 def test_offline_tests_cannot_reach_beyond_loopback(claims_pytester):
     # The real connect is replaced by a recorder first, so that even a broken
     # guard could not send a packet anywhere.

@@ -67,6 +67,7 @@ def test_a_binary_not_on_path_is_a_usage_error(claims_pytester, monkeypatch):
     result.stderr.fnmatch_lines(["*--ollama-serve: no executable 'ollama' on PATH*"])
 
 
+@pytest.mark.slow
 def test_the_tier_runs_on_the_private_server_and_it_is_gone_afterwards(
     claims_pytester, fake_setup
 ):
@@ -103,6 +104,7 @@ def test_the_tier_runs_on_the_private_server_and_it_is_gone_afterwards(
     assert evidence["run"]["tier_status"]["ollama"]["server"] == "private"
 
 
+@pytest.mark.slow
 def test_the_server_is_stopped_after_a_failing_test(claims_pytester, fake_setup):
     claims_pytester.pytester.makepyfile(
         """
@@ -120,6 +122,7 @@ def test_the_server_is_stopped_after_a_failing_test(claims_pytester, fake_setup)
     assert all(_gone(pid) for pid in _pids(result.stdout.str()))
 
 
+@pytest.mark.slow
 def test_the_server_is_stopped_after_ctrl_c(claims_pytester, fake_setup):
     claims_pytester.pytester.makepyfile(
         """
@@ -138,6 +141,7 @@ def test_the_server_is_stopped_after_ctrl_c(claims_pytester, fake_setup):
     assert pids and all(_gone(pid) for pid in pids)
 
 
+@pytest.mark.slow
 def test_the_server_is_stopped_after_sigterm(claims_pytester, fake_setup):
     # Python's default SIGTERM would end pytest with no cleanup at all.
     claims_pytester.pytester.makepyfile(
@@ -159,6 +163,7 @@ def test_the_server_is_stopped_after_sigterm(claims_pytester, fake_setup):
     assert pids and all(_gone(pid) for pid in pids)
 
 
+@pytest.mark.slow
 def test_a_server_that_cannot_start_makes_the_tier_not_run_with_its_log(
     claims_pytester, tmp_path
 ):
@@ -179,6 +184,7 @@ def test_a_server_that_cannot_start_makes_the_tier_not_run_with_its_log(
     assert claims_pytester.claim("T1-SERVER")["verdict"] == "not-run"
 
 
+@pytest.mark.slow
 def test_group_tests_run_after_the_others_group_by_group(claims_pytester, fake_setup):
     claims_pytester.pytester.makepyfile(
         """
@@ -241,6 +247,7 @@ def test_without_the_option_the_checks_say_they_used_the_users_server(claims_pyt
     assert set(fact["environment"]) <= set(USER_ENV_NAMES)
 
 
+@pytest.mark.slow
 def test_logs_are_kept_under_reports(claims_pytester, fake_setup):
     claims_pytester.pytester.makepyfile(
         """

@@ -37,6 +37,9 @@ from claims.report import render_html
 from claims.report.diff import diff_evidence, render_diff_html
 from claims.report.html import content_security_policy
 
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
+
 TIMEOUT_S = 90
 WIDTH, HEIGHT = 1400, 1000
 

@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
+
 TIMEOUT_S = 120
 
 # The toy catalog of the suite's own tests (its first claim, T1-SUM, is the one run here).

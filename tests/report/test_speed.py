@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from claims.report import render_html
+
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
 
 SMALL, LARGE = 100, 400
 ROUNDS = 3

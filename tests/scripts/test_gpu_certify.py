@@ -21,6 +21,9 @@ import pytest
 
 from claims.testing import fake_nvidia_smi
 
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "gpu-certify.sh"
 

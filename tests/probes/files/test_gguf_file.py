@@ -152,6 +152,7 @@ def test_hostile_corpus_valid_files_match_gguf_reader() -> None:
         assert_same_as_reference(read_header(path), reference(path))
 
 
+@pytest.mark.slow
 def test_gemma_matches_gguf_reader(gemma_gguf: Path, gguf_reference_gemma: dict[str, Any]) -> None:
     header = read_header(gemma_gguf)
     ref = gguf_reference_gemma

@@ -173,6 +173,7 @@ def _one_per_error_class() -> list[str]:
     return sorted(set(chosen.values()) | {n for n in extra if n in MANIFEST})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _one_per_error_class())
 def test_cli_subprocess(name: str) -> None:
     path = CORPUS / MANIFEST[name]["file"]
@@ -274,6 +275,7 @@ def _clear(record: dict[str, Any], path: str) -> bool:
     return record["outcome"] == "raised" and path in record.get("message", "")
 
 
+@pytest.mark.slow
 def test_gguf_reader_on_the_corpus(record_property: Any) -> None:
     paths = {name: str(CORPUS / MANIFEST[name]["file"]) for name in MANIFEST}
     results = observe_gguf_reader(list(paths.values()))

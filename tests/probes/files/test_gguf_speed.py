@@ -28,6 +28,9 @@ import pytest
 
 from claims.probes.files.gguf_file import read_header
 
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
+
 MIN_SPEEDUP = 50.0  # over gguf.GGUFReader on the same file
 MAX_BIG_OVER_SMALL = 1.20  # header read time, 100x data file over the original
 DATA_FACTOR = 100

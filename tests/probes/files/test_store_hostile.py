@@ -169,6 +169,7 @@ SUBPROCESS_CASES = ["not-json", "digest-traversal", "blob-symlink-outside", "blo
                     "blob-hash-mismatch", "name-traversal"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hostile", SUBPROCESS_CASES, indirect=True)
 def test_cli_subprocess(hostile: HostileStore) -> None:
     _, text, _, exit_verify = EXPECTED[hostile.case]

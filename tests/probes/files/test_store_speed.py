@@ -28,6 +28,9 @@ from claims.probes.files import ollama_store as osp
 from claims.probes.files.artifacts import gemma_expected_sha256, sha256_file
 from claims.testing.store_builder import build_fixture_store
 
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+pytestmark = pytest.mark.slow
+
 ROUNDS = 3
 TARGET_RATIO = 0.8
 

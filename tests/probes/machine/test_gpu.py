@@ -32,6 +32,7 @@ def test_flop_count_of_the_posts_matmul():
         gpu.tflops(4096, 0.0)
 
 
+@pytest.mark.slow
 def test_cpu_series_uses_all_threads_and_restores_them():
     import torch
 
@@ -160,6 +161,7 @@ def test_cold_first_call_in_this_process_on_the_cpu():
     assert out["allow_tf32"] is False and out["float32_matmul_precision"] == "highest"
 
 
+@pytest.mark.slow
 def test_cold_call_in_a_fresh_interpreter():
     out = gpu.cold_in_fresh_process("cpu", n=N, warm_runs=2, timeout=120)
     assert out["device"] == "cpu" and out["cold_ms"] > 0 and out["warm_median_ms"] > 0

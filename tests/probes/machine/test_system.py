@@ -67,6 +67,7 @@ def test_lscpu_core_types_and_counts(text, arch, cpus, models):
     assert info.models == tuple(system.CpuModel(name, count) for name, count in models)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("lscpu") is None, reason="lscpu is not installed here")
 def test_local_lscpu_counts_add_up_to_this_machines_cpus():
     out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10,
@@ -167,6 +168,7 @@ def test_free_h_size_brackets_the_true_size(kib):
         assert value * scale <= kib < (value + 1) * scale
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("free") is None, reason="free (procps) is not installed here")
 def test_free_h_size_agrees_with_the_real_free():
     out = subprocess.run(["free", "-h"], capture_output=True, text=True, timeout=10,

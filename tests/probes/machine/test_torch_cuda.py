@@ -97,6 +97,7 @@ def test_requirements_keep_nvidia_wheels_for_this_platform(monkeypatch):
     assert not any(r.startswith(("nvidia-cudnn", "filelock")) for r in got)
 
 
+@pytest.mark.slow
 def test_fresh_python_failures_are_named():
     with pytest.raises(torch_cuda.FreshProcessError, match="status 3"):
         torch_cuda.fresh_python("import sys; sys.exit(3)", timeout=30)
@@ -110,12 +111,14 @@ def test_fresh_python_failures_are_named():
     assert time.monotonic() - t0 < 10
 
 
+@pytest.mark.slow
 def test_fresh_python_finds_this_package_and_returns_the_last_json_line():
     out = torch_cuda.fresh_python("import claims, json; print('noise'); "
                                   "print(json.dumps({'ok': claims.__name__}))", timeout=30)
     assert out == {"ok": "claims"}
 
 
+@pytest.mark.slow
 @needs_torch
 def test_tf32_defaults_drop_the_override_for_the_child(monkeypatch):
     # TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 flips torch's default; the claim is about the
@@ -147,6 +150,7 @@ def test_torch_build_on_this_machine():
             torch_cuda.device_facts(0)
 
 
+@pytest.mark.slow
 @needs_torch
 def test_runtime_without_toolkit_runs_the_child_and_reports(monkeypatch):
     import torch
@@ -168,6 +172,7 @@ def test_driver_version_is_none_without_libcuda():
     assert torch_cuda.cuda_driver_version() is None
 
 
+@pytest.mark.slow
 def test_module_import_does_not_import_torch():
     import subprocess
 
@@ -236,6 +241,7 @@ def test_a_library_is_the_wheels_that_lists_it_wherever_it_lies(tmp_path):
     assert lib.origin == "wheel nvidia-cuda-runtime"
 
 
+@pytest.mark.slow
 def test_runtime_without_toolkit_classifies_what_the_child_mapped(monkeypatch, tmp_path):
     wheel_lib = tmp_path / "site-packages" / "nvidia" / "cu13" / "lib" / "libcudart.so.13"
     wheel_lib.parent.mkdir(parents=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ TIER_FILES = [
     ROOT / "tests" / "claims" / "mc" / "test_ollama.py",
 ]
 CHILD_TIMEOUT_S = 180
+FAULT_TIMEOUT_S = 5.0
 
 
 def run_tier(
@@ -87,7 +87,6 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
     )
     fake.add_fault(Fault("status", path="/api/embed", status=500, message="embedding failed"))
     fake.add_fault(Fault("hang", path="/v1/chat/completions"))
-    started = time.monotonic()
     selected = [
         "W2-STREAM-NDJSON",
         "MC-EMBED-BATCH",
@@ -102,17 +101,20 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
     proc, doc = run_tier(
         tmp_path,
         fake.url,
-        "--ollama-timeout=1",
+        # Long enough for any healthy request of the fake on a busy machine (with 1 s,
+        # a loaded CI run timed out one of the benchmark's ten streams), short enough
+        # that the hung request ends the test in seconds.
+        f"--ollama-timeout={FAULT_TIMEOUT_S:g}",
         *[arg for cid in selected for arg in ("--claim", cid)],
     )
-    assert time.monotonic() - started < 60, "faults must end within their timeouts"
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert doc is not None and doc["run"]["complete"] is True
     claims = claims_by_id(doc)
     expected_errors = {
         "W2-STREAM-NDJSON": "error mid-stream: model runner has unexpectedly stopped",
         "MC-EMBED-BATCH": "HTTP 500: embedding failed",
-        "MC-OPENAI-COMPAT": "no reply within 1 s",
+        # The hung request ended at the configured timeout, not at the child's limit.
+        "MC-OPENAI-COMPAT": f"no reply within {FAULT_TIMEOUT_S:g} s",
     }
     for cid, reason in expected_errors.items():
         claim = claims[cid]

@@ -140,8 +140,8 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
     (check,) = cold["checks"]
     assert any(m["name"] == "warm TTFT" for m in check["measurements"])
     rows = check["charts"][0]["rows"]
-    # Week 2's benchmark: two contexts, one first and four warm runs each.
-    assert check["charts"][0]["kind"] == "ttft" and len(rows) == 2 * 5
+    # Week 2's benchmark: three blocks (2048, 4096, 2048), one first and four warm runs each.
+    assert check["charts"][0]["kind"] == "ttft" and len(rows) == 3 * 5
     assert not any(r["cold"] for r in rows)
 
 

@@ -41,6 +41,13 @@ WEEK2_PROMPT = "Explain Kubernetes scheduling in three sentences."
 TAGLINE_PROMPT = "Give me a one-sentence tagline for a coffee shop."
 NAME_PROMPT = "Reply with one invented coffee shop name and nothing else."
 BENCH_CONTEXTS = (2048, 4096)
+# The blocks in the order they run: the post's two, then 2048 again. Decode speed on
+# a shared machine drifts by several percent within a minute (a run measured 4096
+# 9% faster than the 2048 block before it, the next -4%), so the claim that the
+# context does not change the speed is judged against the 2048 block on either side
+# of the 4096 one (an A-B-A design): drift moves the two comparisons apart, a real
+# effect of the context moves both alike.
+BENCH_BLOCKS = (*BENCH_CONTEXTS, BENCH_CONTEXTS[0])
 # Per context: run 1 cold (after an unload), then warm runs. The post ran two warm;
 # four let the rate claims compare the two fastest of each context, which a single
 # stalled run on a shared CPU cannot decide (claims.probes.live.ollama_api.margins).
@@ -166,11 +173,13 @@ class BenchRow:
     run: int
     cold: bool
     timing: Any
+    block: int = 0  # index into BENCH_BLOCKS
 
     @property
     def label(self) -> str:
         kind = "cold" if self.cold else "first" if self.run == 1 else "warm"
-        return f"ctx {self.context} run {self.run} ({kind})"
+        again = " again," if self.block >= len(BENCH_CONTEXTS) else ""
+        return f"ctx {self.context}{again} run {self.run} ({kind})"
 
 
 @dataclass
@@ -180,8 +189,12 @@ class Benchmark:
     unloaded: bool
     exchanges: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
 
-    def warm(self, context: int | None = None) -> list[BenchRow]:
-        return [r for r in self.rows if r.run > 1 and context in (None, r.context)]
+    def warm(self, context: int | None = None, block: int | None = None) -> list[BenchRow]:
+        return [
+            r
+            for r in self.rows
+            if r.run > 1 and context in (None, r.context) and block in (None, r.block)
+        ]
 
     def cold(self) -> list[BenchRow]:
         return [r for r in self.rows if r.cold]
@@ -189,7 +202,7 @@ class Benchmark:
 
 @pytest.fixture(scope="module")
 def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> Benchmark:
-    """Week 2's Concept 6 benchmark: per context, one cold run then BENCH_RUNS - 1 warm runs.
+    """Week 2's Concept 6 benchmark: per block of BENCH_BLOCKS, one cold run then warm runs.
 
     Without --allow-unload the first run at each context is kept but marked
     "first" (it may include a reload for the new num_ctx) and no cold figure
@@ -199,7 +212,7 @@ def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> 
     from claims.probes.live.timing import measure_stream
 
     bench = Benchmark(rows=[], ps={}, unloaded=claims_settings.allow_unload)
-    for context in BENCH_CONTEXTS:
+    for block, context in enumerate(BENCH_BLOCKS):
         for run in range(1, BENCH_RUNS + 1):
             cold = run == 1 and claims_settings.allow_unload
             if cold:
@@ -212,7 +225,7 @@ def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> 
             timing = measure_stream(
                 ollama_client, "/api/generate", body, text_key="response", total_timeout=600.0
             )
-            row = BenchRow(context, run, cold, timing)
+            row = BenchRow(context, run, cold, timing, block)
             bench.rows.append(row)
             final = {k: v for k, v in timing.final.items() if k != "context"}
             bench.exchanges.append(
@@ -222,7 +235,7 @@ def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> 
                     {"streamed_text": timing.text, "final_chunk": final},
                 )
             )
-        bench.ps[context] = find_model(ollama_client.ps(), ollama_model.name)
+        bench.ps.setdefault(context, find_model(ollama_client.ps(), ollama_model.name))
     return bench
 
 
@@ -1041,61 +1054,68 @@ def test_load_duration_cold_versus_warm(live, check, week2_bench):
 
 @pytest.mark.claim("W2-NUMCTX-NOT-SPEED")
 def test_num_ctx_does_not_change_decode_speed(live, check, week2_bench):
-    """The warm decode rate at 4096 against 2048, through the fastest runs of each.
+    """The warm decode rate at 4096 against 2048, in an A-B-A design, fastest runs first.
 
-    Identical warm runs on a quiet 2-core machine differed by up to 8.5% among
-    themselves, more than the 5% the claim allows, so a median decides nothing.
-    Other work only slows a run down: the fastest runs at each context are the
-    least disturbed, and the claim is decided only when the fastest pair and the
-    second-fastest pair agree (claims.probes.live.ollama_api.margins.BestRates).
+    Other work only slows a run down, so each block is read through its fastest
+    and second-fastest runs (claims.probes.live.ollama_api.margins.BestRates); the
+    machine's drift is caught by comparing the 4096 block with the 2048 block
+    before it and with the one after it. The claim holds when all four ratios are
+    within the bar, is refuted when all four are beyond it on the same side, and
+    is not decided otherwise.
     """
     from claims.probes.live.ollama_api.margins import BestRates
 
     record_benchmark(live, week2_bench)
     check.against("contexts", list(BENCH_CONTEXTS))
-    rates = {
-        c: [
+    blocks = [
+        [
             r.timing.server.decode_tokens_per_s
-            for r in week2_bench.warm(c)
+            for r in week2_bench.warm(block=i)
             if r.timing.server.decode_tokens_per_s is not None
         ]
-        for c in BENCH_CONTEXTS
-    }
-    flat = [x for v in rates.values() for x in v]
-    against_span(live, "decode rate", flat, note="range of the warm runs at both contexts")
+        for i in range(len(BENCH_BLOCKS))
+    ]
+    flat = [x for block in blocks for x in block]
+    against_span(live, "decode rate", flat, note="range of the warm runs of every block")
     small, large = BENCH_CONTEXTS
+    before, middle, after = blocks
     check.observe(
-        "warm decode rates per context",
-        {str(c): [round(x, 2) for x in v] for c, v in rates.items()},
+        "warm decode rates per block",
+        {f"{small} before": [round(x, 2) for x in before],
+         f"{large}": [round(x, 2) for x in middle],
+         f"{small} after": [round(x, 2) for x in after]},
         unit="tok/s",
     )
     try:
-        pair = BestRates.of(rates[large], rates[small])
+        pairs = {"before": BestRates.of(middle, before), "after": BestRates.of(middle, after)}
     except ValueError as exc:
         not_run(f"warm decode rates at {large} over {small}: {exc}")
-    check.attach(f"decode rate at {large} over {small}: samples", pair.to_json(), kind="json")
-    changes = [round(100 * (pair.best - 1), 2), round(100 * (pair.runner_up - 1), 2)]
-
-    def within(ratio: float) -> bool:
-        return abs(ratio - 1) < NUMCTX_RATE_CHANGE_MAX
-
-    verdict = pair.decide(within)
-    if verdict is None:
+    for side, pair in pairs.items():
+        check.attach(f"decode rate at {large} over {small} {side}: samples", pair.to_json(),
+                     kind="json")
+    ratios = [r for pair in pairs.values() for r in (pair.best, pair.runner_up)]
+    changes = [round(100 * (r - 1), 2) for r in ratios]
+    bar = NUMCTX_RATE_CHANGE_MAX
+    if all(abs(r - 1) < bar for r in ratios):
+        verdict = True
+    elif all(r - 1 >= bar for r in ratios) or all(1 - r >= bar for r in ratios):
+        verdict = False
+    else:
         not_run(
-            f"the decode rate changed {changes[0]:+.1f}% between the fastest runs and "
-            f"{changes[1]:+.1f}% between the second-fastest, either side of the "
-            f"±{NUMCTX_RATE_CHANGE_MAX:.0%} the claim allows; the runs' own scatter decides "
-            "nothing, rerun on a quieter machine"
+            f"the decode rate at {large} changed {changes[0]:+.1f}% / {changes[1]:+.1f}% "
+            f"against the {small} runs before it and {changes[2]:+.1f}% / {changes[3]:+.1f}% "
+            f"against those after it (fastest / second-fastest), not all on one side of "
+            f"±{bar:.0%}: the machine's drift decides nothing, rerun on a quieter machine"
         )
     check.measure(
         f"decode rate change from {small} to {large}",
         changes,
-        holds=verdict is True,
+        holds=verdict,
         unit="%",
-        expected=f"within ±{NUMCTX_RATE_CHANGE_MAX:.0%} for the fastest and the second-fastest "
-        "runs of each context (an 18-token prompt uses neither context fully)",
-        note=f"fastest and second-fastest of {len(rates[small])} and {len(rates[large])} warm "
-        "runs",
+        expected=f"within ±{bar:.0%} against the {small} runs before and after, fastest and "
+        "second-fastest (an 18-token prompt uses neither context fully)",
+        note=f"[before: fastest, second; after: fastest, second] of {len(before)}, "
+        f"{len(middle)} and {len(after)} warm runs",
     )
 
 

@@ -235,7 +235,8 @@ def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> 
                     {"streamed_text": timing.text, "final_chunk": final},
                 )
             )
-        bench.ps.setdefault(context, find_model(ollama_client.ps(), ollama_model.name))
+        if context not in bench.ps:  # the 2048 control block asks /api/ps nothing new
+            bench.ps[context] = find_model(ollama_client.ps(), ollama_model.name)
     return bench
 
 
@@ -908,6 +909,27 @@ def documents_case(live: Any) -> bool:
     return model_matches("phi4", live.model_name) and live.check.profile == "dgx-spark"
 
 
+def documents_bar(live: Any, name: str, ratio: float, bar: float, expected: str) -> None:
+    """The document's own cold/warm factor: judged for its case, otherwise shown beside it.
+
+    Only phi4 on a Spark is held to the post's factor (``ratio >= bar``); any other
+    model or machine is judged by :func:`cold_beyond_warm`'s margin, and the ratio
+    is recorded with the reason it is not compared.
+    """
+    if documents_case(live):
+        live.check.measure(
+            name, round(ratio, 1), holds=ratio >= bar, unit="x", expected=expected
+        )
+    else:
+        live.check.observe(
+            name,
+            round(ratio, 1),
+            unit="x",
+            note=f"the post's {bar:g}x bar is for phi4 on the Spark; {live.model_name} on "
+            f"the {live.check.profile} profile is judged by the margin",
+        )
+
+
 def cold_beyond_warm(
     live: Any, name: str, cold: list[float], warm: list[float], resolution_s: float, what: str
 ) -> None:
@@ -989,24 +1011,14 @@ def test_cold_ttft_far_above_warm(live, check, week2_bench):
             "extra load_duration (s)": [round(x, 3) for x in extra_load],
         },
     )
-    ratio = min(cold) / median(warm)
-    if documents_case(live):
-        check.measure(
-            "cold TTFT over warm TTFT",
-            round(ratio, 1),
-            holds=min(cold) >= COLD_OVER_WARM_TTFT * median(warm),
-            unit="x",
-            expected=f"cold at least {COLD_OVER_WARM_TTFT:g}x the warm median "
-            "(the post saw about 35x; its bar for phi4 on the Spark)",
-        )
-    else:
-        check.observe(
-            "cold TTFT over warm TTFT",
-            round(ratio, 1),
-            unit="x",
-            note=f"the post's {COLD_OVER_WARM_TTFT:g}x bar is for phi4 on the Spark; "
-            f"{live.model_name} on the {check.profile} profile is judged by the margin",
-        )
+    documents_bar(
+        live,
+        "cold TTFT over warm TTFT",
+        min(cold) / median(warm),
+        COLD_OVER_WARM_TTFT,
+        f"cold at least {COLD_OVER_WARM_TTFT:g}x the warm median "
+        "(the post saw about 35x; its bar for phi4 on the Spark)",
+    )
 
 
 @pytest.mark.claim("W2-LOAD-DURATION")
@@ -1032,24 +1044,14 @@ def test_load_duration_cold_versus_warm(live, check, week2_bench):
         server_resolution_s(reported),
         "a cold request reports the model load that warm requests do not pay",
     )
-    ratio = min(cold) / max(warm)
-    if documents_case(live):
-        check.measure(
-            "cold load over warm load",
-            round(ratio, 1),
-            holds=min(cold) >= COLD_OVER_WARM_LOAD * max(warm),
-            unit="x",
-            expected=f"cold load_duration at least {COLD_OVER_WARM_LOAD:g}x every warm one "
-            "(seconds against ~0.1 s; the post's bar for phi4 on the Spark)",
-        )
-    else:
-        check.observe(
-            "cold load over warm load",
-            round(ratio, 1),
-            unit="x",
-            note=f"the post's {COLD_OVER_WARM_LOAD:g}x bar is for phi4 on the Spark; "
-            f"{live.model_name} on the {check.profile} profile is judged by the margin",
-        )
+    documents_bar(
+        live,
+        "cold load over warm load",
+        min(cold) / max(warm),
+        COLD_OVER_WARM_LOAD,
+        f"cold load_duration at least {COLD_OVER_WARM_LOAD:g}x every warm one "
+        "(seconds against ~0.1 s; the post's bar for phi4 on the Spark)",
+    )
 
 
 @pytest.mark.claim("W2-NUMCTX-NOT-SPEED")

@@ -1,0 +1,69 @@
+"""The author's raw lab results (fixtures/lab/): the figures the posts were written from.
+
+``fixtures/lab/manifest.json`` names, per file, the upstream repository path, the
+git blob id and SHA-256 it was copied with, and what each field measures (unit, per
+call or per run) according to the script that wrote it. :func:`results` reads one
+week's file for the claim tests; tests/fixtures/test_lab.py checks the digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from claims.probes.errors import InputError
+from claims.testing import recordings
+
+__all__ = ["PROVENANCE", "file_for", "git_blob_id", "lab_dir", "manifest", "results"]
+
+PROVENANCE = (
+    "the author's lab results (github:dramasamy/from-api-to-gpu, commit e834f90), "
+    "copied byte for byte into fixtures/lab"
+)
+
+# Which document each week's folder belongs to.
+WEEKS = {
+    "W1": "week-01-environment",
+    "W2": "week-02-first-local-model",
+    "W3": "week-03-model-files",
+    "W4": "week-04-parameters-memory",
+}
+
+
+def lab_dir() -> Path:
+    """fixtures/lab, in the folder :mod:`claims.testing.recordings` names."""
+    return recordings.fixtures_dir() / "lab"
+
+
+def manifest() -> dict[str, Any]:
+    """fixtures/lab/manifest.json: provenance and field units of every copied file."""
+    data: dict[str, Any] = json.loads((lab_dir() / "manifest.json").read_text("utf-8"))
+    return data
+
+
+def git_blob_id(data: bytes) -> str:
+    """Git's object id of a file's bytes (SHA-1 of ``blob <size>\\0`` + bytes), hex."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def file_for(doc_id: str) -> str:
+    """The manifest key (upstream path) of a document's results.json."""
+    if doc_id not in WEEKS:
+        raise InputError(f"no lab results for document {doc_id!r} (have {', '.join(WEEKS)})")
+    return f"{WEEKS[doc_id]}/results.json"
+
+
+def results(doc_id: str) -> dict[str, Any]:
+    """A week's results.json, parsed. Not checked against the manifest's digests here:
+    a claim test judges the figures themselves, so an edited figure changes its verdict
+    (tests/fixtures/test_lab.py checks the digests)."""
+    path = lab_dir() / file_for(doc_id)
+    try:
+        parsed = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not readable lab results ({exc})") from None
+    if not isinstance(parsed, dict):
+        raise InputError(f"{path}: lab results are not a JSON object")
+    return parsed

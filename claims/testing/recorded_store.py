@@ -16,7 +16,14 @@ from pathlib import Path
 from claims.probes.errors import InputError
 from claims.testing import recordings
 
-__all__ = ["PROVENANCE", "assemble", "printed_list", "recorded_store_dir"]
+__all__ = [
+    "PROVENANCE",
+    "SHARED_BLOB_PROVENANCE",
+    "assemble",
+    "printed_list",
+    "recorded_store_dir",
+    "shared_blob_store_dir",
+]
 
 LISTING = "ollama-list.txt"
 
@@ -25,6 +32,19 @@ PROVENANCE = (
     "config blob copied byte for byte (fixtures/ollama-0.31.2/store), model blob the "
     "bundled Gemma GGUF"
 )
+
+
+SHARED_BLOB_PROVENANCE = (
+    "a store written by a real Ollama 0.31.2 in which three names share one weight blob "
+    "(`ollama create` of gemma3:270m and gemma3-copy:270m from the same GGUF, and of "
+    "gemma3-brief:270m FROM gemma3:270m), manifests and small blobs copied byte for byte "
+    "(fixtures/ollama-0.31.2/store-shared-blob), model blob the bundled Gemma GGUF"
+)
+
+
+def shared_blob_store_dir() -> Path:
+    """fixtures/ollama-0.31.2/store-shared-blob: three names, one weight blob (its README)."""
+    return recordings.fixtures_dir() / "ollama-0.31.2" / "store-shared-blob"
 
 
 def recorded_store_dir() -> Path:

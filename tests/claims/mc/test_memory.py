@@ -79,7 +79,7 @@ def test_formula_counts_a_k_and_a_v_tensor_per_layer(check):
 
 
 @pytest.mark.claim("MC-KV-TABLE", source="recorded")
-def test_llama3_8b_kv_table(check):
+def test_llama3_8b_kv_table(check, recorded):
     # The table is arithmetic on the document's own premises (Llama 3 8B's shape as
     # 2.4 states it): no artifact is measured, so the evidence is the recorded figures.
     block, size = quant_block("F16")
@@ -89,8 +89,23 @@ def test_llama3_8b_kv_table(check):
         "the gated meta-llama config is read under MC-LAYER-COUNTS (hub tier)"
     )
     shape = llama3_8b(check)
+    # The shape the table rests on, as 2.4 prints it (fixtures/recorded/MC.json): the
+    # premises above are the catalog's, so they are held to the transcription here,
+    # within the claim (a changed head dim must change this claim's verdict).
+    table = recorded("MC")["kv_table"]
+    for figure, key in (("layers", "layers"), ("KV heads", "kv_heads"), ("head dim", "head_dim")):
+        check.against(figure, int(table[key]), note=f"2.4 as printed ({table['model']})")
     per_token = kv_cache_bytes(context=1, **shape)
     check.observe("bytes per token", int(per_token), unit="B")
+    # The erratum's reading: the first two cells are the formula's figure in binary units
+    # (256 MiB, 1.0 GiB) exactly, which the premises must reproduce.
+    binary_cells = {2048: (MIB, "KV at 2048"), 8192: (GIB, "KV at 8192")}
+    for ctx, (unit_bytes, figure) in binary_cells.items():
+        printed = check.premise_interval(figure)
+        in_binary = kv_cache_bytes(context=ctx, **shape) / unit_bytes
+        check.measure(f"{figure} read in binary units", round(in_binary, 3),
+                      holds=printed.contains(in_binary),
+                      expected=f"the printed {printed} (MiB / GiB read for MB / GB)")
     for ctx in (2048, 8192, 32768, 131072):
         n = kv_cache_bytes(context=ctx, **shape)
         check.against(f"KV at {ctx}", n, unit="B", note=f"{int(n):,} B")

@@ -11,6 +11,7 @@ reproducing the figures on a machine is the ollama, store and engine tiers' job.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -172,6 +173,22 @@ def test_recorded_manifest(check, recorded):
         expected=str(by_role["model"]["size"]),
     )
     check.observe("manifest layers total", sum(layer["size"] for layer in layers), unit="B")
+
+
+@pytest.mark.claim("W2-BLOB-SIZE", source="recorded")
+def test_recorded_stat_of_the_blob_equals_the_manifest(check, recorded):
+    """The post's own `stat` of the model blob (its path-resolution output, 'GGUF bytes')
+    against the stated size and the size its printed manifest gives the layer."""
+    w2 = _w2(recorded)
+    check.attach("the post's path resolution", "\n".join(w2["blob_resolution_lines"]))
+    resolved = dict(line.split(": ", 1) for line in w2["blob_resolution_lines"])
+    on_disk = int(resolved["GGUF bytes"])
+    check.against("blob bytes", on_disk, unit="B", model=MODEL, note="'GGUF bytes' (stat -c %s)")
+    layer = next(
+        lay for lay in w2["manifest"]["layers"] if lay["mediaType"].endswith(".model")
+    )
+    check.measure("stat bytes vs the printed manifest's model layer size", on_disk, unit="B",
+                  holds=on_disk == layer["size"], expected=f"{layer['size']:,} B")
 
 
 @pytest.mark.claim("W2-BF16-SIZE", source="recorded")
@@ -483,7 +500,7 @@ def test_recorded_cold_and_warm_ttft_match_the_summary(check, recorded):
 
 
 @pytest.mark.claim("W2-LOAD-DURATION", source="recorded")
-def test_recorded_cold_and_warm_load_durations(check, recorded):
+def test_recorded_cold_and_warm_load_durations(check, recorded, catalog):
     rows = _w2(recorded)["benchmark"]["rows"]
     for row in rows:
         figure = "cold load" if row["cold"] else "warm load"
@@ -492,6 +509,20 @@ def test_recorded_cold_and_warm_load_durations(check, recorded):
             Interval.stated(row["load_ms"]),
             model=MODEL,
             note=f"num_ctx {row['context']}, run {row['run']}",
+        )
+    # The stated ranges are the table's own extremes: each end must be a row's value,
+    # not merely admit every row (a changed lowest warm row moves the range's end).
+    claim = catalog.get("W2-LOAD-DURATION")
+    for figure, cold_rows in (("cold load", True), ("warm load", False)):
+        values = [Decimal(r["load_ms"]) for r in rows if r["cold"] is cold_rows]
+        fig = claim.figure(figure)
+        ends = (min(values), max(values))
+        check.measure(
+            f"{figure}: the table's lowest and highest load_ms",
+            f"{ends[0]}–{ends[1]}",
+            unit="ms",
+            holds=ends == (Decimal(fig.low or "nan"), Decimal(fig.high or "nan")),
+            expected=f"{fig.display}: the range's ends are the table's extremes",
         )
     cold = min(float(r["load_ms"]) for r in rows if r["cold"])
     warm = max(float(r["load_ms"]) for r in rows if not r["cold"])

@@ -16,7 +16,7 @@ from typing import Any
 from claims.probes.errors import InputError
 from claims.testing import recordings
 
-__all__ = ["PROVENANCE", "file_for", "git_blob_id", "lab_dir", "manifest", "results"]
+__all__ = ["PROVENANCE", "file_for", "git_blob_id", "lab_dir", "manifest", "pins", "results"]
 
 PROVENANCE = (
     "the author's lab results (github:dramasamy/from-api-to-gpu, commit e834f90), "
@@ -67,3 +67,20 @@ def results(doc_id: str) -> dict[str, Any]:
     if not isinstance(parsed, dict):
         raise InputError(f"{path}: lab results are not a JSON object")
     return parsed
+
+
+def pins(doc_id: str) -> dict[str, str]:
+    """A week's requirements.txt pins (``name==version`` lines) as name -> version."""
+    if doc_id not in WEEKS:
+        raise InputError(f"no lab results for document {doc_id!r} (have {', '.join(WEEKS)})")
+    path = lab_dir() / WEEKS[doc_id] / "requirements.txt"
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: not readable ({exc})") from None
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, version = line.split("#", 1)[0].strip().partition("==")
+        if sep:
+            found[name.strip().lower()] = version.strip()
+    return found

@@ -178,3 +178,31 @@ def test_70b_sixteen_bit_weights(check):
         expected=f"<= {2 * gpu / GB:g} GB",
         unit="GB",
     )
+
+
+@pytest.mark.claim("MC-KV-BASE-WEIGHTS", source="recorded")
+def test_fp16_8b_base_weights(check, recorded):
+    """2.4's example model is an 8B at FP16; its weights are parameters × 2 bytes. The
+    paragraph adds the 131,072-token cache to 'the model's base 5 GB weight tensor'."""
+    table = recorded("MC")["kv_table"]
+    size = table["model"].rsplit(" ", 1)[-1]  # "Llama 3 8B" -> "8B"
+    check.against("parameters", _billions(size), unit="B params",
+                  note=f"{table['model']} as printed")
+    params = check.premise("parameters") * 1e9
+    element = check.premise("bytes per element", claim="MC-KV-TABLE")
+    check.note(f"precision as printed: {table['precision']}")
+    weights = params * element
+    check.against("base weights", weights, unit="B", note=f"{params:.3g} × {element:g} B")
+    printed = float(table["base_weights_gb"])
+    check.measure("base weights as 2.4 prints them (fixtures/recorded/MC.json)", printed,
+                  unit="GB", holds=printed == check.premise("base weights"),
+                  expected="the catalog's figure")
+    check.observe("8.03B parameters (Llama 3 8B's exact count) at FP16",
+                  round(8.03e9 * element / GB, 1), unit="GB")
+
+
+def _billions(text: str) -> float:
+    """'8B' (a parameter count as a model name prints it) as 8.0 billion."""
+    if not text.endswith("B"):
+        raise AssertionError(f"not a parameter count in billions: {text!r}")
+    return float(text[:-1])

@@ -220,3 +220,39 @@ def test_a_store_archived_and_extracted_elsewhere_works_unchanged(check, tmp_pat
                 if str(staging).encode() in m.path.read_bytes()]
     check.measure("manifests that name a path of the old machine", mentions, holds=not mentions,
                   expected="none: layers are named by digest only")
+
+
+# The image-manifest media types of the two specifications a "Docker-like" / "OCI" store
+# could follow (Docker's image manifest v2 schema 2; the OCI image-spec's manifest).
+DOCKER_V2_MANIFEST = "application/vnd.docker.distribution.manifest.v2+json"
+OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+
+
+@pytest.mark.claim("MC-OCI-STORE")
+def test_manifests_declare_their_specification(check, dedup_store):
+    """The manifests real Ollama wrote (the recorded store with three names, or the user's
+    own): which specification their mediaType declares, and whether the layout is the
+    Docker-like one (config and layer descriptors, blobs named by digest)."""
+    store = dedup_store
+    check.fact("store evidence", store.provenance)
+    manifests = store.store.manifests(strict=False)
+    if not manifests:
+        not_run(f"the Ollama store at {store.root} holds no models")
+    kinds = {m.media_type for m in manifests}
+    check.observe("manifest media types", sorted(kinds))
+    check.observe("config media types", sorted({m.config.media_type for m in manifests}))
+    named = {DOCKER_V2_MANIFEST: "Docker image manifest v2 schema 2",
+             OCI_MANIFEST: "OCI image manifest"}
+    for m in manifests:
+        check.against("manifest specification", named.get(m.media_type, m.media_type),
+                      note=f"{m.name.display}: mediaType {m.media_type}")
+    shaped = [
+        m for m in manifests
+        if m.schema_version == 2
+        and all(d.media_type and d.digest.startswith("sha256:") and d.size >= 0
+                for d in (m.config, *m.layers))
+        and all(store.store.check_blob(d, verify=False).size_ok for d in (m.config, *m.layers))
+    ]
+    check.against("Docker-like layout", len(shaped) == len(manifests),
+                  note=f"{len(shaped)}/{len(manifests)} manifests: schemaVersion 2, descriptors "
+                  "with mediaType, digest and size, each blob stored under its digest")

@@ -507,3 +507,21 @@ def _copy_mib() -> int:
     if not raw.isdigit() or int(raw) < 1:
         raise pytest.UsageError(f"CLAIMS_COPY_MIB={raw!r} is not a positive whole number")
     return int(raw)
+
+
+@pytest.mark.claim("W1-BLACKWELL-CC")
+def test_capability_12_is_blackwell(check, smi):
+    from claims.probes.machine.torch_cuda import device_facts
+
+    dev = device_facts(0)
+    row, _, how = smi.for_device(dev)
+    bus = row.get("pci.bus_id")
+    arch = smi.report.gpu_field(bus, "Product Architecture") if bus in smi.report.gpus else None
+    check.observe("compute capability (torch)", list(dev.capability))
+    check.observe("Product Architecture (nvidia-smi -q)", arch, note=how)
+    if dev.capability[0] != 12:
+        not_applicable(f"this GPU's capability is {dev.capability[0]}.{dev.capability[1]} "
+                       f"({arch or 'architecture not reported'}), not 12.x")
+    if not arch:
+        not_run("nvidia-smi -q reports no Product Architecture for this GPU")
+    check.against("architecture of 12.x", arch)

@@ -280,3 +280,33 @@ def test_recorded_cold_call(check, post_output):
     check.against("warm call", float(times["GPU FP32"]))
     _ratio_at_least(check, "first call far slower than warm calls", times["GPU cold"],
                     times["GPU FP32"], COLD_FAR_SLOWER)
+
+
+@pytest.mark.claim("W1-PYPI-CUDA13-WHEELS", source="recorded")
+def test_recorded_wheel_versions_and_cuda_line(check, post_output):
+    text = post_output("pip_install.txt", "pip install (the post)")
+    installed = dict(
+        re.findall(r"\b([A-Za-z][\w.]*(?:-[A-Za-z][\w.]*)*(?:-cu\d+)?)-(\d[\w.]*)\b", text)
+    )
+    check.observe("name -> version as pip printed it", installed)
+    for name in ("torch", "nvidia-cuda-runtime", "nvidia-cudnn-cu13", "nvidia-cublas"):
+        check.against(name, installed.get(name, "<not installed>"))
+    majors = {}
+    for name, version in installed.items():
+        if not name.startswith("nvidia-"):
+            continue
+        suffix = re.search(r"-cu(\d+)$", name)
+        majors[name] = int(suffix.group(1)) if suffix else int(version.split(".")[0])
+    for name, major in majors.items():
+        check.against("CUDA major", major, note=f"{name} {installed[name]}")
+    out = _key_values(post_output("validate_gpu.txt", "validate_gpu.py (the post)"))
+    base, _, local = out["PyTorch"].partition("+")
+    check.measure("torch's own version vs the wheel pip installed", out["PyTorch"],
+                  holds=base == installed.get("torch"), expected=f"{installed.get('torch')}+…")
+    build = re.fullmatch(r"cu(\d+?)(\d)", local)
+    check.against("CUDA major", int(build.group(1)) if build else -1,
+                  note=f"torch build tag +{local}")
+    check.against("CUDA major", int(out["CUDA version (torch)"].split(".")[0]),
+                  note="torch.version.cuda")
+    platform = re.search(r"\((\w+) wheels\)", text)
+    check.against("platform", platform.group(1) if platform else "<not printed>")

@@ -14,6 +14,7 @@ import pytest
 
 from claims.probes.live.ollama_serve.environment import parse_server_config
 from claims.testing.recordings import fixtures_dir
+from claims.testkit import not_applicable
 
 pytestmark = pytest.mark.offline
 
@@ -70,3 +71,22 @@ def test_run_verbose_prints_the_generation_rate(check):
         check.measure("eval rate = eval count / eval duration", float(rates["eval rate"]),
                       unit="tok/s", holds=abs(rate - float(rates["eval rate"])) < 0.01,
                       expected=f"{rate:.2f} tok/s (in tokens per second)")
+
+
+@pytest.mark.claim("MC-MMAP-LOADING")
+def test_cpu_load_maps_the_model_file(check):
+    log = _cli("serve-log-excerpt.txt")
+    decisions = [line for line in log.splitlines() if "mmap" in line and "llama-server" in line
+                 and "starting llama-server" not in line]
+    for line in decisions:
+        check.attach("scheduler's mmap decision", line)
+    starts = [m.group("cmd") for m in RUNNER_START.finditer(log)]
+    if not starts:
+        raise AssertionError("the recorded log shows no runner start")
+    argv = shlex.split(starts[0])
+    cpu = [line for line in decisions if "reason=cpu" in line]
+    check.observe("load on CPU (scheduler's reason)", bool(cpu))
+    if not cpu and "--no-mmap" not in argv:
+        not_applicable("the recorded load is not a CPU-only load the scheduler decided on")
+    check.against("memory-mapped on a CPU load", "--no-mmap" not in argv,
+                  note="llama-server's command line (--no-mmap turns mapping off)")

@@ -177,3 +177,22 @@ def test_results_table_is_the_lab_record(check, recorded) -> None:
     }
     for figure, text in printed.items():
         check.against(figure, Interval.stated(text.replace(",", "")), note=f"printed {text!r}")
+
+
+@pytest.mark.claim("W3-CARD-METADATA", source="recorded")
+def test_lab_card_metadata(check) -> None:
+    """What the lab's model_info call recorded of the page's metadata: the pipeline tag,
+    the card's own tags and the dtype groups. The page's badges (library, the license
+    label, the tags the Hub derives from the files) are not in results.json."""
+    r = _lab()
+    check.against("pipeline tag", r["pipeline_tag"], note="model_info pipeline_tag")
+    check.observe("card tags", r["tags"])
+    check.measure("card tags include chat", r["tags"], holds="chat" in (r["tags"] or []),
+                  expected="chat among them")
+    check.against("tensor type", "/".join(sorted(r["parameter_groups"])))
+    for figure, why in (("library", "the library badge is not recorded"),
+                        ("tags include", "results.json keeps the card's tags, not the Hub's "
+                         "file-derived ones such as safetensors"),
+                        ("license label", "the badge is not recorded; the metadata's license "
+                         "(other) is judged under W3-LICENSE")):
+        check.not_judged(figure, why)

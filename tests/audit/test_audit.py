@@ -78,12 +78,14 @@ def test_known_weak_spots_are_now_sensitive(audit, claim, name, after):
     assert found["after"] == after, found
 
 
-def test_the_shape_restated_in_q11_reaches_the_table_premises(audit):
-    # MC-KV-TABLE's layer count changes no verdict of its own table (every cell is a known
-    # erratum either way), but MC-KV-32K-OVER-4GB computes with it.
+def test_the_table_premises_change_the_tables_own_verdict(audit):
+    # MC-KV-TABLE's every cell is a known erratum whatever the shape, so its premises used
+    # to change only the checks that compute with them (Q11's MC-KV-32K-OVER-4GB); the
+    # table's test now holds them to 2.4's printed shape, so --claim MC-KV-TABLE alone
+    # catches a changed layer count.
     found = figure(audit, "MC-KV-TABLE", "layers")
     assert found["sensitive"]
-    assert any("test_32k_context_needs_over_4_gb" in n for n in found["changed_checks"])
+    assert any("test_llama3_8b_kv_table" in n for n in found["changed_checks"])
 
 
 def test_insensitive_figures_carry_a_reason_from_the_run(audit):

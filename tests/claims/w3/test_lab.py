@@ -196,3 +196,22 @@ def test_lab_card_metadata(check) -> None:
                         ("license label", "the badge is not recorded; the metadata's license "
                          "(other) is judged under W3-LICENSE")):
         check.not_judged(figure, why)
+
+
+@pytest.mark.claim("W3-TOKENIZER-CONFIG-LARGER", source="recorded")
+def test_lab_tokenizer_config_is_the_larger_file(check) -> None:
+    files = _files(_lab())
+    check.against("config.json bytes", files["config.json"], unit="B")
+    check.against("generation_config.json bytes", files["generation_config.json"], unit="B")
+    size = files["tokenizer_config.json"]
+    larger = max(files["config.json"], files["generation_config.json"])
+    check.measure("tokenizer_config.json bytes", size, unit="B", holds=size > larger,
+                  expected=f"more than {larger:,} B", note=f"{size / larger:.1f}x config.json")
+
+
+@pytest.mark.claim("W3-FILE-SIZES", source="recorded")
+def test_lab_small_file_sizes(check) -> None:
+    files = _files(_lab())
+    check.against("config.json bytes", files["config.json"], unit="B", note="the Hub's listing")
+    check.against("generation_config.json bytes", files["generation_config.json"], unit="B",
+                  note="the Hub's listing")

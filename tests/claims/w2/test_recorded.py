@@ -655,3 +655,28 @@ def test_recorded_special_token_ids(check, recorded):
         holds=set(used) <= {100264, 100265, 100266},
         expected="a subset of 100264, 100265, 100266",
     )
+
+
+@pytest.mark.claim("W2-LLAMACPP-REUSE", source="recorded")
+def test_recorded_reuse_table_names_the_manifests_blob(check, recorded):
+    """The seed-002 copy's table of the author's llama.cpp run: the blob it loaded is the
+    one the printed manifest names, of the printed size, and every layer was offloaded."""
+    w2 = _w2(recorded)
+    table = w2["llamacpp_reuse_002"]
+    check.attach("the post's reuse table (seed-002 copy)", table, kind="json")
+    layer = next(x for x in w2["manifest"]["layers"] if x["mediaType"].endswith(".model"))
+    short = re.search(r"`([0-9a-f]+)\.\.\.([0-9a-f]+)`", table["model_blob"])
+    hex_digest = layer["digest"].removeprefix("sha256:")
+    check.measure("abbreviated digest vs the manifest's model layer",
+                  short.group(0) if short else table["model_blob"],
+                  holds=bool(short) and hex_digest.startswith(short.group(1))
+                  and hex_digest.endswith(short.group(2)),
+                  expected=f"{hex_digest[:4]}...{hex_digest[-4:]}")
+    check.against("blob bytes", int(table["blob_bytes"].replace(",", "")), unit="B",
+                  model=MODEL, note="the section's prose")
+    check.measure("blob bytes vs the manifest's layer size", table["blob_bytes"],
+                  holds=int(table["blob_bytes"].replace(",", "")) == layer["size"],
+                  expected=f"{layer['size']:,}")
+    done, _, total = table["gpu_layers_offloaded"].partition("/")
+    check.measure("GPU layers offloaded", table["gpu_layers_offloaded"],
+                  holds=done == total and int(total) > 0, expected="all of them")

@@ -8,10 +8,16 @@ from pathlib import Path
 import pytest
 
 from claims.probes.errors import InputError
-from claims.testing.recorded_store import assemble, printed_list, recorded_store_dir
+from claims.testing.recorded_store import (
+    assemble,
+    printed_list,
+    recorded_store_dir,
+    shared_blob_store_dir,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = recorded_store_dir()
+SHARED = shared_blob_store_dir()
 CAPTURE = ROOT.parent / "shared" / "captures" / "ollama-0.31.2" / "store"
 GEMMA = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 
@@ -45,3 +51,25 @@ def test_a_file_the_manifest_does_not_name_is_refused(tmp_path):
         assemble(SOURCE, tmp_path / "store", gguf, "0" * 64)
     with pytest.raises(InputError, match="no manifests/ folder"):
         assemble(tmp_path, tmp_path / "other", gguf, GEMMA)
+
+
+def test_the_shared_blob_store_holds_three_names_on_the_one_weight_blob(tmp_path):
+    """store-shared-blob/ is what its README says: gemma3:270m as in ../store, gemma3-copy
+    with the identical manifest, gemma3-brief naming the same model blob, every small blob
+    named by its digest, and `ollama list` printing the three IDs."""
+    manifests = SHARED / "manifests" / "registry.ollama.ai" / "library"
+    first = (manifests / "gemma3" / "270m").read_bytes()
+    assert first == (SOURCE / "manifests/registry.ollama.ai/library/gemma3/270m").read_bytes()
+    assert (manifests / "gemma3-copy" / "270m").read_bytes() == first
+    assert f"sha256:{GEMMA}" in (manifests / "gemma3-brief" / "270m").read_text("utf-8")
+    for blob in (SHARED / "blobs").iterdir():
+        assert blob.name == "sha256-" + hashlib.sha256(blob.read_bytes()).hexdigest()
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF stand-in")
+    root = assemble(SHARED, tmp_path / "store", gguf, GEMMA)
+    assert printed_list(root) == {
+        "gemma3-brief:270m": "9888850ce20f",
+        "gemma3-copy:270m": "6aa2aebbe67a",
+        "gemma3:270m": "6aa2aebbe67a",
+    }
+    assert len([b for b in (root / "blobs").iterdir() if b.name == f"sha256-{GEMMA}"]) == 1

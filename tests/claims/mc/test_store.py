@@ -105,11 +105,12 @@ def test_manifests_are_v2_with_content_addressed_layers(check, store):
 
 
 @pytest.fixture
-def dedup_store(store_under_test, check, claims_settings, gemma_gguf, tmp_path):
+def dedup_store(store_under_test, check, claims_settings, tmp_path):
     """The user's store when one is named; else the store a real Ollama 0.31.2 wrote with
     three names on one weight blob (fixtures/ollama-0.31.2/store-shared-blob), whose
     model blob is the bundled GGUF. The recorded single-model store cannot decide it."""
-    from claims.probes.files.artifacts import gemma_expected_sha256
+    from claims.probes.errors import ProbeError
+    from claims.probes.files.artifacts import gemma_expected_sha256, gemma_gguf
     from claims.testing.recorded_store import (
         SHARED_BLOB_PROVENANCE,
         assemble,
@@ -119,8 +120,11 @@ def dedup_store(store_under_test, check, claims_settings, gemma_gguf, tmp_path):
     if claims_settings.models_dir:
         check.declare_source(store_under_test.source)
         return store_under_test
-    root = assemble(shared_blob_store_dir(), tmp_path / "store", gemma_gguf,
-                    gemma_expected_sha256())
+    try:
+        gguf, sha = gemma_gguf(), gemma_expected_sha256()
+    except ProbeError as exc:
+        not_run(f"cannot assemble the recorded shared-blob store: {exc}")
+    root = assemble(shared_blob_store_dir(), tmp_path / "store", gguf, sha)
     check.declare_source("fixture")
     # The shared conftest's StoreUnderTest, taken from the session's store (no conftest import).
     return type(store_under_test)(OllamaStore(root), "fixture", provenance=SHARED_BLOB_PROVENANCE)

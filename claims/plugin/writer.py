@@ -19,6 +19,7 @@ from claims.plugin.keys import RECORD_KEY
 from claims.plugin.options import Settings
 from claims.plugin.tiers import Tiers
 from claims.profiles import ProfileChoice
+from claims.terminal import safe
 
 # Rewrite evidence.json at most this often while tests finish, so an
 # interrupted run leaves recent evidence without paying a write per test.
@@ -147,11 +148,11 @@ class EvidenceWriter:
         shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         terminalreporter.write_sep("-", "claims")
         terminalreporter.write_line(f"verdicts: {shown}")
-        terminalreporter.write_line(f"evidence: {self.settings.evidence_path}")
+        terminalreporter.write_line(f"evidence: {safe(self.settings.evidence_path)}")
         if self.report_problem:
-            terminalreporter.write_line(self.report_problem)
+            terminalreporter.write_line(safe(self.report_problem))
         elif self.settings.report_path is not None:
-            terminalreporter.write_line(f"report:   {self.settings.report_path}")
+            terminalreporter.write_line(f"report:   {safe(self.settings.report_path)}")
 
 
 # Where the controller keeps its writer (absent in xdist workers and without evidence).

@@ -403,6 +403,8 @@ class EvidenceLog:
                 "ollama": {
                     "version": self.facts["ollama_version"],
                     "host": self.facts.get("ollama_host"),
+                    # Another machine's server: its figures are that machine's, not this one's.
+                    **({"remote": True} if self.facts.get("ollama_remote") else {}),
                 },
             }
         out: dict[str, Any] = {

@@ -22,7 +22,14 @@ from __future__ import annotations
 
 from claims.probes.errors import ServerError
 
-__all__ = ["ReplyError", "ServerHTTPError", "ServerTimeout", "ServerUnavailable", "StreamError"]
+__all__ = [
+    "ReplyError",
+    "ServerHTTPError",
+    "ServerStopped",
+    "ServerTimeout",
+    "ServerUnavailable",
+    "StreamError",
+]
 
 
 class ServerUnavailable(ServerError):
@@ -31,6 +38,18 @@ class ServerUnavailable(ServerError):
 
 class ServerTimeout(ServerError):
     """The server accepted the request but did not answer (or went quiet) in time."""
+
+
+class ServerStopped(ServerUnavailable):
+    """Not asked at all: an earlier request to this server timed out (the breaker is open).
+
+    A wedged server answers nothing; waiting a full timeout for each later
+    request would cost one timeout per test. ``hung`` says which request hung.
+    """
+
+    def __init__(self, hung: str) -> None:
+        super().__init__(f"not sent: the server stopped answering ({hung})")
+        self.hung = hung
 
 
 class ServerHTTPError(ServerError):

@@ -301,8 +301,14 @@ def shape_problems(doc: Mapping[str, Any]) -> list[str]:
     ``attachments: 7`` is valid against the shared schema, and crashed the page
     with a TypeError far from the file; here it is named where it is.
     """
+    from claims.catalog.loader import ID_PATTERN
+
     problems = []
     for i, claim in enumerate(doc.get("claims") or []):
+        cid = claim.get("id") if isinstance(claim, Mapping) else None
+        if isinstance(cid, str) and not ID_PATTERN.fullmatch(cid):
+            # The schema's pattern ends in "$", which Python lets match before a newline.
+            problems.append(f"claims[{i}].id {cid!r} is not a claim id")
         checks = claim.get("checks") if isinstance(claim, Mapping) else None
         for j, check in enumerate(checks if isinstance(checks, list) else []):
             if not isinstance(check, Mapping):

@@ -81,7 +81,8 @@ class ReplyError(ServerError):
 # --- wording shared by the modules that raise them ---------------------------------------
 def seconds(value: float | None) -> str:
     """A timeout as the messages print it ("0.3 s", or "no limit" for None)."""
-    return "no limit" if value is None else f"{value:g} s"
+    # Rounded: a wait cut to what was left of a deadline reads 1 s, not 0.999997 s.
+    return "no limit" if value is None else f"{round(value, 2):g} s"
 
 
 def reason(exc: Exception) -> str:

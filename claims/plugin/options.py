@@ -9,6 +9,7 @@ read of it. Where the CLI has the same option it uses the same name
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,18 @@ def parse_host(raw: str) -> OllamaHost:
     auth = (user or "", password or "") if user is not None else None
     shown = f"{parts.scheme}://{user}:***@{bracketed}:{port}{parts.path}" if auth else base
     return OllamaHost(url=base, shown=shown, loopback=_is_loopback(host), auth=auth)
+
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s:]*)(:[^/@\s]*)?@")
+
+
+def redact_credentials(text: str) -> str:
+    """``text`` with every URL's password (and a bare user's) shown as ``user:***@``.
+
+    For what is recorded of the command line: ``--ollama-host=http://u:pw@host``
+    must not reach evidence.json or the report's "command" line.
+    """
+    return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
 
 
 def normalize_host(raw: str) -> str:

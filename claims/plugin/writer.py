@@ -20,7 +20,7 @@ from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, now_iso, write_atomic
 from claims.plugin.keys import CHECK, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
-from claims.plugin.options import Settings
+from claims.plugin.options import Settings, redact_credentials
 from claims.plugin.tiers import Tiers
 from claims.profiles import ProfileChoice
 from claims.terminal import safe
@@ -277,7 +277,8 @@ def open_evidence(
         "machine": fingerprint(),
         "options": settings.to_json(),
         "complete": False,
-        "args": [str(a) for a in config.invocation_params.args],
+        # Credentials in a URL argument (--ollama-host) are never written.
+        "args": [redact_credentials(str(a)) for a in config.invocation_params.args],
     }
     log = EvidenceLog(catalog, run)
     # `claims audit` keeps its result beside the evidence; the report shows its summary.

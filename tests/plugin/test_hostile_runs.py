@@ -119,3 +119,17 @@ def test_a_run_stopped_by_sigterm_writes_its_evidence_and_report_naming_the_test
     assert claims_pytester.claim("T1-SUM")["verdict"] == "consistent"  # the finished test stays
     page = (pyt.path / "reports" / "report.html").read_text("utf-8")
     assert "Stopped by a signal." in page and "test_hangs" in page
+
+
+def test_a_remote_host_is_recorded_as_remote_with_its_credentials_redacted(claims_pytester):
+    # Collected only: nothing is contacted (tests talk to loopback alone); the run
+    # facts say the server named is another machine, and hold no password.
+    claims_pytester.pytester.makepyfile(SLOW_TEST)
+    result = claims_pytester.run("--ollama-host=http://user:s3cret@spark.invalid:11434",
+                                 "--collect-only")
+    assert result.ret == 0
+    options = claims_pytester.evidence()["run"]["options"]
+    assert options["ollama_host"] == "http://user:***@spark.invalid:11434"
+    assert options["ollama_remote"] is True
+    assert "s3cret" not in claims_pytester.evidence_path.read_text("utf-8")
+    assert "s3cret" not in result.stdout.str()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from claims.plugin.options import HostError, normalize_host, parse_host
+from claims.plugin.options import HostError, normalize_host, parse_host, redact_credentials
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,16 @@ def test_a_value_that_is_no_server_address_is_refused_without_its_password(raw, 
 )
 def test_a_host_off_this_machine_is_known_as_remote(raw, loopback):
     assert parse_host(raw).loopback is loopback
+
+
+@pytest.mark.parametrize(
+    ("arg", "shown"),
+    [
+        ("--ollama-host=http://user:s3cret@127.0.0.1:9", "--ollama-host=http://user:***@127.0.0.1:9"),
+        ("https://u@h/x", "https://u:***@h/x"),
+        ("--ollama-host", "--ollama-host"),
+        ("tests/claims/w2/test_ollama.py", "tests/claims/w2/test_ollama.py"),
+    ],
+)
+def test_recorded_arguments_lose_their_credentials(arg, shown):
+    assert redact_credentials(arg) == shown

@@ -140,3 +140,20 @@ def test_credentials_are_sent_as_basic_auth_to_the_host_and_kept_out_of_its_url(
     (request,) = seen
     assert request.headers["authorization"] == "Basic " + base64.b64encode(b"user:s3cret").decode()
     assert (request.url.host, request.url.port) == ("127.0.0.1", 9)
+
+
+def test_a_reply_body_that_trickles_ends_at_the_deadline_not_a_fresh_wait():
+    import time
+
+    def trickle() -> Iterator[bytes]:
+        for _ in range(200):  # bounded: 20 s at most if the deadline failed
+            time.sleep(0.1)
+            yield b" "
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=trickle())
+
+    client = mock_client(handler, read_timeout=DEADLINE_S, request_timeout=DEADLINE_S)
+    with client, pytest.raises(ServerTimeout) as caught:
+        client.version()
+    assert str(caught.value) == "/api/version: reply body still incomplete after 1 s"

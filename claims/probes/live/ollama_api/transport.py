@@ -262,6 +262,9 @@ class Transport:
         started = time.perf_counter_ns()
         try:
             resp = self._open(method, path, json, timeouts, headers)
+            # The body must arrive within what is left of the deadline, not a fresh wait.
+            timeouts["read"] = deadline.cap(self.read_timeout if read_timeout is None
+                                            else read_timeout)
             try:
                 return read_capped(resp, MAX_REPLY_BYTES, path, timeouts)
             finally:

@@ -157,3 +157,13 @@ def test_a_reply_body_that_trickles_ends_at_the_deadline_not_a_fresh_wait():
     with client, pytest.raises(ServerTimeout) as caught:
         client.version()
     assert str(caught.value) == "/api/version: reply body still incomplete after 1 s"
+
+
+def test_a_request_gets_the_shorter_of_its_own_total_and_the_deadline_and_only_a_pull_more():
+    with OllamaClient("http://127.0.0.1:9", request_timeout=5.0) as client:
+        assert client._deadline(600.0).seconds == 5.0  # the timing tests' 600 s
+        assert client._deadline(2.0).seconds == 2.0
+        assert client._deadline(None).seconds == 5.0
+        assert client._deadline(3600.0, outlast=True).seconds == 3600.0  # pull, opt-in
+    with OllamaClient("http://127.0.0.1:9") as client:  # no deadline set: as before
+        assert client._deadline(600.0).seconds == 600.0 and client._deadline().seconds is None

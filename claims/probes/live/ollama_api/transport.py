@@ -95,16 +95,16 @@ class Deadline:
         left = max(self.end - time.monotonic(), 0.001)
         return left if value is None else min(value, left)
 
-    def passed(self) -> bool:
-        return self.end is not None and time.monotonic() >= self.end
-
 
 class Transport:
     """The connection to one Ollama server and its plain requests.
 
     ``read_timeout`` bounds the wait for a reply's first bytes (a cold model
     load happens inside that wait); ``stall_timeout`` bounds the silence
-    between two chunks of a stream once it has begun.
+    between two chunks of a stream once it has begun; ``request_timeout`` (when
+    set) bounds each request end to end. ``breaker``: the first timeout stops
+    every later request (``stopped`` says which request hung; ``on_stop`` is
+    told once). ``auth``: HTTP Basic credentials for this host.
     """
 
     def __init__(
@@ -177,8 +177,10 @@ class Transport:
 
     def _deadline(self, total: float | None = None, *, outlast: bool = False) -> Deadline:
         """One request's deadline: ``total`` or the request timeout, whichever is shorter."""
+        if outlast:
+            return Deadline(total)
         limit = self.request_timeout
-        if total is not None and (limit is None or outlast or total < limit):
+        if total is not None and (limit is None or total < limit):
             limit = total
         return Deadline(limit)
 

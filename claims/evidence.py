@@ -26,6 +26,7 @@ import json
 import math
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -221,16 +222,119 @@ def _bound_attachments(doc: dict[str, Any]) -> None:
                     att["truncated"] = True
 
 
-def load_evidence(path: Path | str) -> dict[str, Any]:
-    """Read and validate an evidence file; EvidenceError names the file and problem."""
-    path = Path(path)
+def _reject_constant(name: str) -> Any:
+    # json.loads calls this for the NaN, Infinity and -Infinity tokens, which are
+    # not JSON: the suite never writes them (allow_nan=False), so a file holding
+    # one anywhere was edited or made by something else, and a NaN figure would
+    # otherwise read as a stale "consistent".
+    raise _NonFiniteToken(name)
+
+
+class _NonFiniteToken(ValueError):
+    pass
+
+
+def _read_regular(path: Path) -> bytes:
+    """At most MAX_EVIDENCE_BYTES + 1 bytes of a regular file (a FIFO or device is refused
+    before a read could block: the file is opened non-blocking and checked first)."""
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_EVIDENCE_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise EvidenceError(f"{path}: no such file") from None
     except OSError as exc:
         raise EvidenceError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise EvidenceError(f"{path}: not a regular file (a FIFO, device or folder)")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(MAX_EVIDENCE_BYTES + 1)
+    except OSError as exc:
+        raise EvidenceError(f"{path}: cannot read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+
+
+def verdict_problems(doc: Mapping[str, Any]) -> list[str]:
+    """Claims whose verdict is not the one their checks' verdicts give (claims.verdicts).
+
+    The suite computes each claim's verdict from its checks when it writes the
+    file, so a difference means the file was edited: a claim "reproduced" over
+    checks that were refuted would render "The run passed".
+    """
+    options = _mapping_of(_mapping_of(doc.get("run")).get("options"))
+    certification = options.get("require_live") is True
+    problems = []
+    for claim in doc.get("claims") or []:
+        if not isinstance(claim, Mapping):
+            continue
+        checks = [c for c in claim.get("checks") or [] if isinstance(c, Mapping)]
+        if not checks or claim.get("verdict") == "untestable":
+            continue
+        expected, _ = claim_verdict(True, None, checks, certification=certification)
+        if claim.get("verdict") != expected:
+            given = sorted({str(c.get("verdict")) for c in checks})
+            problems.append(
+                f"claim {claim.get('id')!r} has verdict {claim.get('verdict')!r}, but its "
+                f"checks' verdicts ({', '.join(given)}) give {expected!r}"
+            )
+    return problems
+
+
+# What the report and diff walk in each check, with the JSON type they expect.
+_CHECK_SHAPE: dict[str, tuple[type, str]] = {
+    "measurements": (list, "a list"),
+    "attachments": (list, "a list"),
+    "notes": (list, "a list"),
+    "charts": (list, "a list"),
+    "premises": (list, "a list"),
+    "facts": (dict, "an object"),
+}
+_JSON_TYPE = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+              int: "a number", float: "a number", type(None): "null"}
+
+
+def shape_problems(doc: Mapping[str, Any]) -> list[str]:
+    """Fields of the checks that the schema leaves open but the readers iterate.
+
+    ``attachments: 7`` is valid against the shared schema, and crashed the page
+    with a TypeError far from the file; here it is named where it is.
+    """
+    from claims.catalog.loader import ID_PATTERN
+
+    problems = []
+    for i, claim in enumerate(doc.get("claims") or []):
+        cid = claim.get("id") if isinstance(claim, Mapping) else None
+        if isinstance(cid, str) and not ID_PATTERN.fullmatch(cid):
+            # The schema's pattern ends in "$", which Python lets match before a newline.
+            problems.append(f"claims[{i}].id {cid!r} is not a claim id")
+        checks = claim.get("checks") if isinstance(claim, Mapping) else None
+        for j, check in enumerate(checks if isinstance(checks, list) else []):
+            if not isinstance(check, Mapping):
+                continue
+            for key, (kind, wanted) in _CHECK_SHAPE.items():
+                value = check.get(key)
+                if value is not None and not isinstance(value, kind):
+                    problems.append(f"claims[{i}].checks[{j}].{key} is "
+                                    f"{_JSON_TYPE.get(type(value), 'a value')}, not {wanted}")
+    return problems
+
+
+def _mapping_of(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def load_evidence(path: Path | str) -> dict[str, Any]:
+    """Read and validate an evidence file; EvidenceError names the file and problem.
+
+    Only a regular file is read (a FIFO would block forever), at most
+    MAX_EVIDENCE_BYTES of it; NaN and Infinity tokens anywhere, an integer past
+    Python's digit limit, a shape the schema refuses and a claim verdict its
+    checks contradict are each an error naming the file.
+    """
+    path = Path(path)
+    raw = _read_regular(path)
     if len(raw) > MAX_EVIDENCE_BYTES:
         raise EvidenceError(
             f"{path}: larger than {MAX_EVIDENCE_BYTES // (1024 * 1024)} MiB; a run's evidence "
@@ -241,13 +345,19 @@ def load_evidence(path: Path | str) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise EvidenceError(f"{path}: not UTF-8 text") from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except _NonFiniteToken as exc:
+        raise EvidenceError(
+            f"{path}: not evidence ({exc} is not a JSON number; the suite never writes one)"
+        ) from None
     except json.JSONDecodeError as exc:
         raise EvidenceError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:
         raise EvidenceError(
             f"{path}: not evidence (JSON nested more than {MAX_DEPTH} levels deep)"
         ) from None
+    except ValueError as exc:  # an integer past Python's digit limit, among others
+        raise EvidenceError(f"{path}: not JSON ({exc})") from None
     if not isinstance(doc, dict):
         raise EvidenceError(f"{path}: top level is not an object")
     if _depth_exceeds(doc, MAX_DEPTH):
@@ -259,10 +369,14 @@ def load_evidence(path: Path | str) -> dict[str, Any]:
     # page's UTF-8 encoding later, far from the file's name.
     cleaned: dict[str, Any] = clean(doc)
     doc = cleaned
-    problems = validate(doc)
+    problems = validate(doc) or shape_problems(doc)
     if problems:
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         raise EvidenceError(f"{path}: not claims evidence: {problems[0]}{more}")
+    problems = verdict_problems(doc)
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise EvidenceError(f"{path}: inconsistent evidence: {problems[0]}{more}")
     _bound_attachments(doc)
     return doc
 
@@ -403,6 +517,8 @@ class EvidenceLog:
                 "ollama": {
                     "version": self.facts["ollama_version"],
                     "host": self.facts.get("ollama_host"),
+                    # Another machine's server: its figures are that machine's, not this one's.
+                    **({"remote": True} if self.facts.get("ollama_remote") else {}),
                 },
             }
         out: dict[str, Any] = {

@@ -56,6 +56,10 @@ class TierSettings(Protocol):
     @property
     def ollama_host(self) -> str: ...
     @property
+    def ollama_auth(self) -> tuple[str, str] | None: ...
+    @property
+    def ollama_remote(self) -> bool: ...
+    @property
     def engine_model(self) -> str | None: ...
     @property
     def models_dir(self) -> str | None: ...
@@ -149,10 +153,9 @@ class TierTable:
 
 def host_of(url: str) -> str:
     """The host part of a base URL ("http://[::1]:11434" -> "::1")."""
-    rest = url.split("://", 1)[-1]
-    if rest.startswith("["):
-        return rest[1 : rest.index("]")]
-    return rest.rsplit(":", 1)[0]
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).hostname or ""
 
 
 # --- detectors: is the tier's prerequisite present? ----------------------------------
@@ -199,12 +202,18 @@ def _ollama(settings: TierSettings) -> TierStatus:
         except ProbeError as exc:
             return TierStatus(False, f"--ollama-serve: {exc}")
     try:
-        with OllamaClient(settings.ollama_host, connect_timeout=3.0, read_timeout=10.0) as client:
+        with OllamaClient(settings.ollama_host, connect_timeout=3.0, read_timeout=10.0,
+                          request_timeout=10.0, auth=settings.ollama_auth) as client:
             version = client.version()
     except ProbeError as exc:
         return TierStatus(False, f"no Ollama server at {settings.ollama_host} ({exc})")
-    return TierStatus(True, details={"version": version, "host": settings.ollama_host,
-                                     "server": "user's" if serve is None else "private"})
+    details: dict[str, Any] = {"version": version, "host": settings.ollama_host,
+                               "server": "user's" if serve is None else "private"}
+    if settings.ollama_remote:
+        # Allowed (a Spark on the LAN is a real use), but never silently: the run
+        # facts and the report say the figures come from another machine.
+        details["remote"] = True
+    return TierStatus(True, details=details)
 
 
 def _gpu(_: TierSettings) -> TierStatus:

@@ -155,3 +155,17 @@ def test_diff_text_neutralises_evidence_fields(tmp_path):
         assert proc.returncode == 0, proc.stderr
         _assert_neutral(proc.stdout + proc.stderr)
     assert "\\x1b]0;owned" in run("diff", str(a), str(b)).stdout
+
+
+@pytest.mark.parametrize("command", [["report", "{fifo}"], ["diff", "{fifo}", "{other}"]])
+def test_a_fifo_given_as_evidence_exits_2_at_once(tmp_path, command):
+    # Issue 22: `claims report FIFO` waited forever for a writer that never came.
+    import os
+
+    fifo = tmp_path / "evidence.json"
+    os.mkfifo(fifo)
+    other = evidence_file(tmp_path, "other.json")
+    args = [a.format(fifo=fifo, other=other) for a in command]
+    proc = run(*args, "-o", str(tmp_path / "out.html")) if command[0] == "report" else run(*args)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"claims: {fifo}: not a regular file (a FIFO, device or folder)"

@@ -264,3 +264,44 @@ def test_catalog_hash_changes_with_a_figure(tmp_path):
     assert changed != text
     copies[0].write_text(changed, encoding="utf-8")
     assert catalog_sha256(load_catalog(copies)) != catalog_sha256(catalog)
+
+
+# --- hostile evidence files (issue 22, items 4, 6 and 8) -----------------------------
+def _written_evidence(tmp_path) -> dict[str, object]:
+    log, _ = _one_check_log({"measurements": [{"name": "m", "measured": 1.0, "holds": True}]})
+    return log.write(tmp_path / "base.json", complete=True)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("nan-measured", "NaN is not a JSON number"),
+        ("infinity-in-facts", "-Infinity is not a JSON number"),
+        ("digits-5000", "not JSON .*digits"),
+        ("attachments-7", "not claims evidence: .*attachments"),
+        ("verdict-contradicts-checks",
+         "inconsistent evidence: claim '.*' has verdict 'reproduced', but its checks' "
+         "verdicts \\(refuted\\) give 'refuted'"),
+    ],
+)
+def test_a_hostile_evidence_file_is_refused_naming_the_file(tmp_path, case, message):
+    from claims.testing.hostile import evidence_variant
+
+    path = tmp_path / f"{case}.json"
+    path.write_text(evidence_variant(_written_evidence(tmp_path), case), "utf-8")
+    with pytest.raises(EvidenceError, match=message) as info:
+        load_evidence(path)
+    assert str(path) in str(info.value)
+
+
+def test_the_unedited_evidence_loads(tmp_path):
+    load_evidence(tmp_path / "base.json") if _written_evidence(tmp_path) else None
+
+
+def test_a_fifo_is_refused_at_once_not_read(tmp_path):
+    fifo = tmp_path / "evidence.json"
+    os.mkfifo(fifo)  # nothing ever writes to it: a read would block forever
+    with pytest.raises(EvidenceError, match="not a regular file"):
+        load_evidence(fifo)
+    with pytest.raises(EvidenceError, match="not a regular file"):
+        load_evidence(tmp_path)  # a folder neither

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from claims.terminal import safe, safe_json
+from claims.terminal import is_unsafe, safe, safe_json, safe_lines
 
 
 @pytest.mark.parametrize(
@@ -23,6 +23,19 @@ from claims.terminal import safe, safe_json
         ("abc\u202edef", "abc\\u202edef"),  # right-to-left override
         ("\u2066x\u2069", "\\u2066x\\u2069"),  # bidi isolates
         ("hi \ud83d", "hi \\ud83d"),  # a lone surrogate (cannot even be encoded)
+        # Invisible and format characters (issue 22, item 7): each one seen.
+        ("a\u200bb", "a\\u200bb"),  # zero-width space
+        ("a\u2060b", "a\\u2060b"),  # word joiner
+        ("a\u00adb", "a\\xadb"),  # soft hyphen
+        ("phi4\U000e0041", "phi4\\U000e0041"),  # tag character
+        ("a\u180eb", "a\\u180eb"),  # Mongolian vowel separator
+        ("a\u3164b", "a\\u3164b"),  # Hangul filler (a blank letter)
+        ("a\ufff9b", "a\\ufff9b"),  # interlinear annotation anchor
+        ("a\u034fb", "a\\u034fb"),  # combining grapheme joiner
+        ("a\ue000b", "a\\ue000b"),  # private use
+        # A backslash is escaped too, so the text "\x1b" never looks like an ESC.
+        ("\\x1b", "\\\\x1b"),
+        ("C:\\models", "C:\\\\models"),
         ("plain text, ümlauts, 日本語, emoji 🙂", "plain text, ümlauts, 日本語, emoji 🙂"),
     ],
 )
@@ -31,9 +44,26 @@ def test_safe_escapes_controls_visibly_and_keeps_ordinary_text(raw, shown):
     assert safe(raw).encode("utf-8")  # always printable as UTF-8
 
 
+def test_an_escaped_esc_and_the_literal_text_of_one_look_different():
+    assert safe("\x1b") != safe("\\x1b")
+    assert safe_lines("\x1b") != safe_lines("\\x1b")
+
+
+def test_safe_lines_keeps_newlines_and_tabs_only():
+    assert safe_lines("a\nb\tc\rd\u202e") == "a\nb\tc\\x0dd\\u202e"
+
+
+@pytest.mark.parametrize("code", [0x1B, 0x9B, 0x202E, 0x200B, 0x2060, 0xAD, 0xE0041, 0x180E,
+                                  0x3164, 0xFFF9, 0x34F, 0x2028, 0xFEFF, 0x061C])
+def test_every_listed_code_point_is_unsafe(code):
+    assert is_unsafe(chr(code))
+    assert chr(code) not in safe(f"x{chr(code)}y")
+
+
 def test_safe_json_keeps_the_data_and_leaves_no_raw_control():
-    data = {"k\u202e": ["\x9b31m", "\x1b[2J", "\x7f", "hi \ud83d", "🙂"]}
+    data = {"k\u202e": ["\x9b31m", "\x1b[2J", "\x7f", "hi \ud83d", "🙂", "\u200b\U000e0041",
+                       "back\\slash"]}
     text = safe_json(json.dumps(data, ensure_ascii=False))
-    assert all(ch not in text for ch in "\x1b\x9b\x7f\u202e")
+    assert all(ch not in text for ch in "\x1b\x9b\x7f\u202e\u200b\U000e0041")
     assert json.loads(text) == data
-    text.encode("utf-8")
+    text.encode("utf-8", "surrogatepass")

@@ -9,7 +9,7 @@ from typing import Any
 
 from claims.catalog import Catalog
 from claims.evidence import write_atomic
-from claims.report.machine import text as safe
+from claims.terminal import safe
 
 __all__ = ["catalog_digest", "load_summary", "print_audit", "write_audit"]
 
@@ -32,13 +32,13 @@ def print_audit(result: dict[str, Any]) -> None:
             mark = "NOT SENSITIVE"
             detail = f"stayed {fig['after']} ({fig['how']}: {fig['perturbed']})"
         print(safe(f"{fig['claim']:<24} {fig['figure'][:28]:<28} {mark:<14} {detail}"))
-    print(result["summary"])
+    print(safe(result["summary"]))
     explained = result["explained"]
     print(f"{explained} cannot change a verdict, each with its reason; "
           f"{len(result['defects'])} defect(s)")
     tr = result["transcriptions"]
     if "skipped" in tr:
-        print(f"transcribed values: not audited ({tr['skipped']})")
+        print(safe(f"transcribed values: not audited ({tr['skipped']})"))
     else:
         print(
             f"transcribed values: {tr['caught']} of {tr['mutations']} changed digits or letters "

@@ -29,7 +29,8 @@ from claims.tiers import TIERS
 
 __all__ = ["Catalog", "CatalogError", "load_catalog", "load_document"]
 
-ID_PATTERN = re.compile(r"^[A-Z0-9]+(-[A-Z0-9_]+)+$")
+# \Z, not $: "$" also matches before a final newline, so "W1-ARCH\n" passed.
+ID_PATTERN = re.compile(r"[A-Z0-9]+(-[A-Z0-9_]+)+\Z")
 DOCUMENT_ORDER = ("W1", "W2", "W3", "W4", "MC")
 
 _DOC_FIELDS = {"id", "title", "published", "seeds", "sections"}
@@ -231,7 +232,7 @@ def _claim(where: str, raw: Any, doc: Document) -> Claim:
     if not isinstance(raw, dict):
         raise _fail(where, "each claim must be a table")
     cid = raw.get("id")
-    if not isinstance(cid, str) or not ID_PATTERN.match(cid):
+    if not isinstance(cid, str) or not ID_PATTERN.fullmatch(cid):
         raise _fail(where, f"claim id {cid!r} must look like W2-GGUF-MAGIC")
     where = f"{where.rsplit(',', 1)[0]}, claim {cid}"
     _unknown(where, raw, _CLAIM_FIELDS)

@@ -25,6 +25,8 @@ a run meets them:
   the verdict, decided once (by :meth:`~claims.check.Check.conclude`, or by how
   the test ended), goes into the report's ``user_properties``, which
   pytest-xdist ships to the controller.
+* ``pytest_runtest_makereport`` / ``pytest_make_collect_report`` – then every text
+  pytest will print of the report is escaped (:mod:`claims.plugin.sanitize`).
 * ``pytest_runtest_logreport`` / ``pytest_sessionfinish`` – the controller's
   :class:`~claims.plugin.writer.EvidenceWriter` aggregates records into
   ``evidence.json`` (rewritten atomically as tests finish) and renders the HTML
@@ -67,8 +69,10 @@ from claims.plugin.keys import (
 )
 from claims.plugin.options import pytest_addoption
 from claims.plugin.prerequisites import prepare, require_live
+from claims.plugin.sanitize import sanitize_report
 from claims.plugin.session import configure
 from claims.plugin.writer import close_evidence
+from claims.terminal import safe
 
 # --ollama-serve (the suite's own Ollama server) is a plugin of its own.
 pytest_plugins = ("claims.plugin.serve",)
@@ -150,6 +154,17 @@ def pytest_runtest_makereport(
     record = check_record(item, report, call)
     if record is not None:
         report.user_properties.append((RECORD_KEY, record))
+    # After the record took the original text: the terminal gets it escaped (.sanitize).
+    sanitize_report(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    report = yield
+    sanitize_report(report)
     return report
 
 
@@ -169,7 +184,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if choice is None:
         return
     terminalreporter.write_sep("-", "claims profile")
-    terminalreporter.write_line(f"profile: {choice.name} ({choice.reason})")
+    terminalreporter.write_line(f"profile: {choice.name} ({safe(choice.reason)})")
     settings = config.stash[SETTINGS]
     if choice.detection_failed and settings.require_live:
         terminalreporter.write_line("--require-live: the profile could not be detected; "

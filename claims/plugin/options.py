@@ -9,7 +9,8 @@ read of it. Where the CLI has the same option it uses the same name
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,34 +24,100 @@ DEFAULT_EMBED_MODEL = "nomic-embed-text"  # the embedding model the masterclass 
 PROFILE_CHOICES = ("auto", "dgx-spark", "generic")
 
 
-def normalize_host(raw: str) -> str:
-    """Turn an OLLAMA_HOST-style value into a base URL, the way Ollama's client does.
+class HostError(ValueError):
+    """An ``--ollama-host`` / ``$OLLAMA_HOST`` value that is not a server address."""
+
+
+@dataclass(frozen=True)
+class OllamaHost:
+    """An Ollama server address, parsed.
+
+    ``url`` (scheme, host, port, path; never credentials) is what is connected
+    to, printed and recorded; ``shown`` is the same with any credentials
+    redacted (``user:***@``); ``auth`` holds them for HTTP Basic auth to that
+    host only, and never appears in a repr.
+    """
+
+    url: str
+    shown: str
+    loopback: bool
+    auth: tuple[str, str] | None = field(default=None, repr=False, compare=False)
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: only its resolver knows, so it counts as remote
+
+
+def parse_host(raw: str) -> OllamaHost:
+    """Parse an OLLAMA_HOST-style value the way Ollama's client reads it (urllib.parse).
 
     "127.0.0.1" -> http://127.0.0.1:11434, ":11434" -> http://127.0.0.1:11434,
     "0.0.0.0:11434" -> http://127.0.0.1:11434 (a bind-all address is reached on loopback),
     "::1" and "[::1]" -> http://[::1]:11434; "https://host" keeps its scheme and
-    defaults to port 443.
+    defaults to port 443. ``http://user:secret@host:port`` sends Basic auth to
+    that host; the password is never part of the URL shown. A value that is not
+    an http(s) address raises :class:`HostError` (without the password).
     """
+    from urllib.parse import unquote, urlsplit
+
     value = raw.strip().rstrip("/")
-    scheme = "http"
-    if "://" in value:
-        scheme, value = value.split("://", 1)
-    host, port = value, ""
-    if value.startswith("["):  # [::1]:11434
-        end = value.find("]")
-        host, rest = value[: end + 1], value[end + 1 :]
-        port = rest[1:] if rest.startswith(":") else ""
-    elif value.count(":") == 1:
-        host, port = value.split(":", 1)
-    elif value.count(":") > 1:  # a bare IPv6 literal carries no port
-        host = f"[{value}]"
+    if "://" not in value:
+        if value.count(":") > 1 and not value.startswith("["):
+            value = f"[{value}]"  # a bare IPv6 literal carries no port
+        value = "http://" + value
+    parts = urlsplit(value)
+    user = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else None
+    netloc_shown = parts.netloc.rsplit("@", 1)[-1]
+    if user is not None:
+        netloc_shown = f"{user}:***@{netloc_shown}"
+    shown_raw = f"{parts.scheme}://{netloc_shown}{parts.path}"
+    if parts.scheme not in ("http", "https"):
+        raise HostError(f"{shown_raw}: the scheme must be http or https")
+    if parts.query or parts.fragment:
+        raise HostError(f"{shown_raw}: a server address has no query or fragment")
+    try:
+        port = parts.port
+    except ValueError:
+        raise HostError(f"{shown_raw}: the port is not a number from 0 to 65535") from None
+    host = parts.hostname or ""
     if host in ("", "0.0.0.0"):
         host = "127.0.0.1"
-    elif host == "[::]":
-        host = "[::1]"
-    if not port:
-        port = "443" if scheme == "https" else "11434"
-    return f"{scheme}://{host}:{port}"
+    elif host == "::":
+        host = "::1"
+    if any(c.isspace() or c in "/\\?#@" for c in host):
+        raise HostError(f"{shown_raw}: not a host name")
+    if port is None:
+        port = 443 if parts.scheme == "https" else 11434
+    bracketed = f"[{host}]" if ":" in host else host
+    base = f"{parts.scheme}://{bracketed}:{port}{parts.path}"
+    auth = (user or "", password or "") if user is not None else None
+    shown = f"{parts.scheme}://{user}:***@{bracketed}:{port}{parts.path}" if auth else base
+    return OllamaHost(url=base, shown=shown, loopback=_is_loopback(host), auth=auth)
+
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s:]*)(:[^/@\s]*)?@")
+
+
+def redact_credentials(text: str) -> str:
+    """``text`` with every URL's password (and a bare user's) shown as ``user:***@``.
+
+    For what is recorded of the command line: ``--ollama-host=http://u:pw@host``
+    must not reach evidence.json or the report's "command" line.
+    """
+    return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
+
+
+def normalize_host(raw: str) -> str:
+    """The base URL of an OLLAMA_HOST-style value, without credentials (:func:`parse_host`)."""
+    return parse_host(raw).url
 
 
 def argparse_suppress() -> str:
@@ -101,7 +168,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--ollama-timeout",
         type=_positive_seconds,
         default=120.0,
-        help="seconds to wait for any one Ollama reply or stream chunk (default: 120)",
+        help="seconds any one Ollama request may take end to end: connection, first byte "
+        "and the whole reply or stream (default: 120); after the first request that "
+        "times out, the tier's remaining tests are not run",
     )
     group.addoption(
         "--models-dir",
@@ -210,17 +279,31 @@ class Settings:
     # The suite's own Ollama servers under --ollama-serve (set by claims.plugin.serve):
     # the ollama tier's detector starts one before it asks the host for its version.
     ollama_serve: PrivateServers | None = None
+    # --ollama-host's credentials (Basic auth to that host; never printed or recorded),
+    # its redacted form, and whether it is another machine (said in the run facts).
+    ollama_auth: tuple[str, str] | None = field(default=None, repr=False, compare=False)
+    ollama_host_shown: str | None = None
+    ollama_remote: bool = False
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
         opt = config.getoption
-        host = opt("--ollama-host") or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+        host_value = opt("--ollama-host") or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+        try:
+            host = parse_host(host_value)
+        except HostError as exc:
+            from claims.terminal import safe
+
+            raise pytest.UsageError(f"--ollama-host / $OLLAMA_HOST: {safe(exc)}") from None
         root = Path(str(config.rootpath))
         off = bool(opt("--no-claims-report"))
         evidence = opt("--evidence")
         report = opt("--report-html")
         return cls(
-            ollama_host=normalize_host(host),
+            ollama_host=host.url,
+            ollama_auth=host.auth,
+            ollama_host_shown=host.shown,
+            ollama_remote=not host.loopback,
             ollama_model=opt("--ollama-model"),
             ollama_embed_model=opt("--ollama-embed-model"),
             ollama_tools_model=opt("--ollama-tools-model"),
@@ -241,7 +324,8 @@ class Settings:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "ollama_host": self.ollama_host,
+            "ollama_host": self.ollama_host_shown or self.ollama_host,
+            "ollama_remote": self.ollama_remote,
             "ollama_model": self.ollama_model,
             "ollama_embed_model": self.ollama_embed_model,
             "ollama_tools_model": self.ollama_tools_model,

@@ -191,6 +191,10 @@ def pytest_configure(config: pytest.Config) -> None:
     private = replace(
         settings,
         ollama_host=servers.default_url,
+        # The user's host, its credentials and remoteness are not the private server's.
+        ollama_auth=None,
+        ollama_host_shown=None,
+        ollama_remote=False,
         allow_unload=True,
         ollama_serve=servers,
     )

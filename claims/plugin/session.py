@@ -17,6 +17,7 @@ from claims.plugin.markers import register_markers
 from claims.plugin.options import Settings
 from claims.plugin.tiers import Tiers
 from claims.plugin.writer import open_evidence
+from claims.terminal import safe
 
 __all__ = ["configure", "is_worker"]
 
@@ -51,8 +52,8 @@ def _load_catalog(settings: Settings) -> Catalog:
     try:
         catalog = load_catalog(settings.catalog_paths or None)
     except CatalogError as exc:
-        raise pytest.UsageError(f"claims catalog is invalid: {exc}") from None
+        raise pytest.UsageError(f"claims catalog is invalid: {safe(exc)}") from None
     unknown = [cid for cid in settings.claim_ids if cid not in catalog]
     if unknown:
-        raise pytest.UsageError(f"--claim: unknown claim id(s) {', '.join(unknown)}")
+        raise pytest.UsageError(f"--claim: unknown claim id(s) {safe(', '.join(unknown))}")
     return catalog

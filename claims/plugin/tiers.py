@@ -30,5 +30,16 @@ class Tiers:
                 self._cache[tier] = TierStatus(False, f"{tier} prerequisite check failed: {exc!r}")
         return self._cache[tier]
 
+    def stop(self, tier: str, reason: str) -> None:
+        """The tier is unavailable from now on (its server stopped answering mid-run).
+
+        Its remaining tests are "not run" with ``reason``; the evidence's tier
+        status keeps what was detected and says when and why it stopped.
+        """
+        before = self._cache.get(tier)
+        details = dict(before.details) if before is not None else {}
+        details["stopped"] = reason
+        self._cache[tier] = TierStatus(False, reason, details=details)
+
     def known(self) -> dict[str, TierStatus]:
         return dict(self._cache)

@@ -8,17 +8,22 @@ writer); it exists only in the controlling process, never in an xdist worker.
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
+from collections.abc import Generator
 from typing import Any, cast
 
 import pytest
 
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, now_iso, write_atomic
-from claims.plugin.keys import RECORD_KEY
-from claims.plugin.options import Settings
+from claims.plugin.keys import CHECK, RECORD_KEY
+from claims.plugin.markers import claim_ids, item_tiers
+from claims.plugin.options import Settings, redact_credentials
 from claims.plugin.tiers import Tiers
 from claims.profiles import ProfileChoice
+from claims.terminal import safe
 
 # Rewrite evidence.json at most this often while tests finish, so an
 # interrupted run leaves recent evidence without paying a write per test.
@@ -70,6 +75,12 @@ class EvidenceWriter:
         self.last_write = 0.0
         self.written: dict[str, Any] | None = None
         self.report_problem: str | None = None
+        # The test running now (None between tests), and since when (monotonic):
+        # a run stopped in the middle of one names it and how long it had run.
+        self.current: pytest.Item | None = None
+        self.current_since = 0.0
+        self.interrupted_by: str | None = None
+        self.signals: dict[int, Any] = {}  # the handlers this run installed (to restore)
 
     def _record(self, nodeid: str, rec: dict[str, Any]) -> None:
         prev = self.pending.get(nodeid)
@@ -105,9 +116,54 @@ class EvidenceWriter:
         self.written = self.log.write(self.settings.evidence_path, complete=complete)
         self.last_write = time.monotonic()
 
+    def _record_interrupted(self) -> None:
+        """The test a signal or Ctrl-C stopped: an error of that test, named, with its time.
+
+        pytest makes no report for it (the interrupt leaves the test at once), so
+        without this its claim would read "not run" as if it had never started.
+        """
+        item = self.current
+        if item is None:
+            return
+        ids = claim_ids(item)
+        after = time.monotonic() - self.current_since
+        self.log.run["interrupted"]["test"] = item.nodeid
+        self.log.run["interrupted"]["test_seconds"] = round(after, 3)
+        if not ids:
+            return
+        self.pending.pop(item.nodeid, None)
+        check = item.stash.get(CHECK, None)
+        rec: dict[str, Any] = {
+            "nodeid": item.nodeid,
+            "source": check.source if check else "fixture",
+            "duration_s": round(after, 6),
+            "message": f"interrupted ({self.interrupted_by}) after {after:.1f} s while this "
+            "test ran: nothing was decided",
+            "tiers": item_tiers(item),
+            "outcome": "error",
+            "verdict": "error",
+            "failure": "interrupted",
+        }
+        if check is not None:
+            rec.update(check.to_json())
+        else:
+            rec.update(measurements=[], attachments=[], facts={}, notes=[], charts=[])
+        self.log.add(ids, rec)
+
     # --- hooks -----------------------------------------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.write(complete=False)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        self.current, self.current_since = item, time.monotonic()
+        result = yield  # an interrupt raises here, and the item stays current
+        self.current = None
+        return result
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # A SIGTERM or SIGHUP arrives as KeyboardInterrupt("SIGTERM") (interrupt_on_signals).
+        self.interrupted_by = str(excinfo.value) or "Ctrl-C"
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for key, value in report.user_properties:
@@ -126,6 +182,9 @@ class EvidenceWriter:
             pytest.ExitCode.USAGE_ERROR,
         )
         interrupted = exitstatus in aborted or bool(session.shouldstop) or bool(session.shouldfail)
+        if self.interrupted_by is not None:
+            self.log.run["interrupted"] = {"by": self.interrupted_by}
+            self._record_interrupted()
         self.log.run["tier_status"] = {
             tier: {"available": st.available, "reason": st.reason, **st.details}
             for tier, st in self.tiers.known().items()
@@ -147,15 +206,52 @@ class EvidenceWriter:
         shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         terminalreporter.write_sep("-", "claims")
         terminalreporter.write_line(f"verdicts: {shown}")
-        terminalreporter.write_line(f"evidence: {self.settings.evidence_path}")
+        terminalreporter.write_line(f"evidence: {safe(self.settings.evidence_path)}")
         if self.report_problem:
-            terminalreporter.write_line(self.report_problem)
+            terminalreporter.write_line(safe(self.report_problem))
         elif self.settings.report_path is not None:
-            terminalreporter.write_line(f"report:   {self.settings.report_path}")
+            terminalreporter.write_line(f"report:   {safe(self.settings.report_path)}")
 
 
 # Where the controller keeps its writer (absent in xdist workers and without evidence).
 EVIDENCE_WRITER = pytest.StashKey[EvidenceWriter]()
+
+
+def interrupt_on_signals() -> dict[int, Any]:
+    """Make SIGTERM and SIGHUP take pytest's Ctrl-C path, so the evidence and report are written.
+
+    Python's default for both ends the interpreter at once: a run stopped by
+    ``timeout`` or a closed terminal left ``complete: false`` evidence from its
+    last periodic write, a duration that ended there, the test that was running
+    read "not run", and no report. Raised as KeyboardInterrupt instead, pytest
+    finishes as interrupted and the writer records who stopped it and during
+    which test. A handler someone else installed (a CI runner, xdist, the
+    ``--ollama-serve`` plugin's) is left alone; a second signal during the
+    cleanup ends the process the default way.
+    """
+    installed: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return installed
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is not signal.SIG_DFL:
+            continue
+        signal.signal(signum, _interrupt)
+        installed[signum] = _interrupt
+    return installed
+
+
+def _interrupt(received: int, frame: object) -> None:
+    signal.signal(received, signal.SIG_DFL)
+    raise KeyboardInterrupt(signal.Signals(received).name)
+
+
+def _restore_signals(installed: dict[int, Any]) -> None:
+    """Put back the default handlers this run installed (a pytester run must not leak them)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum, handler in installed.items():
+        if signal.getsignal(signum) is handler:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def open_evidence(
@@ -181,12 +277,14 @@ def open_evidence(
         "machine": fingerprint(),
         "options": settings.to_json(),
         "complete": False,
-        "args": [str(a) for a in config.invocation_params.args],
+        # Credentials in a URL argument (--ollama-host) are never written.
+        "args": [redact_credentials(str(a)) for a in config.invocation_params.args],
     }
     log = EvidenceLog(catalog, run)
     # `claims audit` keeps its result beside the evidence; the report shows its summary.
     log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
     writer = EvidenceWriter(log, settings, tiers)
+    writer.signals = interrupt_on_signals()
     config.stash[EVIDENCE_WRITER] = writer
     config.pluginmanager.register(writer, "claims-evidence")
     return writer
@@ -196,4 +294,5 @@ def close_evidence(config: pytest.Config) -> None:
     """Unregister the writer (pytest_unconfigure); nothing to do where there is none."""
     writer = config.stash.get(EVIDENCE_WRITER, None)
     if writer is not None:
+        _restore_signals(writer.signals)
         config.pluginmanager.unregister(writer)

@@ -92,8 +92,12 @@ def fingerprint(run: Mapping[str, Any]) -> dict[str, str]:
     ollama = _mapping(machine.get("ollama"))
     version = ollama.get("version") or ollama_tier.get("version")
     host = ollama.get("host") or ollama_tier.get("host")
+    remote = ollama.get("remote") or ollama_tier.get("remote")
     if version:
-        out["Ollama"] = f"{text(version)}" + (f" at {text(host)}" if host else "")
+        out["Ollama"] = f"{text(version)}" + (f" at {text(host)}" if host else "") + (
+            " (a remote server: its figures are that machine's, not this one's)"
+            if remote else ""
+        )
     elif ollama_tier:
         out["Ollama"] = "not reachable: " + text(ollama_tier.get("reason"))
     else:

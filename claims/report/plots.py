@@ -18,6 +18,8 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from claims.terminal import safe
+
 __all__ = [
     "CHART_KINDS",
     "SOURCE_LABELS",
@@ -87,10 +89,16 @@ def _maybe(row: Mapping[str, Any], key: str) -> float | None:
     return float(value)
 
 
-def _text(row: Mapping[str, Any], key: str, default: str = "") -> str:
+def _text(row: Mapping[str, Any], key: str, default: str = "", *, upper: bool = False) -> str:
+    """A row's label text, cut to 80 characters and shown through the suite's sanitiser.
+
+    The SVG is inserted into the page as trusted markup, so the page's own
+    escaping never sees these labels: a bidi override or an invisible character
+    here would reorder or hide what the chart says (a row reading "GPU" for CPU).
+    """
     value = row.get(key, default)
-    text = default if value is None else str(value)
-    return text[:80]
+    text = (default if value is None else str(value))[:80]
+    return safe(text.upper() if upper else text)
 
 
 def _rows(chart: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -187,7 +195,7 @@ def _draw_matmul(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
     for row in rows:
         device = _text(row, "device", "?")
         precision = _text(row, "precision")
-        labels.append(f"{device.upper()} {precision}".strip())
+        labels.append(f"{_text(row, 'device', '?', upper=True)} {precision}".strip())
         tflops = _number(row, "tflops")
         ms = _maybe(row, "ms")
         values.append(tflops)
@@ -336,7 +344,7 @@ def render_chart(chart: Mapping[str, Any], source: str | None = None) -> str:
         if source == "recorded":
             _say_recorded(fig)
         if source is not None:
-            label = SOURCE_LABELS.get(source, f"evidence source: {source}")
+            label = SOURCE_LABELS.get(source, f"evidence source: {safe(source)}")
             fig.suptitle(label, x=0.01, ha="left", fontsize=8.0, fontweight="normal",
                          color="#8a4b00" if source == "recorded" else "#1a5e2a")
         buffer = io.StringIO()

@@ -544,14 +544,32 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
 
 
 def _banners(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    banners: list[dict[str, Any]] = []
+    interrupted = _mapping(run.get("interrupted"))
+    if interrupted:
+        test = interrupted.get("test")
+        during = (f" while {_str(test)} was running (for {_str(interrupted.get('test_seconds'))} s"
+                  "; it reads as an error: nothing was decided)") if test else " between two tests"
+        banners.append({"id": "interrupted", "bad": True, "title": "Stopped by a signal.",
+                        "text": f"The run was stopped by {_str(interrupted.get('by'))}{during}. "
+                                "The evidence and this page were still written; the duration "
+                                "is the run's true one."})
+    ollama = _mapping(_mapping(run.get("machine")).get("ollama"))
+    tier = _mapping(_mapping(run.get("tier_status")).get("ollama"))
+    if ollama.get("remote") or tier.get("remote"):
+        host = _str(ollama.get("host") or tier.get("host"))
+        banners.append({"id": "remote-ollama", "bad": False, "title": "Remote Ollama server.",
+                        "text": f"The ollama tier measured the server at {host}, another "
+                                "machine: its figures are that machine's, not this one's."})
     fakes = [_str(x) for x in _list(run.get("simulated"))]
     if not fakes:
-        return []
-    return [{"id": "simulated", "bad": True, "title": "Simulated run.",
-             "text": f"This run went through the suite's own stand-ins ({', '.join(fakes)}), not "
-                     "real hardware or servers. What it shows is the fakes' scripted or recorded "
-                     "output: no claim here was reproduced on any machine, and checks that "
-                     "passed through a fake read “not run”."}]
+        return banners
+    return [*banners, {
+        "id": "simulated", "bad": True, "title": "Simulated run.",
+        "text": f"This run went through the suite's own stand-ins ({', '.join(fakes)}), not "
+                "real hardware or servers. What it shows is the fakes' scripted or recorded "
+                "output: no claim here was reproduced on any machine, and checks that "
+                "passed through a fake read “not run”."}]
 
 
 def _provenance(run: Mapping[str, Any]) -> dict[str, str]:

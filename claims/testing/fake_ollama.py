@@ -33,7 +33,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -43,7 +43,18 @@ from claims.probes.files.ollama_store.names import same_model
 from claims.probes.live.ollama_api.names import normalize_model_name as _norm
 from claims.testing import recordings
 
-__all__ = ["FakeModel", "FakeOllama", "Fault", "Loaded", "keep_alive_seconds", "unused_port"]
+__all__ = [
+    "GENERATION_PATHS",
+    "FakeModel",
+    "FakeOllama",
+    "Fault",
+    "Loaded",
+    "hostile_text",
+    "keep_alive_seconds",
+    "never_finish_streams",
+    "unused_port",
+    "wedge_generation",
+]
 
 
 FaultKind = Literal[
@@ -56,6 +67,7 @@ FaultKind = Literal[
     "error_line",  # stream `after_lines` lines, then {"error": ...} (status 200 already sent)
     "stall",  # stream `after_lines` lines, then pause `delay_s` before going on
     "slow_first",  # wait `delay_s` before the first chunk (headers included)
+    "trickle",  # stream a chunk every `delay_s`, never done (stream false: never answer)
 ]
 
 
@@ -308,6 +320,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault is not None and fault.kind == "close":
             self.close_connection = True
+            return
+        if fault is not None and fault.kind == "trickle":
+            _trickle(self, fault, body)
             return
         route = ROUTES.get((method, path))
         if route is None:
@@ -1226,6 +1241,62 @@ class FakeOllama:
             ).encode(),
             "application/json",
         )
+
+
+# --- hostile modes (issue 22): a server that attacks the instrument -------------------
+#
+# Each is a function of its own that arms an existing fake, so a test says which
+# attack it makes in one line. A hung or trickling handler gives up on its own
+# after HOSTILE_HOLD_S (and at once when the fake stops): no test leaves a thread
+# behind for long.
+
+GENERATION_PATHS = ("/api/generate", "/api/chat", "/api/embed", "/api/embeddings",
+                    "/v1/chat/completions")
+HOSTILE_HOLD_S = 120.0
+
+
+def wedge_generation(fake: FakeOllama) -> None:
+    """A wedged runner: /api/version, tags, show and ps answer; no generation ever does."""
+    for path in GENERATION_PATHS:
+        fake.add_fault(Fault("hang", path=path))
+
+
+def never_finish_streams(fake: FakeOllama, interval_s: float = 0.2) -> None:
+    """Generation streams trickle a chunk every ``interval_s`` and never send ``done``."""
+    for path in ("/api/generate", "/api/chat"):
+        fake.add_fault(Fault("trickle", path=path, delay_s=interval_s))
+
+
+def hostile_text(fake: FakeOllama, text: str) -> None:
+    """Model names and error bodies that carry ``text`` (terminal escapes, say).
+
+    /api/tags lists one more model whose name holds ``text``, and /api/show
+    answers 404 with ``text`` in its error body, as a hostile server would.
+    """
+    model = default_models()[0]
+    extra = replace(model, name=f"evil{text}:latest")
+    fake.models[_norm(extra.name)] = extra
+    fake.add_fault(Fault("status", path="/api/show", status=404,
+                         message=f"model '{text}' not found"))
+
+
+def _trickle(h: _Handler, fault: Fault, body: Any) -> None:
+    """The never-ending stream of :func:`never_finish_streams` (bounded by HOSTILE_HOLD_S)."""
+    fake = h.server.fake
+    h.close_connection = True
+    if not isinstance(body, dict) or body.get("stream") is False:
+        fake._stopping.wait(HOSTILE_HOLD_S)  # a whole reply that never comes
+        return
+    model = body.get("model")
+    h._start_chunked()
+    give_up = time.monotonic() + HOSTILE_HOLD_S
+    try:
+        while not fake._stopping.wait(fault.delay_s) and time.monotonic() < give_up:
+            line = {"model": model, "created_at": _iso(time.time()), "response": " more",
+                    "done": False}
+            h._chunk(json.dumps(line).encode() + b"\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass
 
 
 BASE_MODEL_TEXT = " ".join(

@@ -94,6 +94,13 @@ def test_malformed_claims_are_named(claim, message):
     assert message in text
 
 
+def test_a_claim_id_with_a_trailing_newline_is_refused():
+    # "$" matches before a final newline; the id pattern must not (issue 22).
+    claim = 'id = "T3-X\\n"\nsection = "S"\nstatement = "s"\ntiers = ["offline"]'
+    with pytest.raises(CatalogError, match=r"T3.toml.*claim id 'T3-X\\n' must look like"):
+        load_document("T3.toml", text=HEAD + "\n[[claim]]\n" + claim + "\n")
+
+
 def test_duplicate_ids_within_a_file():
     with pytest.raises(CatalogError, match="duplicate id"):
         load_document("T3.toml", text=HEAD + GOOD + GOOD)

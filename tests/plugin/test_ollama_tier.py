@@ -86,11 +86,11 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
         )
     )
     fake.add_fault(Fault("status", path="/api/embed", status=500, message="embedding failed"))
-    fake.add_fault(Fault("hang", path="/v1/chat/completions"))
+    # A request that hangs is another story: it stops the tier (the breaker,
+    # tests/plugin/test_ollama_tier_hostile.py), so it is not among these faults.
     selected = [
         "W2-STREAM-NDJSON",
         "MC-EMBED-BATCH",
-        "MC-OPENAI-COMPAT",
         "W2-SHOW-FACTS",
         "MC-VERSION",
         "MC-HEALTH-TAGS",
@@ -102,8 +102,8 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
         tmp_path,
         fake.url,
         # Long enough for any healthy request of the fake on a busy machine (with 1 s,
-        # a loaded CI run timed out one of the benchmark's ten streams), short enough
-        # that the hung request ends the test in seconds.
+        # a loaded CI run timed out one of the benchmark's ten streams, which would
+        # now stop the tier).
         f"--ollama-timeout={FAULT_TIMEOUT_S:g}",
         *[arg for cid in selected for arg in ("--claim", cid)],
     )
@@ -113,8 +113,6 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
     expected_errors = {
         "W2-STREAM-NDJSON": "error mid-stream: model runner has unexpectedly stopped",
         "MC-EMBED-BATCH": "HTTP 500: embedding failed",
-        # The hung request ended at the configured timeout, not at the child's limit.
-        "MC-OPENAI-COMPAT": f"no reply within {FAULT_TIMEOUT_S:g} s",
     }
     for cid, reason in expected_errors.items():
         claim = claims[cid]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from claims.plugin.options import normalize_host
+from claims.plugin.options import HostError, normalize_host, parse_host, redact_credentials
 
 
 @pytest.mark.parametrize(
@@ -24,3 +24,61 @@ from claims.plugin.options import normalize_host
 )
 def test_host_values_become_base_urls(raw, url):
     assert normalize_host(raw) == url
+
+
+@pytest.mark.parametrize(
+    ("raw", "url", "shown", "auth"),
+    [
+        # Issue 22: the user was taken for the host and "s3cret@127.0.0.1" for the port.
+        ("http://user:s3cret@127.0.0.1", "http://127.0.0.1:11434",
+         "http://user:***@127.0.0.1:11434", ("user", "s3cret")),
+        ("http://user:s3cret@127.0.0.1:9", "http://127.0.0.1:9",
+         "http://user:***@127.0.0.1:9", ("user", "s3cret")),
+        ("https://al%40ice:p%3Ass@[::1]:8443", "https://[::1]:8443",
+         "https://al@ice:***@[::1]:8443", ("al@ice", "p:ss")),
+        ("http://user@127.0.0.1:9", "http://127.0.0.1:9", "http://user:***@127.0.0.1:9",
+         ("user", "")),
+        ("http://127.0.0.1:9", "http://127.0.0.1:9", "http://127.0.0.1:9", None),
+    ],
+)
+def test_credentials_are_parsed_out_of_the_url_and_never_shown(raw, url, shown, auth):
+    host = parse_host(raw)
+    assert (host.url, host.shown, host.auth) == (url, shown, auth)
+    assert "s3cret" not in repr(host) and "p:ss" not in repr(host)
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("ftp://127.0.0.1", "scheme must be http or https"),
+        ("http://user:s3cret@127.0.0.1:notaport", "port is not a number"),
+        ("http://127.0.0.1:99999", "port is not a number"),
+        ("http://127.0.0.1:9/?x=1", "no query or fragment"),
+    ],
+)
+def test_a_value_that_is_no_server_address_is_refused_without_its_password(raw, why):
+    with pytest.raises(HostError, match=why) as caught:
+        parse_host(raw)
+    assert "s3cret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("raw", "loopback"),
+    [("127.0.0.1", True), ("127.8.0.1:9", True), ("[::1]", True), ("localhost", True),
+     ("0.0.0.0", True), ("192.168.1.20", False), ("spark.lan:11434", False)],
+)
+def test_a_host_off_this_machine_is_known_as_remote(raw, loopback):
+    assert parse_host(raw).loopback is loopback
+
+
+@pytest.mark.parametrize(
+    ("arg", "shown"),
+    [
+        ("--ollama-host=http://user:s3cret@127.0.0.1:9", "--ollama-host=http://user:***@127.0.0.1:9"),
+        ("https://u@h/x", "https://u:***@h/x"),
+        ("--ollama-host", "--ollama-host"),
+        ("tests/claims/w2/test_ollama.py", "tests/claims/w2/test_ollama.py"),
+    ],
+)
+def test_recorded_arguments_lose_their_credentials(arg, shown):
+    assert redact_credentials(arg) == shown

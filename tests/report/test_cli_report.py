@@ -163,11 +163,17 @@ def test_a_run_fed_surrogates_controls_and_nan_keeps_complete_evidence(tmp_path,
     # The diff's text output neutralises what the evidence carries.
     proc = run("-m", "claims", "diff", str(evidence), str(evidence), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+    # Edited alike in the claim and its checks: a claim verdict its checks contradict
+    # is refused at load (issue 22).
     doc["claims"][0]["verdict"] = "consistent"
+    for c in doc["claims"][0]["checks"]:
+        c["verdict"] = "consistent"
     before = tmp_path / "before.json"
     before.write_text(json.dumps(doc), encoding="utf-8")
     doc["claims"][0]["reason"] = "evil \x1b]8;;http://x\x07link\x1b]8;;\x07 \u202e \x9b2J"
     doc["claims"][0]["verdict"] = "refuted"
+    for c in doc["claims"][0]["checks"]:
+        c["verdict"] = "refuted"
     other = tmp_path / "other.json"
     other.write_text(json.dumps(doc), encoding="utf-8")
     proc = run("-m", "claims", "diff", str(before), str(other), cwd=tmp_path)
@@ -265,8 +271,8 @@ def test_evidence_read_is_bounded(tmp_path, monkeypatch):
     big.write_text(" " * 2048 + "{}", encoding="utf-8")
     with pytest.raises(EvidenceError, match="larger than"):
         load_evidence(big)
-    if Path("/dev/zero").exists():
-        with pytest.raises(EvidenceError, match="larger than"):
+    if Path("/dev/zero").exists():  # not even opened for reading: it is no regular file
+        with pytest.raises(EvidenceError, match="not a regular file"):
             load_evidence("/dev/zero")
 
 

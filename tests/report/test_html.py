@@ -179,6 +179,27 @@ def test_incomplete_run_is_flagged(make_evidence):
     assert "Incomplete run." not in render_html(make_evidence(complete=True))
 
 
+def test_a_run_stopped_by_a_signal_names_the_signal_and_the_test(make_evidence):
+    doc = make_evidence(complete=False)
+    doc["run"]["interrupted"] = {"by": "SIGTERM", "test": "tests/t.py::test_hangs",
+                                 "test_seconds": 300.2}
+    page = render_html(doc)
+    assert "Stopped by a signal." in page
+    assert "stopped by SIGTERM while tests/t.py::test_hangs was running (for 300.2 s" in page
+    assert "Stopped by a signal." not in render_html(make_evidence(complete=False))
+
+
+def test_a_remote_ollama_server_is_said_on_the_page(make_evidence):
+    doc = make_evidence()
+    doc["run"]["machine"]["ollama"] = {"version": "0.31.2", "host": "http://192.168.1.20:11434",
+                                       "remote": True}
+    page = render_html(doc)
+    assert "Remote Ollama server." in page and "http://192.168.1.20:11434, another machine" in page
+    assert "a remote server: its figures are that machine" in page
+    doc["run"]["machine"]["ollama"].pop("remote")
+    assert "Remote Ollama server." not in render_html(doc)
+
+
 def test_page_is_one_file_without_external_references(page, audit):
     result = audit(page)
     assert result.problems == []

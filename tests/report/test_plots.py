@@ -144,6 +144,25 @@ def test_hostile_labels_are_escaped_inside_the_svg():
     assert "<script>" not in svg and "&lt;script&gt;" in svg
 
 
+@pytest.mark.parametrize(
+    ("kind", "row"),
+    [
+        ("matmul", {"device": "cpu\u202eUPG", "precision": "fp32\u200b", "tflops": 1.0}),
+        ("ttft", {"label": "phi4\u2066\x1b[2J\u3164", "ttft_ms": 10.0, "cold": True}),
+        ("bits_per_param", {"file": "a\U000e0041.gguf", "label": "Q4_0\u00ad",
+                            "bits_per_param": 4.5}),
+    ],
+)
+def test_bidi_and_invisible_characters_in_labels_are_shown_as_escapes(kind, row):
+    # The SVG goes into the page as trusted markup: its labels are sanitised here
+    # (issue 22: a right-to-left override made the CPU bar read "GPU").
+    svg = render_chart({"kind": kind, "rows": [row]})
+    raw = [c for c in "\u202e\u2066\x1b\u200b\u3164\U000e0041\u00ad" if c in svg]
+    assert raw == []
+    escapes = re.findall(r"\\(?:u202e|u2066|x1b|u200b|u3164|U000e0041|xad)", svg)
+    assert escapes  # each label still says what it held
+
+
 class _Ids(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

@@ -8,6 +8,7 @@ of a second) and check the probe's measurements for internal consistency.
 
 from __future__ import annotations
 
+import os
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -369,6 +370,10 @@ def test_engine_model_from_a_path_and_a_store(gemma_gguf, tmp_path):
     assert resolve_engine_model(f"store:{built.base}", str(built.root)) == in_store.path
     with pytest.raises(PrerequisiteMissing, match="no such file"):
         describe_engine_model(str(tmp_path / "absent.gguf"))
+    fifo = tmp_path / "fifo.gguf"
+    os.mkfifo(fifo)  # it exists: "no such file" (issue 22) was wrong, and a read would block
+    with pytest.raises(PrerequisiteMissing, match=r"fifo.gguf: not a regular file \(a FIFO"):
+        describe_engine_model(str(fifo))
     with pytest.raises(InputError):
         describe_engine_model("store:not-there", str(built.root))
 

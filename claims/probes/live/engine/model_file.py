@@ -7,6 +7,7 @@ store; without it the verified Gemma 3 270M file from PyPI is used.
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -57,8 +58,18 @@ def describe_engine_model(option: str | None, models_dir: str | None = None) -> 
         path = store.model_blob_path(name)
         return EngineModel(path, "store", name, None, store_root=store.root)
     path = Path(option).expanduser()
-    if not path.is_file():
-        raise PrerequisiteMissing(f"--engine-model {option}: no such file")
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise PrerequisiteMissing(f"--engine-model {option}: no such file") from None
+    except OSError as exc:
+        raise PrerequisiteMissing(
+            f"--engine-model {option}: cannot read ({exc.strerror})"
+        ) from None
+    if not stat.S_ISREG(mode):
+        # A FIFO or device would block or never end; a folder is no model file.
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO, device or socket"
+        raise PrerequisiteMissing(f"--engine-model {option}: not a regular file ({kind})")
     cached = gemma_gguf_if_cached()
     known = (
         gemma_expected_sha256()

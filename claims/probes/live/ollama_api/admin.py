@@ -15,7 +15,7 @@ import httpx
 from claims.probes.errors import ServerError
 from claims.probes.live.ollama_api.errors import ReplyError, ServerHTTPError, ServerTimeout
 from claims.probes.live.ollama_api.payloads import error_text, json_object
-from claims.probes.live.ollama_api.transport import Transport
+from claims.probes.live.ollama_api.transport import Deadline, Transport
 
 __all__ = ["AdminEndpoints"]
 
@@ -57,10 +57,15 @@ class AdminEndpoints(Transport):
             if exc.status != 404:
                 raise
         # The body is the open file, streamed by httpx: a multi-GB GGUF is never
-        # held in memory, which the JSON request path would do.
+        # held in memory, which the JSON request path would do. An upload of that
+        # size (opt-in: --allow-create) may outlast the request deadline; each of
+        # its waits keeps the read timeout.
         with open(path, "rb") as fh:
             request = self._client.build_request(
-                "POST", where, content=fh, extensions={"timeout": self._timeouts(None)}
+                "POST",
+                where,
+                content=fh,
+                extensions={"timeout": self._timeouts(None, Deadline(None))},
             )
             try:
                 resp = self._client.send(request)
@@ -83,5 +88,7 @@ class AdminEndpoints(Transport):
             {"model": model, "stream": True},
             total_timeout=total_timeout,
             finished=lambda d: d.get("status") == "success",
+            # Gigabytes (opt-in: --allow-pull): only its own total bounds it.
+            outlast_request_timeout=True,
         )
         return [line.data for line in lines]

@@ -22,7 +22,14 @@ from __future__ import annotations
 
 from claims.probes.errors import ServerError
 
-__all__ = ["ReplyError", "ServerHTTPError", "ServerTimeout", "ServerUnavailable", "StreamError"]
+__all__ = [
+    "ReplyError",
+    "ServerHTTPError",
+    "ServerStopped",
+    "ServerTimeout",
+    "ServerUnavailable",
+    "StreamError",
+]
 
 
 class ServerUnavailable(ServerError):
@@ -31,6 +38,18 @@ class ServerUnavailable(ServerError):
 
 class ServerTimeout(ServerError):
     """The server accepted the request but did not answer (or went quiet) in time."""
+
+
+class ServerStopped(ServerUnavailable):
+    """Not asked at all: an earlier request to this server timed out (the breaker is open).
+
+    A wedged server answers nothing; waiting a full timeout for each later
+    request would cost one timeout per test. ``hung`` says which request hung.
+    """
+
+    def __init__(self, hung: str) -> None:
+        super().__init__(f"not sent: the server stopped answering ({hung})")
+        self.hung = hung
 
 
 class ServerHTTPError(ServerError):
@@ -62,7 +81,8 @@ class ReplyError(ServerError):
 # --- wording shared by the modules that raise them ---------------------------------------
 def seconds(value: float | None) -> str:
     """A timeout as the messages print it ("0.3 s", or "no limit" for None)."""
-    return "no limit" if value is None else f"{value:g} s"
+    # Rounded: a wait cut to what was left of a deadline reads 1 s, not 0.999997 s.
+    return "no limit" if value is None else f"{round(value, 2):g} s"
 
 
 def reason(exc: Exception) -> str:

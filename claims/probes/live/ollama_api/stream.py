@@ -129,21 +129,36 @@ def read_lines(
     finished: Callable[[dict[str, Any]], bool],
     started: float,
     total_timeout: float | None = None,
+    before_read: Callable[[], None] | None = None,
 ) -> Iterator[StreamLine]:
     """The lines of a streamed reply body, up to and including the ``finished`` one.
 
     ``stall`` is the read timeout the transport applies between chunks (for
     the message only); ``total_timeout`` bounds the whole stream, counted in
-    :func:`time.monotonic` seconds from ``started``.
+    :func:`time.monotonic` seconds from ``started``. ``before_read`` runs before
+    each wait for bytes (the transport shortens the read timeout to what is left
+    of the deadline there).
     """
     framer = LineFramer(path)
+
+    def over_time() -> bool:
+        return total_timeout is not None and time.monotonic() - started > total_timeout
+
     while True:
+        if before_read is not None:
+            before_read()
         try:
             chunk = next(chunks)
         except StopIteration:
             break
         except httpx.ReadTimeout:
             what = "first line" if framer.lines == 0 else f"line {framer.lines + 1}"
+            # The wait was cut short by the deadline (the transport caps it there).
+            if total_timeout is not None and time.monotonic() - started >= total_timeout - 0.05:
+                raise ServerTimeout(
+                    f"{path}: stream not finished within its deadline of "
+                    f"{seconds(total_timeout)} (waiting for the {what})"
+                ) from None
             raise ServerTimeout(
                 f"{path}: stream stalled: no data for {seconds(stall)} while waiting for the {what}"
             ) from None
@@ -158,8 +173,11 @@ def read_lines(
             if finished(line.data):
                 drain(chunks)
                 return
-        if total_timeout is not None and time.monotonic() - started > total_timeout:
-            raise ServerTimeout(f"{path}: stream still running after {seconds(total_timeout)}")
+        if over_time():
+            raise ServerTimeout(
+                f"{path}: stream still running after {seconds(total_timeout)} "
+                f"({framer.lines} line(s), no final object): past its deadline"
+            )
     last = framer.finish(time.perf_counter_ns())
     if last is not None:
         yield last

@@ -4,6 +4,17 @@ Every request has explicit connect and read timeouts, and every reply is read
 with a size cap, so a broken or hostile server ends a probe with one
 :class:`~claims.probes.errors.ServerError` (see
 :mod:`claims.probes.live.ollama_api.errors`) instead of a hang or unbounded memory.
+
+With ``request_timeout`` set, that is each request's deadline end to end: the
+connection, the wait for the first byte and the whole body or stream must all
+fit in it, whatever longer total a caller asks for (only a pull, which downloads
+gigabytes, may outlast it). A stream is also cut at its own bound: a generation
+limited to ``num_predict`` tokens that sends more lines than that (plus
+:data:`STREAM_MARGIN_LINES`) without its final object is stopped, and the error
+says so. With ``breaker`` set, the first request that times out opens the
+breaker: every later request fails at once with
+:class:`~claims.probes.live.ollama_api.errors.ServerStopped`, naming the request
+that hung, so a wedged server costs one timeout, not one per request.
 The endpoint groups build on :class:`Transport`;
 :class:`~claims.probes.live.ollama_api.client.OllamaClient` puts them together.
 """
@@ -20,8 +31,10 @@ import httpx
 from claims.probes.errors import ServerError
 from claims.probes.live.ollama_api.errors import (
     ServerHTTPError,
+    ServerStopped,
     ServerTimeout,
     ServerUnavailable,
+    StreamError,
     reason,
     seconds,
 )
@@ -29,7 +42,14 @@ from claims.probes.live.ollama_api.payloads import decode_json, error_text, mode
 from claims.probes.live.ollama_api.stream import StreamLine, is_done, read_lines
 from claims.probes.live.ollama_api.usage import GENERATION_PATHS, Usage
 
-__all__ = ["DEFAULT_STALL_TIMEOUT", "MAX_REPLY_BYTES", "Transport"]
+__all__ = [
+    "DEFAULT_STALL_TIMEOUT",
+    "MAX_REPLY_BYTES",
+    "STREAM_MARGIN_LINES",
+    "Deadline",
+    "Transport",
+    "stream_line_bound",
+]
 
 # Embeddings of a batch, the largest non-streamed replies, stay far below this.
 MAX_REPLY_BYTES = 32 * 1024 * 1024
@@ -38,13 +58,53 @@ DEFAULT_STALL_TIMEOUT = 30.0  # seconds between two chunks, as Ollama's own inte
 
 Timeouts = dict[str, float | None]
 
+# Ollama streams one line per generated token and a final one; a thinking model's
+# thinking and a multi-byte character split over tokens add no lines beyond their
+# tokens. The margin leaves room for servers that send a few empty lines.
+STREAM_MARGIN_LINES = 16
+
+
+def stream_line_bound(path: str, body: Any) -> tuple[int, str] | None:
+    """The most lines a generate or chat stream may send, and why (None: unbounded).
+
+    ``num_predict`` tokens, a line each, the final object, and
+    :data:`STREAM_MARGIN_LINES` (or a quarter of the tokens, if more).
+    """
+    if path not in ("/api/generate", "/api/chat") or not isinstance(body, Mapping):
+        return None
+    options = body.get("options")
+    limit = options.get("num_predict") if isinstance(options, Mapping) else None
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        return None  # -1 (and Ollama's default) is "until the model stops"
+    margin = max(STREAM_MARGIN_LINES, limit // 4)
+    return limit + 1 + margin, f"num_predict={limit}, so at most {limit + 1} lines + {margin}"
+
+
+class Deadline:
+    """The end of one request's time (:func:`time.monotonic`), or none (``seconds`` None)."""
+
+    def __init__(self, seconds_: float | None) -> None:
+        self.seconds = seconds_
+        self.end = None if seconds_ is None else time.monotonic() + seconds_
+
+    def cap(self, value: float | None) -> float | None:
+        """``value`` or the time left, whichever is shorter (never quite zero: httpx's 0 is
+        "no wait" on some paths)."""
+        if self.end is None:
+            return value
+        left = max(self.end - time.monotonic(), 0.001)
+        return left if value is None else min(value, left)
+
 
 class Transport:
     """The connection to one Ollama server and its plain requests.
 
     ``read_timeout`` bounds the wait for a reply's first bytes (a cold model
     load happens inside that wait); ``stall_timeout`` bounds the silence
-    between two chunks of a stream once it has begun.
+    between two chunks of a stream once it has begun; ``request_timeout`` (when
+    set) bounds each request end to end. ``breaker``: the first timeout stops
+    every later request (``stopped`` says which request hung; ``on_stop`` is
+    told once). ``auth``: HTTP Basic credentials for this host.
     """
 
     def __init__(
@@ -55,10 +115,19 @@ class Transport:
         read_timeout: float = 120.0,
         transport: httpx.BaseTransport | None = None,
         stall_timeout: float | None = None,
+        request_timeout: float | None = None,
+        breaker: bool = False,
+        auth: tuple[str, str] | None = None,
     ) -> None:
         self.host = host.rstrip("/")
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
+        # Each request's deadline end to end (None: only the per-wait timeouts bound it).
+        self.request_timeout = request_timeout
+        self.breaker = breaker
+        # Once a request timed out (with ``breaker``): which one, and what it waited.
+        self.stopped: str | None = None
+        self.on_stop: Callable[[str], None] | None = None
         self.stall_timeout = (
             min(read_timeout, DEFAULT_STALL_TIMEOUT) if stall_timeout is None else stall_timeout
         )
@@ -70,7 +139,14 @@ class Transport:
             transport = httpx.HTTPTransport(
                 socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
             )
-        self._client = httpx.Client(base_url=self.host, timeout=self.timeout, transport=transport)
+        # ``auth``: HTTP Basic credentials for this host (never part of ``host``, which
+        # is printed and recorded); httpx drops them on a redirect to another origin.
+        self._client = httpx.Client(
+            base_url=self.host,
+            timeout=self.timeout,
+            transport=transport,
+            auth=httpx.BasicAuth(*auth) if auth else None,
+        )
         # Set by a caller that wants the session's cost counted
         # (claims.probes.live.ollama_api.usage);
         # ``on_usage`` is called after every counted request.
@@ -88,15 +164,37 @@ class Transport:
         self._client.close()
 
     # --- requests -----------------------------------------------------------------------
-    def _timeouts(self, read: float | None) -> Timeouts:
+    def _timeouts(self, read: float | None, deadline: Deadline) -> Timeouts:
         # httpx's documented "timeout" request extension; we keep a reference to
-        # the dict so a stream can tighten its read timeout once the headers are in.
+        # the dict so a stream can tighten its read timeout once the headers are in
+        # (httpcore reads it again before every read of the socket).
         return {
-            "connect": self.connect_timeout,
-            "read": self.read_timeout if read is None else read,
-            "write": self.connect_timeout,
-            "pool": self.connect_timeout,
+            "connect": deadline.cap(self.connect_timeout),
+            "read": deadline.cap(self.read_timeout if read is None else read),
+            "write": deadline.cap(self.connect_timeout),
+            "pool": deadline.cap(self.connect_timeout),
         }
+
+    def _deadline(self, total: float | None = None, *, outlast: bool = False) -> Deadline:
+        """One request's deadline: ``total`` or the request timeout, whichever is shorter."""
+        if outlast:
+            return Deadline(total)
+        limit = self.request_timeout
+        if total is not None and (limit is None or total < limit):
+            limit = total
+        return Deadline(limit)
+
+    def _stop(self, method: str, path: str, exc: ServerTimeout) -> None:
+        """Open the breaker (when set): the server timed out once, it is not asked again."""
+        if not self.breaker or self.stopped is not None:
+            return
+        self.stopped = f"{method} {exc}"  # the message starts with the path
+        if self.on_stop is not None:
+            self.on_stop(self.stopped)
+
+    def _check_breaker(self) -> None:
+        if self.stopped is not None:
+            raise ServerStopped(self.stopped)
 
     def _open(
         self,
@@ -106,7 +204,8 @@ class Transport:
         timeouts: Timeouts,
         headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
-        """Send a request and return the response with its body unread (status < 400)."""
+        """Send a request and return the response with its body unread (status < 300)."""
+        self._check_breaker()
         request = self._client.build_request(
             method, path, json=body, headers=headers, extensions={"timeout": timeouts}
         )
@@ -125,6 +224,17 @@ class Transport:
             ) from None
         except httpx.HTTPError as exc:
             raise ServerError(f"{path}: {type(exc).__name__}: {exc}") from None
+        if 300 <= resp.status_code < 400:
+            # Ollama never redirects; a proxy or another server in its place does.
+            # Not followed: credentials and the request's body stay with this host.
+            where = resp.headers.get("location", "")[:200]
+            resp.close()
+            raise ServerHTTPError(
+                resp.status_code,
+                f"a redirect{f' to {where}' if where else ''} (not followed: "
+                "this is not an Ollama API reply; is --ollama-host the server itself?)",
+                path,
+            )
         if resp.status_code >= 400:
             try:
                 text = error_text(read_capped(resp, MAX_ERROR_BYTES, path, timeouts))
@@ -149,14 +259,22 @@ class Transport:
         ``last_request_ns`` is then the request's own round trip on the client's
         clock (perf_counter_ns), without the accounting reads of /api/ps around it.
         """
-        timeouts = self._timeouts(read_timeout)
+        deadline = self._deadline()
+        timeouts = self._timeouts(read_timeout, deadline)
         started = time.perf_counter_ns()
-        resp = self._open(method, path, json, timeouts, headers)
         try:
-            return read_capped(resp, MAX_REPLY_BYTES, path, timeouts)
-        finally:
-            resp.close()
-            self.last_request_ns = time.perf_counter_ns() - started
+            resp = self._open(method, path, json, timeouts, headers)
+            # The body must arrive within what is left of the deadline, not a fresh wait.
+            timeouts["read"] = deadline.cap(self.read_timeout if read_timeout is None
+                                            else read_timeout)
+            try:
+                return read_capped(resp, MAX_REPLY_BYTES, path, timeouts)
+            finally:
+                resp.close()
+                self.last_request_ns = time.perf_counter_ns() - started
+        except ServerTimeout as exc:
+            self._stop(method, path, exc)
+            raise
 
     def get_json(
         self,
@@ -214,22 +332,27 @@ class Transport:
         stall_timeout: float | None = None,
         total_timeout: float | None = None,
         finished: Callable[[dict[str, Any]], bool] | None = None,
+        outlast_request_timeout: bool = False,
     ) -> Iterator[StreamLine]:
         """POST ``body`` and yield the NDJSON reply line by line.
 
         ``first_chunk_timeout`` (default: the client's read timeout) bounds the
         wait for the reply to start; ``stall_timeout`` the gap between later
-        chunks; ``total_timeout`` the whole stream. ``finished`` says which
-        object ends the stream (default: ``done: true``); a stream that closes
-        before it raises :class:`~claims.probes.live.ollama_api.errors.StreamError`,
-        as do malformed lines and ``{"error": ...}`` lines.
+        chunks; ``total_timeout`` the whole stream, never longer than the
+        client's ``request_timeout`` unless ``outlast_request_timeout`` (a pull).
+        ``finished`` says which object ends the stream (default: ``done: true``);
+        a stream that closes before it raises
+        :class:`~claims.probes.live.ollama_api.errors.StreamError`, as do
+        malformed lines, ``{"error": ...}`` lines and a generation that sends
+        more lines than its ``num_predict`` allows (:func:`stream_line_bound`).
         """
         # Not a generator itself: the accounting read of /api/ps happens here, when
         # the stream is created, before a caller starts its clock on the first next().
+        self._check_breaker()
         token = self._count_before(path, body)
-        return self._stream(
-            path, body, token, first_chunk_timeout, stall_timeout, total_timeout, finished
-        )
+        deadline = self._deadline(total_timeout, outlast=outlast_request_timeout)
+        return self._stream(path, body, token, first_chunk_timeout, stall_timeout, deadline,
+                            finished)
 
     def _stream(
         self,
@@ -238,17 +361,25 @@ class Transport:
         token: Any,
         first_chunk_timeout: float | None,
         stall_timeout: float | None,
-        total_timeout: float | None,
+        deadline: Deadline,
         finished: Callable[[dict[str, Any]], bool] | None,
     ) -> Iterator[StreamLine]:
         stall = self.stall_timeout if stall_timeout is None else stall_timeout
-        timeouts = self._timeouts(first_chunk_timeout)
+        timeouts = self._timeouts(first_chunk_timeout, deadline)
         started = time.monotonic()
-        resp = self._open("POST", path, body, timeouts)
-        # Ollama sends its headers together with the first chunk (after a cold
-        # load), so the headers wait was the first-chunk wait; from here on a
-        # read only has to beat the stall timeout.
-        timeouts["read"] = stall
+        bound = stream_line_bound(path, body)
+        try:
+            resp = self._open("POST", path, body, timeouts)
+        except ServerTimeout as exc:
+            self._stop("POST", path, exc)
+            raise
+
+        def tighten() -> None:
+            # Ollama sends its headers together with the first chunk (after a cold
+            # load), so the headers wait was the first-chunk wait; from here on a
+            # read only has to beat the stall timeout, and never the deadline.
+            timeouts["read"] = deadline.cap(stall)
+
         last: dict[str, Any] | None = None
         try:
             for line in read_lines(
@@ -257,10 +388,21 @@ class Transport:
                 stall=stall,
                 finished=finished or is_done,
                 started=started,
-                total_timeout=total_timeout,
+                total_timeout=deadline.seconds,
+                before_read=tighten,
             ):
+                if bound is not None and line.index > bound[0]:
+                    raise StreamError(
+                        f"stopped reading: {line.index - 1} lines without the final object "
+                        f"(done: true), past the request's own bound ({bound[1]})",
+                        path=path,
+                        line=line.index,
+                    )
                 last = line.data
                 yield line
+        except ServerTimeout as exc:
+            self._stop("POST", path, exc)
+            raise
         finally:
             resp.close()
         self._count_after(token, last)
@@ -274,7 +416,7 @@ def read_capped(resp: httpx.Response, limit: int, path: str, timeouts: Timeouts)
     trickling in after that long comes from a broken or hostile server.
     """
     out = bytearray()
-    budget = timeouts["read"]
+    budget = timeouts["read"]  # already capped by the request's deadline (Transport._timeouts)
     deadline = None if budget is None else time.monotonic() + budget
     try:
         for chunk in resp.iter_bytes():

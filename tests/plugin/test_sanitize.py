@@ -1,0 +1,54 @@
+"""claims.plugin.sanitize: a report's printed texts escaped once, its structure kept."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from claims.plugin.sanitize import sanitize_report, sanitized
+
+
+@dataclass
+class Location:
+    path: str
+    lineno: int
+    message: str
+
+
+@dataclass
+class Chain:
+    crash: Location
+    links: list[tuple[Location, str]] = field(default_factory=list)
+
+
+def test_a_shared_crash_location_is_escaped_once_not_twice():
+    # pytest shares one crash location between a chain and its last link.
+    crash = Location("t.py", 3, "E   \x1b[2J")
+    chain = Chain(crash, [(crash, "desc \u202e")])
+    out = sanitized(chain)
+    assert out is chain and out.crash.message == "E   \\x1b[2J"
+    assert out.links == [(crash, "desc \\u202e")] and out.crash.lineno == 3
+
+
+class Report:
+    def __init__(self, longrepr: object) -> None:
+        self.longrepr = longrepr
+        self.sections = [("Captured stdout call", "a\x1b]0;t\x07\nb")]
+        self.wasxfail = "reason \u200b"
+
+
+@pytest.mark.parametrize(
+    ("longrepr", "shown"),
+    [
+        ("boom \x9b2J\nnext line", "boom \\x9b2J\nnext line"),  # newlines kept
+        (("t.py", 3, "not run: \x1b[2J"), ("t.py", 3, "not run: \\x1b[2J")),  # a skip
+        (None, None),
+    ],
+)
+def test_every_printed_text_of_a_report_is_escaped(longrepr, shown):
+    report = Report(longrepr)
+    sanitize_report(report)
+    assert report.longrepr == shown
+    assert report.sections == [("Captured stdout call", "a\\x1b]0;t\\x07\nb")]
+    assert report.wasxfail == "reason \\u200b"

@@ -681,7 +681,7 @@ def _figure(run: Run, cid: str, key: tuple[str, str] | None) -> Figure | None:
 
 
 def _format(x: float) -> str:
-    return f"{x:,.4g}" if abs(x) < 1e15 else f"{x:.4g}"
+    return f"{x:,.6g}"
 
 
 def _claim_row(

@@ -36,12 +36,14 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import os
 import re
 import stat
 import statistics
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -285,9 +287,13 @@ def _started(run: Mapping[str, Any]) -> datetime | None:
 
 
 def _gpu_names(m: Mapping[str, Any]) -> str:
+    """The GPUs nvidia-smi listed, counted: "2 × NVIDIA H100 80GB HBM3"."""
     devices = _list(_mapping(m.get("gpu")).get("devices"))
     names = [machine.text(_mapping(d).get("name")) for d in devices if isinstance(d, Mapping)]
-    return "; ".join(names) if names else "no GPU"
+    if not names:
+        return "no GPU"
+    counted = {name: names.count(name) for name in names}
+    return "; ".join(f"{n} × {name}" if n > 1 else name for name, n in counted.items())
 
 
 def _runner(run: Mapping[str, Any]) -> str:
@@ -437,31 +443,72 @@ def _slim(doc: Mapping[str, Any]) -> dict[str, Any]:
     return {"run": {k: run.get(k) for k in keep_run}, "claims": claims}
 
 
-@dataclass
 class _Tidy:
-    """The long table, serialised as each file is read (its document is dropped after).
+    """The long table, serialised as each file is read and spooled to a temporary file.
 
-    Rows are kept per file as text without their run number, which is the
-    page's column and known only once every file is read: :func:`write_tidy`
-    puts it in front.
+    A run's document is dropped once read, and 200 runs make some 160,000 rows:
+    they are written, without their run number (the page's column, known only
+    once every file is read), to an anonymous temporary file per format, and
+    :func:`write_tidy` copies them out in column order with the number in front.
+    Memory stays that of one run's rows.
     """
 
-    want_csv: bool = False
-    want_json: bool = False
-    csv_rows: dict[int, list[str]] = field(default_factory=dict)
-    json_rows: dict[int, list[str]] = field(default_factory=dict)
-    columns: dict[int, int] = field(default_factory=dict)
+    def __init__(self, *, want_csv: bool = False, want_json: bool = False) -> None:
+        self.want_csv, self.want_json = want_csv, want_json
+        self.spools: dict[str, Any] = {}
+        # Per format: run index -> (offset, length) of its rows in the spool.
+        self.spans: dict[str, dict[int, tuple[int, int, array[int]]]] = {"csv": {}, "json": {}}
+        self.columns: dict[int, int] = {}
+        self._encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
-    def add(self, index: int, record: dict[str, Any]) -> None:
+    def _spool(self, kind: str, index: int, rows: Sequence[str]) -> None:
+        import tempfile
+
+        spool = self.spools.get(kind)
+        if spool is None:
+            # Kept open until write_tidy copies it out (and closes it).
+            spool = self.spools[kind] = tempfile.TemporaryFile()  # noqa: SIM115
+        data = "".join(rows).encode("utf-8")
+        # Each row's length in characters, so rows come back whole even when a CSV
+        # cell holds a quoted newline.
+        self.spans[kind][index] = (spool.tell(), len(data), array("L", map(len, rows)))
+        spool.write(data)
+
+    def add_run(self, index: int, records: Sequence[dict[str, Any]]) -> None:
         if self.want_json:
-            text = json.dumps(record, ensure_ascii=False, allow_nan=False)
-            self.json_rows.setdefault(index, []).append(text[1:])  # without the opening brace
+            # Each record without its opening brace: write_tidy puts '{"run": N, ' there.
+            self._spool("json", index, [self._encode(r)[1:] for r in records])
         if self.want_csv:
             buf = io.StringIO()
-            csv.writer(buf, lineterminator="\n").writerow(
-                ["" if record[c] is None else _csv_cell(record[c]) for c in TIDY_COLUMNS[1:]]
-            )
-            self.csv_rows.setdefault(index, []).append(buf.getvalue())
+            writer = csv.writer(buf, lineterminator="\n")
+            rows = []
+            for r in records:
+                writer.writerow(
+                    ["" if r[c] is None else _csv_cell(r[c]) for c in TIDY_COLUMNS[1:]]
+                )
+                rows.append(buf.getvalue())
+                buf.seek(0)
+                buf.truncate()
+            self._spool("csv", index, rows)
+
+    def rows(self, kind: str) -> Iterable[tuple[int, str]]:
+        """(column, row text) in column order, read back from the spool one run at a time."""
+        spool = self.spools.get(kind)
+        if spool is None:
+            return
+        for index in sorted(self.spans[kind], key=lambda i: self.columns.get(i, i)):
+            offset, length, lengths = self.spans[kind][index]
+            spool.seek(offset)
+            chunk = spool.read(length).decode("utf-8")
+            start = 0
+            for n in lengths:
+                yield self.columns.get(index, index), chunk[start:start + n]
+                start += n
+
+    def close(self) -> None:
+        for spool in self.spools.values():
+            spool.close()
+        self.spools.clear()
 
 
 def _csv_cell(value: Any) -> str:
@@ -493,6 +540,7 @@ def _json_value(value: Any) -> Any:
 
 def _tidy_rows(doc: Mapping[str, Any], run: Run, index: int, tidy: _Tidy) -> None:
     fields = run.fields
+    records: list[dict[str, Any]] = []
     suite = _mapping(_mapping(doc.get("run")).get("suite"))
     for claim in _list(doc.get("claims")):
         claim = _mapping(claim)
@@ -502,8 +550,7 @@ def _tidy_rows(doc: Mapping[str, Any], run: Run, index: int, tidy: _Tidy) -> Non
                 if not isinstance(m, Mapping):
                     continue
                 iv = _interval(m.get("expected_interval"))
-                tidy.add(
-                    index,
+                records.append(
                     {
                         "file": run.path,
                         "machine": " · ".join((fields["host"], fields["GPU"])),
@@ -532,8 +579,9 @@ def _tidy_rows(doc: Mapping[str, Any], run: Run, index: int, tidy: _Tidy) -> Non
                         "compared": bool(m.get("compared", True))
                         and m.get("applicable") is not False,
                         "holds": m.get("holds") if isinstance(m.get("holds"), bool) else None,
-                    },
+                    }
                 )
+    tidy.add_run(index, records)
 
 
 def _run_of(doc: Mapping[str, Any], path: Path) -> Run:
@@ -548,8 +596,10 @@ def _run_of(doc: Mapping[str, Any], path: Path) -> Run:
         claim = _mapping(claim)
         cid = _str(claim.get("id"))
         verdicts[cid] = _str(claim.get("verdict"), "error")
-        if claim.get("reason"):
-            reasons[cid] = _str(claim.get("reason"))[:300]
+        # A cell's tooltip says why a claim failed; why it was not run is in each run's
+        # own report (kept out: 200 runs x 176 claims of "not selected" would be megabytes).
+        if claim.get("reason") and verdicts[cid] in ("refuted", "error", "known-erratum"):
+            reasons[cid] = _str(claim.get("reason"))[:200]
         candidates = _figure_candidates(claim)
         if candidates:
             figures[cid] = candidates
@@ -863,23 +913,52 @@ def compare_files(
 
 
 def write_tidy(tidy: _Tidy, *, csv_path: Path | None, json_path: Path | None) -> None:
-    """The long table as CSV (a header row) and as a JSON array of records, in column order."""
-    from claims.evidence import write_atomic
+    """The long table as CSV (a header row) and as a JSON array of records, in column order.
 
-    order = sorted(tidy.columns, key=tidy.columns.__getitem__)
-    if csv_path is not None:
-        lines = [",".join(TIDY_COLUMNS) + "\n"]
-        for index in order:
-            lines.extend(f"{tidy.columns[index]},{row}" for row in tidy.csv_rows.get(index, ()))
-        write_atomic(csv_path, "".join(lines))
-    if json_path is not None:
-        records = [
-            f'{{"run": {tidy.columns[index]}, {row}'
-            for index in order
-            for row in tidy.json_rows.get(index, ())
-        ]
-        body = ",\n".join(records)
-        write_atomic(json_path, "[\n" + body + ("\n" if body else "") + "]\n")
+    Streamed from the spool to a temporary file beside the target, then renamed
+    over it: readers see the old table or the new one, never half of one, and
+    the table is never one string in memory.
+    """
+    try:
+        if csv_path is not None:
+            lines = (f"{column},{row}" for column, row in tidy.rows("csv"))
+            _stream_atomic(csv_path, itertools.chain([",".join(TIDY_COLUMNS) + "\n"], lines))
+        if json_path is not None:
+            _stream_atomic(json_path, _json_array(tidy.rows("json")))
+    finally:
+        tidy.close()
+
+
+def _json_array(rows: Iterable[tuple[int, str]]) -> Iterable[str]:
+    yield "["
+    sep = "\n"
+    for column, row in rows:
+        yield f'{sep}{{"run": {column}, {row}'
+        sep = ",\n"
+    yield "\n]\n"
+
+
+def _stream_atomic(path: Path, parts: Iterable[str]) -> None:
+    """Like :func:`claims.evidence.write_atomic`, for text written piece by piece."""
+    import contextlib
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)  # as an ordinary write would (mkstemp makes it private)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            for part in parts:
+                fh.write(part)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 # --- terminal -------------------------------------------------------------------
@@ -996,9 +1075,15 @@ def strip_plot(row: Mapping[str, Any], machines: Sequence[Machine], prefix: str)
 
 
 def _pages(count: int) -> list[tuple[int, int, int]]:
-    """(page, first column, last column) for the run columns, PAGE_RUNS at a time."""
+    """(page, last child before it, first child after it) of the run columns, for the CSS.
+
+    A row's children are the claim, the figure, then one cell per run: page p
+    shows children 12p+3 to 12p+14 (with PAGE_RUNS 12), by position alone, so
+    no cell carries a class for its page.
+    """
     return [
-        (i // PAGE_RUNS, i + 1, min(i + PAGE_RUNS, count)) for i in range(0, count, PAGE_RUNS)
+        (p, PAGE_RUNS * p + 2, PAGE_RUNS * (p + 1) + 3)
+        for p in range((count + PAGE_RUNS - 1) // PAGE_RUNS)
     ]
 
 
@@ -1033,7 +1118,6 @@ def render_compare_html(result: Comparison) -> str:
         plots=plots,
         pages=_pages(len(result.runs)),
         page_runs=PAGE_RUNS,
-        page_of={r.column: (r.column - 1) // PAGE_RUNS for r in result.runs},
         firsts={m.runs[0].column for m in result.machines},
         order=ORDER,
         verdicts=VERDICTS,

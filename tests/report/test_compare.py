@@ -247,9 +247,10 @@ def test_many_runs_are_paged_by_the_script(make_evidence, tmp_path):
     ]
     result, _ = compare_files(paths)
     page = render_compare_html(result)
-    assert '#fleet[data-page="1"] .pg:not(.p1) { display: none; }' in page
-    # Every run agrees: only the folded table is drawn, with 5 runs on its second page.
-    assert page.count('<th class="run pg p1') == 5
+    # Page 2 shows runs 13 to 17: a row's children 15 to 26 (claim and figure come first).
+    assert ('#fleet[data-page="1"] .grid tr > .run:nth-child(-n+14), '
+            '#fleet[data-page="1"] .grid tr > .run:nth-child(n+27) { display: none; }') in page
+    assert '#fleet[data-page="2"]' not in page
     assert 'id="pager" data-size="12" hidden' in page
 
 

@@ -70,6 +70,10 @@ __all__ = [
 
 # A folder of a lab's history can be large; more files than this is a wrong path.
 MAX_FILES = 5000
+# Processes that read files at once (the benchmark machine has two cores), and the
+# fewest files per process worth starting one for.
+WORKERS = 2
+MIN_FILES_PER_WORKER = 8
 # Runs shown side by side at once; more are paged (the page's script switches pages).
 PAGE_RUNS = 12
 
@@ -459,7 +463,6 @@ class _Tidy:
         # Per format: run index -> (offset, length) of its rows in the spool.
         self.spans: dict[str, dict[int, tuple[int, int, array[int]]]] = {"csv": {}, "json": {}}
         self.columns: dict[int, int] = {}
-        self._encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
     def _spool(self, kind: str, index: int, rows: Sequence[str]) -> None:
         import tempfile
@@ -474,22 +477,10 @@ class _Tidy:
         self.spans[kind][index] = (spool.tell(), len(data), array("L", map(len, rows)))
         spool.write(data)
 
-    def add_run(self, index: int, records: Sequence[dict[str, Any]]) -> None:
-        if self.want_json:
-            # Each record without its opening brace: write_tidy puts '{"run": N, ' there.
-            self._spool("json", index, [self._encode(r)[1:] for r in records])
-        if self.want_csv:
-            buf = io.StringIO()
-            writer = csv.writer(buf, lineterminator="\n")
-            rows = []
-            for r in records:
-                writer.writerow(
-                    ["" if r[c] is None else _csv_cell(r[c]) for c in TIDY_COLUMNS[1:]]
-                )
-                rows.append(buf.getvalue())
-                buf.seek(0)
-                buf.truncate()
-            self._spool("csv", index, rows)
+    def add_rows(self, index: int, texts: Mapping[str, Sequence[str]]) -> None:
+        """One run's rows, serialised by :func:`_tidy_text` (perhaps in another process)."""
+        for kind, rows in texts.items():
+            self._spool(kind, index, rows)
 
     def rows(self, kind: str) -> Iterable[tuple[int, str]]:
         """(column, row text) in column order, read back from the spool one run at a time."""
@@ -509,6 +500,30 @@ class _Tidy:
         for spool in self.spools.values():
             spool.close()
         self.spools.clear()
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+
+def _tidy_text(
+    records: Sequence[dict[str, Any]], *, want_csv: bool, want_json: bool
+) -> dict[str, list[str]]:
+    """One run's tidy rows as CSV lines and JSON records, each without the run number."""
+    out: dict[str, list[str]] = {}
+    if want_json:
+        # Each record without its opening brace: write_tidy puts '{"run": N, ' there.
+        out["json"] = [_ENCODE(r)[1:] for r in records]
+    if want_csv:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        rows = []
+        for r in records:
+            writer.writerow(["" if r[c] is None else _csv_cell(r[c]) for c in TIDY_COLUMNS[1:]])
+            rows.append(buf.getvalue())
+            buf.seek(0)
+            buf.truncate()
+        out["csv"] = rows
+    return out
 
 
 def _csv_cell(value: Any) -> str:
@@ -538,7 +553,8 @@ def _json_value(value: Any) -> Any:
     return value_text(value)
 
 
-def _tidy_rows(doc: Mapping[str, Any], run: Run, index: int, tidy: _Tidy) -> None:
+def _tidy_rows(doc: Mapping[str, Any], run: Run) -> list[dict[str, Any]]:
+    """The export's records of one run: one per claim x check x measurement."""
     fields = run.fields
     records: list[dict[str, Any]] = []
     suite = _mapping(_mapping(doc.get("run")).get("suite"))
@@ -581,7 +597,7 @@ def _tidy_rows(doc: Mapping[str, Any], run: Run, index: int, tidy: _Tidy) -> Non
                         "holds": m.get("holds") if isinstance(m.get("holds"), bool) else None,
                     }
                 )
-    tidy.add_run(index, records)
+    return records
 
 
 def _run_of(doc: Mapping[str, Any], path: Path) -> Run:
@@ -848,46 +864,94 @@ def _history(machines: Sequence[Machine]) -> list[dict[str, Any]]:
     return out
 
 
-def compare_files(
-    args: Iterable[str | Path], *, csv_out: bool = False, json_out: bool = False
-) -> tuple[Comparison, _Tidy]:
-    """Read every evidence file (skipping bad ones with the reason) and compare the runs."""
-    paths, skipped = evidence_paths(args)
-    tidy = _Tidy(want_csv=csv_out, want_json=json_out)
-    runs: list[Run] = []
-    titles: dict[str, str] = {}
-    metas: dict[str, dict[str, Any]] = {}
-    seen: set[str] = set()
-    for path in paths:
-        real = os.path.realpath(path)
-        if real in seen:
-            continue  # the same file named twice (a file and its folder) is one run
-        seen.add(real)
-        loaded = _load(path)
-        if isinstance(loaded, Skipped):
-            skipped.append(loaded)
-            continue
-        try:
-            run = _run_of(loaded, path)
-        except Exception as exc:  # evidence the schema allows but this reading trips on
-            if os.environ.get("CLAIMS_DEBUG"):
-                raise
-            skipped.append(Skipped(str(path), f"cannot compare ({type(exc).__name__}: {exc})"))
-            continue
+@dataclass
+class _Read:
+    """What one evidence file gives the comparison (picklable: it may come from a worker)."""
+
+    run: Run
+    metas: dict[str, dict[str, Any]]
+    titles: dict[str, str]
+    tidy: dict[str, list[str]]
+
+
+def _read_one(path: Path, want_csv: bool = False, want_json: bool = False) -> _Read | Skipped:
+    """Load one file through the evidence loader and keep what the comparison needs."""
+    loaded = _load(path)
+    if isinstance(loaded, Skipped):
+        return loaded
+    try:
+        run = _run_of(loaded, path)
+        titles: dict[str, str] = {}
         for meta in _list(loaded.get("documents")):
             meta = _mapping(meta)
             if meta.get("id"):
                 titles.setdefault(_str(meta["id"]), _str(meta.get("title"), _str(meta["id"])))
+        metas: dict[str, dict[str, Any]] = {}
         for claim in _list(loaded.get("claims")):
             claim = _mapping(claim)
             metas.setdefault(
                 _str(claim.get("id")),
                 {"document": claim.get("document"), "statement": claim.get("statement")},
             )
-        runs.append(run)
-        if tidy.want_csv or tidy.want_json:
-            _tidy_rows(loaded, run, len(runs) - 1, tidy)
-        del loaded
+        tidy = (
+            _tidy_text(_tidy_rows(loaded, run), want_csv=want_csv, want_json=want_json)
+            if want_csv or want_json
+            else {}
+        )
+    except Exception as exc:  # evidence the schema allows but this reading trips on
+        if os.environ.get("CLAIMS_DEBUG"):
+            raise
+        return Skipped(str(path), f"cannot compare ({type(exc).__name__}: {exc})")
+    return _Read(run, metas, titles, tidy)
+
+
+def _read_all(paths: Sequence[Path], want_csv: bool, want_json: bool) -> Iterable[_Read | Skipped]:
+    """Each file's reading, in the order given; on WORKERS processes when there are many.
+
+    Loading (JSON parsing and schema validation) is about two thirds of the
+    CPU time and each file is independent, so two processes read two files at a
+    time where two cores are free (on a machine whose cores are busy it gains
+    nothing and costs little). A worker holds one document at a time.
+    """
+    workers = min(WORKERS, os.cpu_count() or 1)
+    if workers < 2 or len(paths) < 2 * MIN_FILES_PER_WORKER:
+        yield from (_read_one(p, want_csv, want_json) for p in paths)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        read = partial(_read_one, want_csv=want_csv, want_json=want_json)
+        yield from pool.map(read, paths, chunksize=2)
+
+
+def compare_files(
+    args: Iterable[str | Path], *, csv_out: bool = False, json_out: bool = False
+) -> tuple[Comparison, _Tidy]:
+    """Read every evidence file (skipping bad ones with the reason) and compare the runs."""
+    found, skipped = evidence_paths(args)
+    paths: list[Path] = []
+    seen: set[str] = set()
+    for path in found:
+        real = os.path.realpath(path)
+        if real not in seen:  # the same file named twice (a file and its folder) is one run
+            seen.add(real)
+            paths.append(path)
+    tidy = _Tidy(want_csv=csv_out, want_json=json_out)
+    runs: list[Run] = []
+    titles: dict[str, str] = {}
+    metas: dict[str, dict[str, Any]] = {}
+    for read in _read_all(paths, csv_out, json_out):
+        if isinstance(read, Skipped):
+            skipped.append(read)
+            continue
+        for key, title in read.titles.items():
+            titles.setdefault(key, title)
+        for key, meta in read.metas.items():
+            metas.setdefault(key, meta)
+        if read.tidy:
+            tidy.add_rows(len(runs), read.tidy)
+        runs.append(read.run)
     # Runs of one machine together, machines in the order of their first run.
     def when(r: Run) -> tuple[bool, float, str]:
         return (r.started_at is None, r.started_at.timestamp() if r.started_at else 0.0, r.path)

@@ -265,3 +265,22 @@ def test_many_runs_are_paged_by_the_script(make_evidence, tmp_path):
 )
 def test_tolerance_width_is_the_accepted_range(measurement, width):
     assert tolerance_width(measurement) == width
+
+
+def test_evidence_of_an_older_suite_is_read_with_what_it_lacks_said(fleet, tmp_path,
+                                                                    make_evidence):
+    # Before run.suite, run.pytest and tier_status were recorded, and before "compared".
+    older = machine_run(make_evidence(), host="lab-old", started="2026-10-01T08:00:00+00:00")
+    for key in ("suite", "pytest", "tier_status", "facts"):
+        older["run"].pop(key)
+    for claim in older["claims"]:
+        for check in claim["checks"]:
+            for m in check["measurements"]:
+                m.pop("compared", None)
+    path = write(tmp_path, "older.json", older)
+    result, _ = compare_files([*fleet, path])
+    assert not result.skipped
+    run = next(r for r in result.runs if r.fields["host"] == "lab-old")
+    assert run.fields["suite"] == "not recorded (older suite)"
+    assert "suite not recorded (older suite)" in run.header
+    assert "not recorded (older suite)" in render_compare_html(result)

@@ -316,16 +316,23 @@ def _vary(doc: dict[str, Any], machine: int, run: int) -> dict[str, Any]:
 
 
 def _measure(folder: Path, out: Path) -> dict[str, float]:
-    """Wall and CPU time and peak memory of one ``claims compare`` in a fresh process."""
+    """Wall and CPU time and peak memory of one ``claims compare`` in a fresh process.
+
+    CPU time counts the reading workers too; peak memory is the main process's
+    and, separately, the largest worker's (each holds one document at a time).
+    """
     code = (
         "import json, resource, sys, time\n"
         "from claims.cli import main\n"
         "t, c = time.perf_counter(), time.process_time()\n"
         "rc = main(['compare', sys.argv[1], '-o', sys.argv[2] + '/page.html',\n"
         "           '--csv', sys.argv[2] + '/t.csv', '--json', sys.argv[2] + '/t.json'])\n"
-        "wall, cpu = time.perf_counter() - t, time.process_time() - c\n"
-        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
-        "print(json.dumps({'rc': rc, 'wall_s': wall, 'cpu_s': cpu, 'peak_mib': peak}),"
+        "wall = time.perf_counter() - t\n"
+        "me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,"
+        " resource.RUSAGE_CHILDREN))\n"
+        "cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime\n"
+        "print(json.dumps({'rc': rc, 'wall_s': wall, 'cpu_s': cpu,"
+        " 'peak_mib': me.ru_maxrss / 1024, 'worker_peak_mib': kids.ru_maxrss / 1024}),"
         " file=sys.stderr)\n"
     )
     out.mkdir(exist_ok=True)
@@ -354,14 +361,19 @@ def test_benchmark_200_full_runs(fleet, tmp_path, chromium):
     probe = json.loads("".join(_grid(_browse(chromium, tmp_path, probed, "--dump-dom")).probe))
     _screenshot(chromium, tmp_path, page, "compare-200-top.png")
     ratio = figures[200]["wall_s"] / figures[50]["wall_s"]
+    # CPU time, not wall time, for the check: neighbours on a shared machine move the wall.
+    cpu_ratio = figures[200]["cpu_s"] / figures[50]["cpu_s"]
     print(
         f"\ncompare benchmark: 200 files ({file_mib:.0f} MiB of evidence): "
         f"{figures[200]['wall_s']:.1f} s wall, {figures[200]['cpu_s']:.1f} s CPU, "
-        f"peak {figures[200]['peak_mib']:.0f} MiB; 50 files: {figures[50]['wall_s']:.1f} s, "
-        f"peak {figures[50]['peak_mib']:.0f} MiB; ratio 200/50 {ratio:.2f} (linear 4); "
+        f"peak {figures[200]['peak_mib']:.0f} MiB (a reading worker's "
+        f"{figures[200]['worker_peak_mib']:.0f} MiB); 50 files: {figures[50]['wall_s']:.1f} s, "
+        f"{figures[50]['cpu_s']:.1f} s CPU, peak {figures[50]['peak_mib']:.0f} MiB; "
+        f"ratio 200/50 {ratio:.2f} wall, "
+        f"{cpu_ratio:.2f} CPU (linear 4); "
         f"page {page.stat().st_size / 2**20:.1f} MiB, Chromium load {probe['loaded_ms']} ms, "
         f"{probe['cells']} cells, {probe['shown_columns']} columns shown at once"
     )
     # Only a ratio: comparing 4 times the files costs about 4 times, not 16.
-    assert ratio < 8, figures
+    assert cpu_ratio < 8, figures
     assert probe["shown_columns"] == 12 and probe["pager_hidden"] is False

@@ -665,49 +665,10 @@ class Comparison:
     claims: list[dict[str, Any]]
     history: list[dict[str, Any]]
     skipped: list[Skipped]
-    titles: dict[str, str]
 
     @property
     def disagreements(self) -> list[dict[str, Any]]:
         return [c for c in self.claims if c["group"] == "disagree"]
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready summary (``--json`` without a path prints it)."""
-        return {
-            "machines": [
-                {"machine": m.name, "title": m.title, "runs": [r.column for r in m.runs]}
-                for m in self.machines
-            ],
-            "runs": [
-                {
-                    "run": r.column,
-                    "file": r.path,
-                    "machine": f"M{r.machine}",
-                    "started": r.started,
-                    "simulated": r.simulated,
-                    "complete": r.complete,
-                    **r.fields,
-                    "by_verdict": r.counts,
-                }
-                for r in self.runs
-            ],
-            "disagreements": [
-                {"claim": c["id"], "words": c["words"]} for c in self.disagreements
-            ],
-            "spread_beyond_tolerance": [
-                {"claim": c["id"], **_stats_json(c["stats"])}
-                for c in self.claims
-                if c["group"] == "spread"
-            ],
-            "history": self.history,
-            "skipped": [{"file": s.path, "reason": s.reason} for s in self.skipped],
-        }
-
-
-def _stats_json(stats: Mapping[str, Any] | None) -> dict[str, Any]:
-    if not stats:
-        return {}
-    return {k: stats[k] for k in ("name", "unit", "min", "median", "max", "spread", "tolerance")}
 
 
 def _word(runs: Sequence[Run], cid: str) -> str | None:
@@ -737,7 +698,8 @@ def _main_key(runs: Sequence[Run], cid: str) -> tuple[str, str] | None:
             seen[f.key][1] += 1
     if not order:
         return None
-    return min(order, key=lambda k: (seen[k][0], -seen[k][1], order.index(k)))
+    first = {k: i for i, k in enumerate(order)}
+    return min(order, key=lambda k: (seen[k][0], -seen[k][1], first[k]))
 
 
 def _figure(run: Run, cid: str, key: tuple[str, str] | None) -> Figure | None:
@@ -870,7 +832,6 @@ class _Read:
 
     run: Run
     metas: dict[str, dict[str, Any]]
-    titles: dict[str, str]
     tidy: dict[str, list[str]]
 
 
@@ -881,11 +842,6 @@ def _read_one(path: Path, want_csv: bool = False, want_json: bool = False) -> _R
         return loaded
     try:
         run = _run_of(loaded, path)
-        titles: dict[str, str] = {}
-        for meta in _list(loaded.get("documents")):
-            meta = _mapping(meta)
-            if meta.get("id"):
-                titles.setdefault(_str(meta["id"]), _str(meta.get("title"), _str(meta["id"])))
         metas: dict[str, dict[str, Any]] = {}
         for claim in _list(loaded.get("claims")):
             claim = _mapping(claim)
@@ -902,7 +858,7 @@ def _read_one(path: Path, want_csv: bool = False, want_json: bool = False) -> _R
         if os.environ.get("CLAIMS_DEBUG"):
             raise
         return Skipped(str(path), f"cannot compare ({type(exc).__name__}: {exc})")
-    return _Read(run, metas, titles, tidy)
+    return _Read(run, metas, tidy)
 
 
 def _read_all(paths: Sequence[Path], want_csv: bool, want_json: bool) -> Iterable[_Read | Skipped]:
@@ -939,14 +895,11 @@ def compare_files(
             paths.append(path)
     tidy = _Tidy(want_csv=csv_out, want_json=json_out)
     runs: list[Run] = []
-    titles: dict[str, str] = {}
     metas: dict[str, dict[str, Any]] = {}
     for read in _read_all(paths, csv_out, json_out):
         if isinstance(read, Skipped):
             skipped.append(read)
             continue
-        for key, title in read.titles.items():
-            titles.setdefault(key, title)
         for key, meta in read.metas.items():
             metas.setdefault(key, meta)
         if read.tidy:
@@ -973,7 +926,7 @@ def compare_files(
     for run in ordered:
         run.slim = {}  # the history is made; the slim documents are no longer needed
     rows = [_claim_row(cid, meta, machines, ordered) for cid, meta in metas.items()]
-    return Comparison(machines, ordered, rows, history, skipped, titles), tidy
+    return Comparison(machines, ordered, rows, history, skipped), tidy
 
 
 def write_tidy(tidy: _Tidy, *, csv_path: Path | None, json_path: Path | None) -> None:
@@ -1063,7 +1016,7 @@ def format_compare_text(result: Comparison) -> str:
 
 
 # --- HTML -----------------------------------------------------------------------
-def strip_plot(row: Mapping[str, Any], machines: Sequence[Machine], prefix: str) -> Markup | None:
+def strip_plot(row: Mapping[str, Any], machines: Sequence[Machine]) -> Markup | None:
     """A small SVG: each run's figure per machine (a dot), the document's figure as a line.
 
     Hand-drawn rather than through matplotlib: a fleet page has one per claim,
@@ -1133,8 +1086,7 @@ def strip_plot(row: Mapping[str, Any], machines: Sequence[Machine], prefix: str)
         f'<text x="{left + width}" y="{axis_y:.0f}" font-size="8.5" fill="#5b6770" '
         f'text-anchor="end">{escape(_format(hi))}{" (log)" if log else ""}</text>'
     )
-    parts.append("</svg>")
-    del prefix  # ids are not used: nothing in the plot is referenced by id
+    parts.append("</svg>")  # no ids inside: two plots on a page cannot clash
     return Markup("".join(parts))
 
 
@@ -1170,9 +1122,7 @@ def render_compare_html(result: Comparison) -> str:
     # The rest: claims some run checked first, then what no run checked.
     groups["rest"].sort(key=lambda c: not c["checked_somewhere"])
     plots = {
-        c["id"]: strip_plot(c, result.machines, f"s{i}-")
-        for i, c in enumerate(result.claims)
-        if c["stats"]
+        c["id"]: strip_plot(c, result.machines) for c in result.claims if c["stats"]
     }
     script = _script()
     template = environment().get_template("compare.html.j2")

@@ -26,10 +26,13 @@ Definitions the page states too:
   lie further apart than the accepted range of the stated figure
   (``expected_interval``, or twice the ``±x`` of the tolerance text).
 
-Files are read one at a time through :func:`claims.evidence.load_evidence`
-(bounded, schema-checked); what the page needs is kept, the document is
-dropped, so 200 files of a full run stay within a few hundred MiB. A file that
-cannot be read is named on the page with the reason and left out.
+Files are read through :func:`claims.evidence.load_evidence` (bounded,
+schema-checked), by two worker processes when there are many; what the page
+needs is kept and each document dropped (200 files of a full run, 83 MiB,
+peaked at 176 MiB). A file that cannot be read is named on the page with the
+reason and left out. In the CSV export a text cell that a spreadsheet would
+evaluate as a formula (``=``, ``+``, ``-``, ``@`` and not a number) starts with
+an apostrophe.
 """
 
 from __future__ import annotations

@@ -808,6 +808,7 @@ def _history(machines: Sequence[Machine]) -> list[dict[str, Any]]:
                     "to_run": after.column,
                     "from_started": before.started,
                     "to_started": after.started,
+                    "identical": result["identical"],
                     "verdict_changes": [
                         {"claim": c["id"], "from": c["a"], "to": c["b"], "kind": c["kind"]}
                         for c in result["verdict_changes"]

@@ -128,6 +128,7 @@ def test_history_says_what_changed_in_diffs_words(fleet):
     assert len(result.history) == 1
     step = result.history[0]
     assert (step["machine"], step["from_run"], step["to_run"]) == ("M1", 1, 2)
+    assert step["identical"] is False
     kinds = {c["claim"]: c["kind"] for c in step["verdict_changes"]}
     assert kinds == {"D1-ERRATUM": "regression", "D2-MATMUL": "regression"}
     assert {"field": "NVIDIA driver", "a": "580.159.03", "b": "580.95.05"} in step[
@@ -136,6 +137,15 @@ def test_history_says_what_changed_in_diffs_words(fleet):
     assert "2 regression(s)" in text and "! D2-MATMUL" in text
     page = render_compare_html(result)
     assert "580.159.03</span> → <span class=\"mono\">580.95.05" in page
+
+
+def test_a_rerun_that_changed_nothing_reads_identical(fleet, tmp_path):
+    again = json.loads(fleet[2].read_text())  # a1, run again a day later
+    again["run"]["started"] = "2026-11-21T08:00:00+00:00"
+    result, _ = compare_files([fleet[2], write(tmp_path, "a1-again.json", again)])
+    (step,) = result.history
+    assert step["identical"] is True and step["verdict_changes"] == []
+    assert "identical (same verdicts, figures, machine and options" in render_compare_html(result)
 
 
 def test_fail_on_disagreement_exits_1_and_without_it_0(fleet, tmp_path, capsys):

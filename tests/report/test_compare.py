@@ -94,7 +94,16 @@ def test_runs_of_a_machine_are_grouped_in_time_order(fleet):
     assert [r.label for r in result.runs] == ["M1.1", "M1.2", "M2.1", "M3.1"]
     first, second = result.runs[0], result.runs[1]
     assert "driver 580.159.03" in first.header and "lab-a" in first.header
+    assert "Ollama 0.12.3" in first.header  # the ollama tier's server, from tier_status
     assert second.header == ["driver 580.95.05"]  # a later run says what changed
+
+
+def test_an_ollama_runner_build_is_named_where_the_evidence_has_one(fleet, tmp_path):
+    doc = json.loads(fleet[2].read_text())
+    doc["run"]["facts"]["ollama_runner"] = "cuda_v13 (build 7a1b2c)"
+    result, _ = compare_files([write(tmp_path, "r.json", doc), fleet[1]])
+    assert "runner cuda_v13 (build 7a1b2c)" in result.runs[0].header
+    assert "(runner cuda_v13 (build 7a1b2c))" in render_compare_html(result)
 
 
 def test_disagreement_first_then_spread_then_the_rest(fleet):

@@ -202,13 +202,23 @@ PROBE = """window.addEventListener("load", function () {
   var out = document.createElement("pre");
   out.id = "probe";
   var grid = document.querySelector("table.grid");
-  var shown = grid ? Array.prototype.filter.call(grid.querySelectorAll("thead th.run"),
-    function (th) { return th.offsetParent !== null; }).length : -1;
+  function visible() {
+    return grid ? Array.prototype.filter.call(grid.querySelectorAll("thead th.run"),
+      function (th) { return th.offsetParent !== null; }).map(function (th) {
+        return th.dataset.run; }) : [];
+  }
+  var loaded = Math.round(performance.now());
+  var first = visible();
+  var next = document.getElementById("page-next");
+  if (!document.getElementById("pager").hidden) { next.click(); }
   out.textContent = JSON.stringify({
-    loaded_ms: Math.round(performance.now()),
+    loaded_ms: loaded,
     cells: document.querySelectorAll("td.run").length,
-    shown_columns: shown,
+    shown_columns: first.length,
+    first_page: first,
+    second_page: visible(),
     pager_hidden: document.getElementById("pager").hidden,
+    page_label: document.getElementById("page-label").textContent,
     disagree_top: Math.round(document.getElementById("disagree").getBoundingClientRect().top)
   });
   document.body.appendChild(out);
@@ -377,3 +387,7 @@ def test_benchmark_200_full_runs(fleet, tmp_path, chromium):
     # Only a ratio: comparing 4 times the files costs about 4 times, not 16.
     assert cpu_ratio < 8, figures
     assert probe["shown_columns"] == 12 and probe["pager_hidden"] is False
+    # The pager's "later runs" shows the next 12 columns, and says which.
+    assert probe["first_page"] == [str(i) for i in range(1, 13)]
+    assert probe["second_page"] == [str(i) for i in range(13, 25)]
+    assert probe["page_label"] == "runs 13–24 of 200"

@@ -674,17 +674,20 @@ class Comparison:
         return [c for c in self.claims if c["group"] == "disagree"]
 
 
-def _word(runs: Sequence[Run], cid: str) -> str | None:
-    """A machine's latest decided verdict on a claim, else its latest one (runs in time order)."""
-    latest = None
+def _word(runs: Sequence[Run], cid: str) -> tuple[str, Run] | None:
+    """A machine's latest decided verdict on a claim, else its latest one, with its run.
+
+    ``runs`` are one machine's, in time order.
+    """
+    latest: tuple[str, Run] | None = None
     for run in reversed(runs):
         v = run.verdicts.get(cid)
         if v is None:
             continue
         if latest is None:
-            latest = v
+            latest = (v, run)
         if v in DECIDED:
-            return v
+            return v, run
     return latest
 
 
@@ -730,7 +733,10 @@ def _claim_row(
                 "reason": run.reasons.get(cid, ""),
             }
         )
-    words = {m.name: w for m in machines if (w := _word(m.runs, cid)) is not None}
+    said = {m.name: w for m in machines if (w := _word(m.runs, cid)) is not None}
+    words = {name: verdict for name, (verdict, _run) in said.items()}
+    # Whose word came through the suite's fakes: a simulated refutation is the fake's.
+    simulated = sorted(name for name, (_v, run) in said.items() if run.simulated)
     classes = {_CLASS[w] for w in words.values() if w in _CLASS}
     # Per machine, its latest run that measured the figure: the machine's value.
     points: list[dict[str, Any]] = []
@@ -788,6 +794,7 @@ def _claim_row(
         "statement": _str(meta.get("statement")),
         "cells": cells,
         "words": words,
+        "simulated_words": simulated,
         "group": group,
         "stats": stats,
         "points": points,
@@ -998,7 +1005,10 @@ def format_compare_text(result: Comparison) -> str:
     dis = result.disagreements
     lines.append(f"verdicts that differ between machines: {len(dis)}")
     for c in dis:
-        words = ", ".join(f"{k} {v}" for k, v in c["words"].items())
+        words = ", ".join(
+            f"{k} {v}" + (" (simulated)" if k in c["simulated_words"] else "")
+            for k, v in c["words"].items()
+        )
         lines.append(f"  ! {safe(c['id'])}: {safe(words)}")
     spread = [c for c in result.claims if c["group"] == "spread"]
     lines.append(f"figures that spread beyond their tolerance: {len(spread)}")

@@ -113,6 +113,7 @@ def test_disagreement_first_then_spread_then_the_rest(fleet):
     assert groups["D2-MATMUL"] == "disagree"
     row = next(c for c in result.claims if c["id"] == "D2-MATMUL")
     assert row["words"] == {"M1": "refuted", "M2": "reproduced", "M3": "reproduced"}
+    assert row["simulated_words"] == []
     # refuted (lab-a) and known-erratum (lab-b, lab-c) both say "does not hold": no disagreement.
     assert groups["D1-ERRATUM"] == "rest"
     assert groups["D2-KV"] == "spread"

@@ -192,6 +192,8 @@ def test_a_fleet_of_real_runs_on_one_page(fleet, tmp_path, audit):
     result, _ = compare_files(fleet)
     assert [len(m.runs) for m in result.machines] == [1, 2, 1, 1]
     assert all(r.simulated for r in result.runs[1:]) and not result.runs[0].simulated
+    cpu = next(c for c in result.claims if c["id"] == "W1-CPU")
+    assert cpu["simulated_words"] == ["M2", "M3", "M4"]  # the H100 refutations are the fakes'
     (step,) = result.history
     fields = {d["field"]: (d["a"], d["b"]) for d in step["machine_differences"]}
     assert fields["NVIDIA driver"] == ("580.159.03", "580.95.05")

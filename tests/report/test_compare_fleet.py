@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -235,22 +236,20 @@ def chromium() -> str:
     return path
 
 
-def _browse(chromium: str, tmp_path: Path, page: Path, *extra: str) -> str:
+def _browse(chromium: str, tmp_path: Path, page: Path, *extra: str, fragment: str = "") -> str:
     args = [chromium, "--headless", "--no-sandbox", "--disable-gpu",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--no-first-run", "--hide-scrollbars",
             # A subprocess escapes pytest-socket's guard: no name resolution, a dead proxy.
             "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
             f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={WIDTH},{HEIGHT}",
-            *extra, page.resolve().as_uri()]
+            *extra, page.resolve().as_uri() + fragment]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
 
 def _with_probe(html: str) -> str:
-    import re
-
     from claims.report.html import content_security_policy
 
     script = re.search(r"<script>(.*?)</script>", html, re.S)
@@ -288,6 +287,11 @@ def test_the_fleet_page_in_chromium_shows_the_inputs_numbers(fleet, tmp_path, ch
     probe = json.loads("".join(grid.probe))
     assert probe["pager_hidden"] is True and probe["shown_columns"] == 5
     assert probe["disagree_top"] < 2 * HEIGHT, probe  # the disagreements are near the top
+    # A link to a claim among the folded rest unfolds it.
+    folded = next(cid for cid, group in grid.groups.items() if group == "rest")
+    assert '<details><summary>' in dom.split('<section id="rest">')[1][:200]
+    linked = _browse(chromium, tmp_path, page, "--dump-dom", fragment=f"#c-{folded}")
+    assert re.search(r'<section id="rest">\s*<h2>The rest</h2>\s*<details open="">', linked)
 
 
 # --- benchmark ------------------------------------------------------------------

@@ -249,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="many runs and machines side by side (a lab's fleet)")
     p.add_argument("evidence", nargs="+", help="evidence files, or folders of them (at least 2)")
     p.add_argument("-o", "--output", default="reports/compare.html", help="HTML file to write")
-    p.add_argument("--json", metavar="FILE", help="the tidy table (run x claim x measurement)")
+    p.add_argument("--json", metavar="FILE", help="the tidy table as JSON records")
     p.add_argument("--csv", metavar="FILE", help="the same tidy table as CSV")
     p.add_argument(
         "--fail-on-disagreement",

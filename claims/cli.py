@@ -5,6 +5,8 @@ Commands::
     claims list [--json] [--document W2]      catalog with the tests covering each claim
     claims report EVIDENCE.json -o OUT.html   render the HTML report from evidence
     claims diff A.json B.json [-o OUT.html]   what differs between two runs or machines
+    claims compare EVIDENCE... [-o OUT.html] [--json FILE] [--csv FILE]
+                                              many runs and machines on one page
     claims inspect gguf PATH [--json]         GGUF header facts (no tensor data read)
     claims inspect store DIR [--json] [--model NAME] [--verify]
                                               an Ollama store: manifests, blobs, sharing
@@ -12,9 +14,12 @@ Commands::
                                               perturb each stated figure, rerun its checks
 
 Exit status: 0 success; 1 a verification failed (digest or size mismatch, a
-diff that found regressions with --fail-on-regression, a stated figure or
+diff that found regressions with --fail-on-regression, a compare that found
+verdicts differing between machines with --fail-on-disagreement, a stated figure or
 transcribed value the audit found no check sensitive to); 2 unreadable or
-malformed input or bad usage. Errors are one line on stderr, never a traceback.
+malformed input or bad usage (compare: fewer than two runs readable; a file it
+skips is named on stderr and on the page, and does not change the status).
+Errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -161,6 +166,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from claims.report.compare import run_compare
+
+    return run_compare(args, _error)
+
+
 # --- inspect ----------------------------------------------------------------------
 def cmd_inspect_gguf(args: argparse.Namespace) -> int:
     from claims.probes.files.gguf_file import inspect
@@ -234,6 +245,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when a claim got worse (e.g. reproduced -> refuted)",
     )
     p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("compare", help="many runs and machines side by side (a lab's fleet)")
+    p.add_argument("evidence", nargs="+", help="evidence files, or folders of them (at least 2)")
+    p.add_argument("-o", "--output", default="reports/compare.html", help="HTML file to write")
+    p.add_argument("--json", metavar="FILE", help="the tidy table as JSON records")
+    p.add_argument("--csv", metavar="FILE", help="the same tidy table as CSV")
+    p.add_argument(
+        "--fail-on-disagreement",
+        action="store_true",
+        help="exit 1 when a claim's verdict differs between machines",
+    )
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("inspect", help="run a probe on a file or folder")
     isub = p.add_subparsers(dest="what", required=True, metavar="WHAT")

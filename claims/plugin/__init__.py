@@ -96,6 +96,10 @@ def pytest_load_initial_conftests(
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from claims.plugin.options import deprecations
+
+    for message in deprecations(config):
+        config.issue_config_time_warning(pytest.PytestDeprecationWarning(message), stacklevel=2)
     configure(config)
 
 
@@ -172,8 +176,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.write_line(f"profile: {choice.name} ({choice.reason})")
     settings = config.stash[SETTINGS]
     if choice.detection_failed and settings.require_live:
-        terminalreporter.write_line("--require-live: the profile could not be detected; "
-                                    "name it with --profile dgx-spark or --profile generic")
+        terminalreporter.write_line("--claims-require-live: the profile could not be detected; "
+                                    "name it with --claims-profile dgx-spark or --claims-profile generic")
     fakes = config.stash.get(SIMULATED, [])
     if fakes:
         terminalreporter.write_line(f"SIMULATED run through {', '.join(fakes)}: nothing here "

@@ -29,7 +29,20 @@ import pytest
 __all__ = ["PATH_OPTIONS", "recover_configuration"]
 
 # The suite's options whose value is a path (each has a destination in Settings).
-PATH_OPTIONS = ("--models-dir", "--engine-model", "--evidence", "--report-html", "--catalog")
+PATH_OPTIONS = (
+    "--ollama-models-dir",
+    "--claims-engine-model",
+    "--claims-evidence",
+    "--claims-report-html",
+    "--claims-catalog",
+    "--claims-documents",
+    # the old spellings, accepted for one release (claims.plugin.options.RENAMED)
+    "--models-dir",
+    "--engine-model",
+    "--evidence",
+    "--report-html",
+    "--catalog",
+)
 
 
 def _determine(config: pytest.Config, ns: Any) -> tuple[Path, Path | None, Any]:

@@ -153,7 +153,7 @@ def test_the_plugin_registers_detects_and_guards_the_new_tier(tpu, pytester):
     (catalog / "T9.toml").write_text(TPU_CATALOG, encoding="utf-8")
     pytester.makepyfile(TPU_TEST)
     args = ["-p", "claims.plugin", "-p", "no:cacheprovider", "--strict-markers",
-            f"--catalog={catalog}", "--profile=generic"]
+            f"--claims-catalog={catalog}", "--claims-profile=generic"]
 
     result = pytester.runpytest(*args, "--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.tpu: needs a TPU"])
@@ -167,9 +167,9 @@ def test_the_plugin_registers_detects_and_guards_the_new_tier(tpu, pytester):
     assert claim["checks"][0]["tiers"] == ["tpu"]
     assert evidence["run"]["tier_status"]["tpu"]["available"] is False
 
-    result = pytester.runpytest(*args, "--require-live")
+    result = pytester.runpytest(*args, "--claims-require-live")
     result.assert_outcomes(errors=1)  # failed in setup
-    result.stdout.fnmatch_lines(["*--require-live: not run: no TPU on this machine*"])
+    result.stdout.fnmatch_lines(["*--claims-require-live: not run: no TPU on this machine*"])
 
     tpu["available"] = True
     result = pytester.runpytest(*args)

@@ -19,7 +19,7 @@ a run meets them:
 * ``pytest_runtest_setup`` / ``_call`` wrappers – the test's check, with the
   source its ``claim`` marker declares (:mod:`claims.plugin.source`), its profile
   and tier prerequisites (:mod:`claims.plugin.prerequisites`: skip with a
-  reason, or fail under ``--require-live``), then the verdict of the test's
+  reason, or fail under ``--claims-require-live``), then the verdict of the test's
   :class:`~claims.check.Check` (:mod:`claims.plugin.conclusion`).
 * ``pytest_runtest_makereport`` – the check record (:mod:`claims.plugin.check_record`):
   the verdict, decided once (by :meth:`~claims.check.Check.conclude`, or by how
@@ -176,8 +176,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.write_line(f"profile: {choice.name} ({choice.reason})")
     settings = config.stash[SETTINGS]
     if choice.detection_failed and settings.require_live:
-        terminalreporter.write_line("--claims-require-live: the profile could not be detected; "
-                                    "name it with --claims-profile dgx-spark or --claims-profile generic")
+        terminalreporter.write_line(
+            "--claims-require-live: the profile could not be detected; "
+            "name it with --claims-profile dgx-spark or --claims-profile generic"
+        )
     fakes = config.stash.get(SIMULATED, [])
     if fakes:
         terminalreporter.write_line(f"SIMULATED run through {', '.join(fakes)}: nothing here "

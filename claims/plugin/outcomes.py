@@ -2,7 +2,7 @@
 
 * :func:`not_run` – a prerequisite is missing (no server, no model, no GPU, an
   opt-in flag not given). Reported "not run" with the reason; under
-  ``--require-live`` it fails instead, so a certification cannot pass by skipping.
+  ``--claims-require-live`` it fails instead, so a certification cannot pass by skipping.
 * :func:`not_applicable` – the claim or figure is about another machine profile
   or model. Reported "not applicable"; never a failure.
 * :class:`ClaimRefuted` – measurements contradict the claim (an assertion failure).
@@ -55,7 +55,7 @@ class NotApplicable(Skipped):
 
 
 class RequiredButNotRun(Failed):
-    """--require-live: a check that would be skipped for a missing prerequisite."""
+    """--claims-require-live: a check that would be skipped for a missing prerequisite."""
 
 
 class ClaimRefuted(Failed):

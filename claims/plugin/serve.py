@@ -7,7 +7,7 @@ loopback port, with a private store sharing the user's models, restarted only
 when a test group needs other settings. Then:
 
 * the tier's host is the private server, and cold starts need no
-  ``--allow-unload`` (unloading it disturbs no one);
+  ``--ollama-allow-unload`` (unloading it disturbs no one);
 * tests marked ``@pytest.mark.ollama_server("group")`` run after the others,
   grouped, so each group's server starts once; they get their server from the
   ``ollama_serve`` fixture;

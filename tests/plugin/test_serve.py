@@ -32,7 +32,11 @@ def fake_setup(claims_pytester, tmp_path_factory: pytest.TempPathFactory) -> lis
     blob = writer.blob_file(write_tiny_gguf(tmp / "m.gguf"), MODEL_MEDIA_TYPE, link="copy")[0]
     writer.model("tiny:latest", [blob], model_type="256")
     binary = write_executable(tmp / "bin" / "ollama")
-    return [f"--ollama-serve={binary}", f"--models-dir={tmp / 'models'}", "--ollama-model=tiny"]
+    return [
+        f"--ollama-serve={binary}",
+        f"--ollama-models-dir={tmp / 'models'}",
+        "--ollama-model=tiny",
+    ]
 
 
 def _pids(text: str) -> list[int]:

@@ -78,7 +78,7 @@ def test_anything_else_is_rejected(bad):
 
 
 # --- the same claims on a store on disk ----------------------------------------------------
-# `store` is the user's store when --models-dir or $OLLAMA_MODELS names one (source
+# `store` is the user's store when --ollama-models-dir or $OLLAMA_MODELS names one (source
 # "live"), else the store a real Ollama 0.31.2 wrote (fixtures/ollama-0.31.2/store,
 # source "fixture"; its model blob is the bundled Gemma GGUF). Figures the
 # post states for phi4 are compared only when the model under test is phi4; on any

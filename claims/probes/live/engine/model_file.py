@@ -1,6 +1,6 @@
 """Which GGUF file the engine tier runs.
 
-``--engine-model`` takes a path (a ``.gguf`` file or an Ollama blob with no
+``--claims-engine-model`` takes a path (a ``.gguf`` file or an Ollama blob with no
 extension) or ``store:NAME[:TAG]`` to pick that model's blob from the Ollama
 store; without it the verified Gemma 3 270M file from PyPI is used.
 """
@@ -46,7 +46,7 @@ class EngineModel:
 
 
 def describe_engine_model(option: str | None, models_dir: str | None = None) -> EngineModel:
-    """Resolve ``--engine-model`` and say what it is (PrerequisiteMissing when unusable)."""
+    """Resolve ``--claims-engine-model`` and say what it is (PrerequisiteMissing when unusable)."""
     if not option:
         return EngineModel(gemma_gguf(), "default", DEFAULT_MODEL_NAME, gemma_expected_sha256())
     if option.startswith(STORE_PREFIX):
@@ -58,7 +58,7 @@ def describe_engine_model(option: str | None, models_dir: str | None = None) -> 
         return EngineModel(path, "store", name, None, store_root=store.root)
     path = Path(option).expanduser()
     if not path.is_file():
-        raise PrerequisiteMissing(f"--engine-model {option}: no such file")
+        raise PrerequisiteMissing(f"--claims-engine-model {option}: no such file")
     cached = gemma_gguf_if_cached()
     known = (
         gemma_expected_sha256()

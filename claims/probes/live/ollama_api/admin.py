@@ -1,7 +1,7 @@
 """Requests that change the server: create, upload a blob, delete, pull.
 
-The claim tests send these only with their opt-in flags (``--allow-create``,
-``--allow-pull``): a certification run must never alter a shared server by surprise.
+The claim tests send these only with their opt-in flags (``--ollama-allow-create``,
+``--ollama-allow-pull``): a certification run must never alter a shared server by surprise.
 """
 
 from __future__ import annotations

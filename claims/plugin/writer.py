@@ -15,7 +15,7 @@ import pytest
 
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, now_iso, write_atomic
-from claims.plugin.keys import RECORD_KEY
+from claims.plugin.keys import EVIDENCE_WRITER, INPUTS, RECORD_KEY
 from claims.plugin.options import Settings
 from claims.plugin.tiers import Tiers
 from claims.profiles import ProfileChoice
@@ -28,7 +28,8 @@ WRITE_INTERVAL_S = 1.0
 PYTEST_COUNTS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
 EXIT_MEANINGS: dict[int, str] = {
     0: "all selected tests passed (known errata are expected failures, xfail)",
-    1: "some tests failed: a claim was refuted, a probe errored, or a check of the suite failed",
+    1: "some tests failed: a claim was refuted, a check could not decide its claim, or a "
+    "test of the suite failed",
     2: "the run was interrupted",
     3: "pytest hit an internal error",
     4: "pytest was called with bad options",
@@ -154,9 +155,6 @@ class EvidenceWriter:
             terminalreporter.write_line(f"report:   {self.settings.report_path}")
 
 
-# Where the controller keeps its writer (absent in xdist workers and without evidence).
-EVIDENCE_WRITER = pytest.StashKey[EvidenceWriter]()
-
 
 def open_evidence(
     config: pytest.Config,
@@ -182,6 +180,8 @@ def open_evidence(
         "options": settings.to_json(),
         "complete": False,
         "args": [str(a) for a in config.invocation_params.args],
+        # the fixture manifest and transcription check (claims.plugin.inputs)
+        "inputs": config.stash.get(INPUTS, None),
     }
     log = EvidenceLog(catalog, run)
     # `claims audit` keeps its result beside the evidence; the report shows its summary.

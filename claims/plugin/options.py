@@ -116,7 +116,7 @@ def _add(group: Any, flag: str, **kwargs: Any) -> None:
     for old, new in RENAMED.items():
         if new == flag:
             hidden = {k: v for k, v in kwargs.items() if k not in ("help", "default")}
-            default = [] if kwargs.get("action") == "append" else None
+            default: list[str] | None = [] if kwargs.get("action") == "append" else None
             group.addoption(old, dest=_deprecated_dest(old), default=default,
                             help=argparse_suppress(), **hidden)
 

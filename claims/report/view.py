@@ -633,6 +633,35 @@ def _provenance(run: Mapping[str, Any]) -> dict[str, str]:
     else:
         out["Git commit"] = "not recorded (not a git checkout)" if suite else "not recorded"
     out["Catalog SHA-256"] = _str(suite.get("catalog_sha256"), "not recorded")
+    out.update(_inputs(_mapping(run.get("inputs"))))
+    return out
+
+
+def _inputs(inputs: Mapping[str, Any]) -> dict[str, str]:
+    """What the transcribed figures were checked against (claims.plugin.inputs)."""
+    if not inputs:
+        return {}
+    out: dict[str, str] = {}
+    manifest = _mapping(inputs.get("manifest"))
+    if manifest:
+        problems = [_str(_mapping(p).get("file")) for p in _list(manifest.get("problems"))]
+        out["Transcribed fixtures"] = (
+            f"{manifest.get('checked')} files against {_str(manifest.get('manifest'))}: "
+            + (f"changed: {', '.join(problems)}" if problems else "unchanged")
+        )
+    tr = _mapping(inputs.get("transcription"))
+    if tr.get("ran"):
+        files = ", ".join(
+            f"{_str(_mapping(d).get('file'))} (SHA-256 {_str(_mapping(d).get('sha256'))})"
+            for d in _list(tr.get("documents"))
+        )
+        misplaced = len(_list(tr.get("misplaced")))
+        out["Transcription check"] = (
+            f"ran: {tr.get('values')} values against {files}; "
+            + (f"{misplaced} not where their anchors say" if misplaced else "all at their anchors")
+        )
+    elif tr:
+        out["Transcription check"] = f"not run: {_str(tr.get('reason'))}"
     return out
 
 

@@ -97,3 +97,20 @@ def test_an_offline_check_that_ran_is_not_told_to_run_offline_again() -> None:
                  if c["id"] == claim["id"])
     assert "-m offline" not in (shown["hint"] or "")
     assert "ollama" in (shown["hint"] or "")
+
+
+def test_the_page_says_what_the_transcriptions_were_checked_against() -> None:
+    evidence = _passing()
+    evidence["run"]["inputs"] = {
+        "manifest": {"manifest": "fixtures/recorded/MANIFEST.sha256", "checked": 24,
+                     "problems": []},
+        "transcription": {"ran": True, "values": 547, "misplaced": [],
+                          "documents": [{"file": "002_x.txt", "sha256": "ab" * 32}]},
+    }
+    provenance = build_view(evidence)["provenance"]
+    assert provenance["Transcribed fixtures"].endswith("unchanged")
+    assert f"002_x.txt (SHA-256 {'ab' * 32})" in provenance["Transcription check"]
+    evidence["run"]["inputs"]["transcription"] = {"ran": False, "reason": "no documents given"}
+    assert build_view(evidence)["provenance"]["Transcription check"] == (
+        "not run: no documents given"
+    )

@@ -577,20 +577,21 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
         headline = "The run passed"
         decided = sum(1 for c in claims if c["verdict"] in DECIDED)
         live = _asked_live(run)
+        down = [f"{t}: {_str(_mapping(st).get('reason'))}"
+                for t, st in _mapping(run.get("tier_status")).items()
+                if not _mapping(st).get("available")]
+        why = f" ({'; '.join(down)})" if down else ""
         if not decided:
             verdict, headline = "undecided", "Nothing was checked"
             reason = (
                 f"pytest passed, but none of the {len(claims)} claims was decided: each was "
-                "not run, not applicable or untestable (the reasons are below)"
+                f"not run, not applicable or untestable{why}; the reasons are below"
             )
         elif live and not _decided_live(claims):
             verdict, headline = "undecided", "Nothing was decided live"
-            down = [f"{t}: {_str(_mapping(st).get('reason'))}"
-                    for t, st in _mapping(run.get("tier_status")).items()
-                    if t in live and not _mapping(st).get("available")]
             reason = (
                 f"the run asked for the {', '.join(live)} tier, and no claim was decided "
-                "on a live system" + (f" ({'; '.join(down)})" if down else "")
+                f"on a live system{why}"
             )
     else:
         verdict = "failed"

@@ -1,6 +1,6 @@
 """The suite's options are named for it, beside the other plugins a user may have.
 
-rename-options: keep (this file spells the old option names on purpose).
+rename-options: keep-file (this file spells the old option names on purpose).
 
 Generic names were renamed (claims.plugin.options.RENAMED): the old spellings still
 work for one release, with a deprecation warning, except ``--profile``, which

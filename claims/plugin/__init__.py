@@ -111,6 +111,38 @@ def pytest_configure(config: pytest.Config) -> None:
     register_markers(config)
     if wants_activation(config):
         activate(config)
+    elif _distributed(config):
+        # Under xdist the controller collects nothing: it learns that the session is the
+        # suite's from the first check record a worker sends.
+        config.pluginmanager.register(_RecordWatcher(config), "claims-record-watcher")
+
+
+def _distributed(config: pytest.Config) -> bool:
+    """The controller of a pytest-xdist run (its workers collect and run the tests)."""
+    if hasattr(config, "workerinput"):
+        return False
+    return bool(getattr(config.option, "numprocesses", None)) or getattr(
+        config.option, "dist", "no"
+    ) not in ("no", None)
+
+
+class _RecordWatcher:
+    """Controller side under xdist: activate on the first check record, then step aside."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if _active(self.config) or not any(k == RECORD_KEY for k, _ in report.user_properties):
+            return
+        from claims.plugin.keys import EVIDENCE_WRITER
+        from claims.plugin.session import activate
+
+        activate(self.config, late=True)
+        writer = self.config.stash.get(EVIDENCE_WRITER, None)
+        if writer is not None:  # registered during this very call: hand it this report
+            writer.pytest_runtest_logreport(report)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

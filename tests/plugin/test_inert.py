@@ -9,6 +9,7 @@ here is a real pytest process in a project that knows nothing of the suite.
 
 from __future__ import annotations
 
+import json
 import resource
 import subprocess
 import sys
@@ -128,3 +129,28 @@ def test_start_up_costs_about_nothing_measured_side_by_side(tmp_path: Path) -> N
     print(f"pytest in another project: {min(timings['with']):.3f} CPU s with the plugin, "
           f"{min(timings['without']):.3f} CPU s without (ratio {ratio:.3f})")
     assert ratio <= 1.10, timings
+
+
+@pytest.mark.slow
+def test_under_xdist_the_controller_writes_evidence_without_any_option(
+    pytester: pytest.Pytester,
+) -> None:
+    """The controller collects nothing under -n: it activates on the workers' records."""
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("W2-DIGEST-FILENAME", source="recorded")
+        def test_claim(check):
+            check.measure("a blob's name", "sha256-ab", holds=True, expected="sha256-<hex>")
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "claims.plugin", "-p", "xdist", "-p", "no:cacheprovider", "-n", "2",
+        timeout=SUBPROCESS_TIMEOUT_S,
+    )
+    result.assert_outcomes(passed=1)
+    evidence = json.loads((pytester.path / "reports" / "evidence.json").read_text("utf-8"))
+    (claim,) = [c for c in evidence["claims"] if c["id"] == "W2-DIGEST-FILENAME"]
+    assert [c["outcome"] for c in claim["checks"]] == ["passed"]

@@ -267,7 +267,12 @@ def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
     message = check.get("message")
     hint = None
     if verdict == "not-run":
-        hint = run_hint(_list(check.get("tiers")), message)
+        tiers = [str(t) for t in _list(check.get("tiers"))]
+        # An offline check ran here and could not decide: "run pytest -m offline" would
+        # repeat this run; only an option or package its reason names is advice.
+        ran_offline = not any(TIERS.is_live(t) for t in tiers)
+        if not ran_offline or _flag_or_package(_str(message)):
+            hint = run_hint(tiers, message)
     elif verdict == "not-applicable":
         hint = not_applicable_hint(_mapping(check.get("applies_to")))
     duration = check.get("duration_s")

@@ -23,7 +23,9 @@ a run meets them:
 * ``pytest_collection_modifyitems`` – activates the plugin if a claim test was
   collected; then ``--claim`` selection, the socket guard (each test reaches only
   its tiers' hosts), and validation of each test's claim and tier markers (tier
-  markers are for claim tests; :mod:`claims.plugin.collection`).
+  markers are for claim tests; :mod:`claims.plugin.collection`). Under xdist the
+  controller collects nothing, so it activates on the first check record a worker
+  sends instead (``_RecordWatcher``).
 * ``pytest_runtest_setup`` / ``_call`` wrappers – the test's check, with the
   source its ``claim`` marker declares (:mod:`claims.plugin.source`), its profile
   and tier prerequisites (:mod:`claims.plugin.prerequisites`: skip with a

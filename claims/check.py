@@ -160,7 +160,7 @@ class Check:
         """Where the evidence comes from, declared by a fixture whose data decides it.
 
         For a source known only at setup (the user's own store given by
-        --models-dir, the Hub or the transcribed snapshot of a parametrised
+        --ollama-models-dir, the Hub or the transcribed snapshot of a parametrised
         fixture). Refused once the test body runs or anything was measured: a
         figure already judged was judged for the old source.
         """

@@ -10,7 +10,7 @@ Commands::
     claims inspect gguf PATH [--json]         GGUF header facts (no tensor data read)
     claims inspect store DIR [--json] [--model NAME] [--verify]
                                               an Ollama store: manifests, blobs, sharing
-    claims audit [--claim ID]... [--json] [-o reports/audit.json]
+    claims audit [--claim ID]... [--claims-documents DIR] [--json] [-o reports/audit.json]
                                               perturb each stated figure, rerun its checks
 
 Exit status: 0 success; 1 a verification failed (digest or size mismatch, a
@@ -132,8 +132,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     from claims.evidence import EvidenceError, load_evidence, write_atomic
     from claims.report import render_html
 
-    doc = load_evidence(args.evidence)
     out = Path(args.output)
+    if out.is_dir():  # `-o /tmp`: the page goes into the folder, under its usual name
+        out = out / "report.html"
+    doc = load_evidence(args.evidence)
     try:
         page = render_html(doc)
     except Exception as exc:  # evidence the schema allows but the page cannot show: name it
@@ -184,10 +186,60 @@ def cmd_inspect_gguf(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _bundled_blob(path: Path) -> tuple[str, Path] | None:
+    """The bundled Gemma GGUF, when ``path`` is a store that names it as a model blob it
+    lacks: the recorded store (fixtures/ollama-0.31.2/store) keeps everything but that
+    253 MB blob, which the package ships (assembled once into ~/.cache/claims-suite)."""
+    if not (path / "manifests").is_dir():
+        return None
+    from claims.probes.files.artifacts import gemma_expected_sha256, gemma_gguf
+
+    try:
+        sha = gemma_expected_sha256()
+    except ProbeError:
+        return None
+    if (path / "blobs" / f"sha256-{sha}").exists():
+        return None
+    named = any(
+        f"sha256:{sha}" in p.read_text("utf-8", errors="replace")
+        for p in (path / "manifests").rglob("*")
+        if p.is_file() and p.stat().st_size < 1 << 20
+    )
+    return (sha, gemma_gguf()) if named else None
+
+
+def _replace_text(data: Any, old: str, new: str) -> Any:
+    if isinstance(data, str):
+        return data.replace(old, new)
+    if isinstance(data, dict):
+        return {k: _replace_text(v, old, new) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_replace_text(v, old, new) for v in data]
+    return data
+
+
 def cmd_inspect_store(args: argparse.Namespace) -> int:
+    import tempfile
+
     from claims.probes.files.ollama_store import inspect
 
-    summary = inspect(args.path, model=args.model, verify=args.verify)
+    path = Path(args.path)
+    bundled = _bundled_blob(path)
+    if bundled is None:
+        summary = inspect(path, model=args.model, verify=args.verify)
+    else:
+        from claims.testing.recorded_store import assemble
+
+        sha, gguf = bundled
+        with tempfile.TemporaryDirectory(prefix="claims-store-") as tmp:
+            summary = inspect(assemble(path, Path(tmp), gguf, sha),
+                              model=args.model, verify=args.verify)
+        # Name the files where they really are, not in the temporary store just removed.
+        blob = str(Path(tmp) / "blobs" / f"sha256-{sha}")
+        summary = _replace_text(_replace_text(summary, blob, str(gguf)), tmp, str(path))
+        summary["model_blob"] = (
+            f"sha256-{sha} is the bundled Gemma GGUF ({gguf}), linked in for this inspection"
+        )
     if args.json:
         _print_json(summary)
     else:
@@ -204,8 +256,19 @@ def cmd_inspect_store(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from claims.audit import run_audit
     from claims.audit.report import print_audit, write_audit
+    from claims.catalog import load_catalog
+    from claims.plugin.options import DOCUMENTS_ENV
 
-    result = run_audit(args.claim or None, tests=args.tests)
+    unknown = [cid for cid in args.claim or () if cid not in load_catalog()]
+    if unknown:  # as pytest's --claim does: a misspelt id is bad usage, not "0 of 0"
+        _error(f"claims audit: --claim: unknown claim id(s) {', '.join(unknown)}")
+        return EXIT_INPUT
+    documents = args.claims_documents or os.environ.get(DOCUMENTS_ENV) or None
+    result = run_audit(
+        args.claim or None,
+        tests=args.tests,
+        documents=Path(documents).expanduser() if documents else None,
+    )
     if args.output:
         write_audit(Path(args.output), result)
     if args.json:
@@ -278,6 +341,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--claim", action="append", help="audit only this claim (repeatable)")
     p.add_argument("--tests", default="tests", help="the suite's tests folder (default: ./tests)")
+    p.add_argument(
+        "--claims-documents",
+        metavar="DIR",
+        help="the source documents (seed files), for the transcription audit "
+        "(default: $CLAIMS_DOCUMENTS; without either it is not audited)",
+    )
     p.add_argument(
         "-o", "--output", default="reports/audit.json", help="where to keep the result (JSON)"
     )

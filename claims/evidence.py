@@ -405,7 +405,7 @@ def write_atomic(path: Path, text: str) -> None:
 def catalog_sha256(catalog: Catalog) -> str:
     """SHA-256 of the catalog as loaded (its documents and claims as canonical JSON).
 
-    Hashing what was loaded rather than the files covers ``--catalog`` files
+    Hashing what was loaded rather than the files covers ``--claims-catalog`` files
     too, and two runs with equal hashes judged the same claims by the same figures.
     """
     content = {

@@ -4,11 +4,11 @@ A profile says which machine a run is certifying. ``dgx-spark`` carries the
 values Week 1 records for the author's Spark; claims and stated figures tied
 to it are "not applicable" on any other profile, while their general forms
 still run. ``generic`` is every other machine. ``auto`` (the default of
-``--profile``) picks ``dgx-spark`` when this machine is one: an aarch64 host
+``--claims-profile``) picks ``dgx-spark`` when this machine is one: an aarch64 host
 whose GPU nvidia-smi names "NVIDIA GB10". :func:`choose_profile` says which
 profile a run uses and why; a detection that could not ask nvidia-smi (absent,
 failed, no answer within :data:`DETECT_TIMEOUT_S`) says so, and the plugin fails
-a ``--require-live`` run on it rather than certify a Spark as "generic".
+a ``--claims-require-live`` run on it rather than certify a Spark as "generic".
 
 :func:`compare` sets a machine's facts beside a profile and sorts what differs
 into two kinds: *hardware* (architecture, cores, memory, GPU, compute
@@ -128,7 +128,7 @@ class ProfileChoice:
     """The profile a run uses, how it was chosen, and whether detection failed."""
 
     name: str
-    option: str  # what --profile said: auto, dgx-spark or generic
+    option: str  # what --claims-profile said: auto, dgx-spark or generic
     reason: str
     detection_failed: bool = False
 
@@ -189,14 +189,14 @@ def detect_profile(arch: str | None = None,
 
 def choose_profile(option: str, *, arch: str | None = None,
                    gpu_names: Callable[[], list[str]] | None = None) -> ProfileChoice:
-    """The profile for ``--profile OPTION`` with the reason ('auto' detects)."""
+    """The profile for ``--claims-profile OPTION`` with the reason ('auto' detects)."""
     if option == "auto":
         return _detect(arch, gpu_names)
     if option not in PROFILES:
         raise ValueError(f"unknown profile {option!r} (known: auto, {', '.join(PROFILES)})")
-    return ProfileChoice(option, option, f"named with --profile {option}")
+    return ProfileChoice(option, option, f"named with --claims-profile {option}")
 
 
 def resolve_profile(option: str) -> str:
-    """The profile a run uses for ``--profile OPTION`` ('auto' detects)."""
+    """The profile a run uses for ``--claims-profile OPTION`` ('auto' detects)."""
     return choose_profile(option).name

@@ -284,7 +284,7 @@ TIERS = TierTable(
             live=True,
             detect=_engine,
             hint="install the engine extra (pip install '.[engine]', llama-cpp-python) and run "
-            "pytest -m engine; --engine-model PATH picks another GGUF",
+            "pytest -m engine; --claims-engine-model PATH picks another GGUF",
         ),
         Tier(
             name="ollama",

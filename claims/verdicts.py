@@ -11,7 +11,7 @@ is "reproduced" only when at least one check confirmed it live on this machine.
 
 A check's verdict is decided once, where the check ends (the plugin writes it
 into the record as ``verdict``); this module only ranks. In a certification run
-(``--require-live``) a claim with live checks gets the verdict of its live
+(``--claims-require-live``) a claim with live checks gets the verdict of its live
 checks alone: what the document recorded cannot stand in for a live check that
 did not run or failed.
 """
@@ -80,7 +80,7 @@ def claim_verdict(
 ) -> tuple[str, str | None]:
     """The claim's verdict and a one-line reason, from all of its checks.
 
-    ``certification``: the run demanded live checks (--require-live); a claim
+    ``certification``: the run demanded live checks (--claims-require-live); a claim
     that has any is judged by them alone.
     """
     if not testable:

@@ -1,19 +1,30 @@
-"""Propose anchors for transcribed values that have none (fixtures/recorded/<DOC>.anchors.json).
+"""Re-anchor the transcribed values against the documents, then rewrite their manifest.
 
-Usage: .venv/bin/python scripts/anchor-transcriptions.py [DOC ...]
+Usage: .venv/bin/python scripts/anchor-transcriptions.py --claims-documents DIR [DOC ...]
+       (or CLAIMS_DOCUMENTS=DIR .venv/bin/python scripts/anchor-transcriptions.py)
 
-Existing anchors are kept as they are; a new value is anchored where the seed
-prints it nearest after the previous value's place (the values of one object
-come from one passage). Review every proposal against the post before
+DIR is the folder of the seed files (the source documents). Existing anchors are
+kept where the value is still printed there; a new or moved value is anchored
+where the seed prints it nearest after the previous value's place (the values of
+one object come from one passage). Review every proposal against the post before
 committing: the anchor says where the document prints the value.
+
+When every value of every document is printed at its anchor, the SHA-256
+manifest of the transcribed files (fixtures/recorded/MANIFEST.sha256, checked
+on every pytest run, documents or not) is rewritten; otherwise it is left as it
+was and the script exits 1. This is the only command that writes the manifest:
+edit a fixture, run this, commit the fixture, its anchors and the manifest.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
+from claims.audit.manifest import MANIFEST, write_manifest
 from claims.audit.transcribed import (
     SEED_FILES,
     anchored,
@@ -27,12 +38,23 @@ from claims.audit.transcribed import (
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def main(docs: list[str]) -> int:
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims-documents", metavar="DIR",
+                        default=os.environ.get("CLAIMS_DOCUMENTS"),
+                        help="the folder of the seed files (default: $CLAIMS_DOCUMENTS)")
+    parser.add_argument("docs", nargs="*", help="documents to re-anchor (default: all)")
+    args = parser.parse_args(argv)
+    if not args.claims_documents:
+        parser.error("name the documents: --claims-documents DIR (or CLAIMS_DOCUMENTS=DIR)")
+    documents = Path(args.claims_documents).expanduser()
     status = 0
-    for doc in docs or list(SEED_FILES):
-        seeds = seeds_of(ROOT, doc)
+    for doc in args.docs or list(SEED_FILES):
+        if doc not in SEED_FILES:
+            parser.error(f"unknown document {doc!r} (one of {', '.join(SEED_FILES)})")
+        seeds = seeds_of(documents, doc)
         if seeds is None:
-            print(f"{doc}: seeds not found", file=sys.stderr)
+            print(f"{doc}: seeds not found in {documents}", file=sys.stderr)
             return 2
         path = anchors_path(ROOT, doc)
         old = json.loads(path.read_text("utf-8"))["anchors"] if path.is_file() else {}
@@ -68,6 +90,19 @@ def main(docs: list[str]) -> int:
         }
         path.write_text(json.dumps(doc_out, indent=1, ensure_ascii=False) + "\n", "utf-8")
         print(f"{doc}: {len(anchors)} anchors -> {path.relative_to(ROOT)}")
+    if status == 0:
+        from claims.audit.transcribed import misplaced_values
+
+        result = misplaced_values(ROOT, documents)
+        if not result["ran"] or result["misplaced"]:
+            for problem in result.get("misplaced", []):
+                print(problem["problem"], file=sys.stderr)
+            print(f"{MANIFEST} left as it was: {result.get('reason') or 'values misplaced'}",
+                  file=sys.stderr)
+            return 1
+        print(f"{result['values']} values at their anchors -> {write_manifest(ROOT)}")
+    else:
+        print(f"{MANIFEST} left as it was: some values are printed nowhere", file=sys.stderr)
     return status
 
 

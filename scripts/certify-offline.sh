@@ -2,22 +2,30 @@
 # The main job: set up, then run the offline certification and write its report.
 #   bash scripts/certify-offline.sh [extra pytest args]
 # Leaves reports/evidence.json and reports/report.html. Needs no network beyond
-# PyPI for the install, no server and no GPU.
-# First the mutation audit (about a minute): it perturbs each stated figure and
-# reruns its checks; the report shows its summary (reports/audit.json).
+# PyPI for the install, no server and no GPU. It selects claims only (-m offline):
+# the suite's own tests are bash scripts/test.sh's.
+# First the mutation audit: it perturbs each stated figure and reruns its checks;
+# the report shows its summary (reports/audit.json). The transcribed fixtures are
+# checked against their SHA-256 manifest on every run; with CLAIMS_DOCUMENTS=DIR
+# (the folder of the source documents) they are also checked against the documents.
 source "$(dirname "$0")/_venv.sh" ""
 set +e
 mkdir -p reports
+start=$SECONDS
 "$VENV/bin/python" -m claims audit -o reports/audit.json > reports/audit.txt
 audit=$?
+audit_s=$((SECONDS - start))
 tail -n 3 reports/audit.txt
+start=$SECONDS
 "$VENV/bin/python" -m pytest -m offline "$@"
 status=$?
+tests_s=$((SECONDS - start))
 set -e
 # A figure no check is sensitive to is a defect of the suite, not of a claim.
 [ "$status" -eq 0 ] && [ "$audit" -ne 0 ] && status=$audit
 echo "evidence: $(pwd)/reports/evidence.json"
 echo "report:   $(pwd)/reports/report.html"
+echo "took:     audit ${audit_s} s, offline claims ${tests_s} s"
 # 5 = no tests selected (e.g. a --claim that has no offline test): not a failure of the suite.
 [ "$status" -eq 5 ] && exit 0
 exit "$status"

@@ -25,7 +25,7 @@
 #      so an existing CUDA torch is never replaced by a CPU one).
 #   3. Runs the gpu tier and Week 1's offline tests in one pytest session, without
 #      xdist (pytest-benchmark times the matmul series and switches itself off under
-#      xdist), in certification mode (--require-live: a missing prerequisite fails
+#      xdist), in certification mode (--claims-require-live: a missing prerequisite fails
 #      instead of skipping):
 #          pytest tests/claims -p no:xdist -m "gpu or offline" --claim <W1 and gpu-tier ids>
 #   4. Keeps reports/evidence.json, reports/report.html and reports/benchmark.json, and
@@ -313,7 +313,7 @@ EOF
 [ "${#CLAIM_ARGS[@]}" -gt 0 ] || die "the catalog lists no W1 or gpu-tier claim (is the suite installed in $VENV?)"
 
 LIVE_ARGS=()
-[ "$REQUIRE_LIVE" = "1" ] && LIVE_ARGS=(--require-live)
+[ "$REQUIRE_LIVE" = "1" ] && LIVE_ARGS=(--claims-require-live)
 
 STEP="running pytest"
 rm -f "$REPORTS/evidence.json" "$REPORTS/report.html" "$REPORTS/benchmark.json"
@@ -322,9 +322,9 @@ set +e
 bounded "$TEST_TIMEOUT" "$PY" -m pytest tests/claims \
     -p no:xdist -p no:cacheprovider \
     -m "gpu or offline" "${CLAIM_ARGS[@]}" "${LIVE_ARGS[@]}" \
-    --profile="$PROFILE" \
-    --evidence="$REPORTS/evidence.json" \
-    --report-html="$REPORTS/report.html" \
+    --claims-profile="$PROFILE" \
+    --claims-evidence="$REPORTS/evidence.json" \
+    --claims-report-html="$REPORTS/report.html" \
     --benchmark-json="$REPORTS/benchmark.json" \
     "$@" 2>&1 | tee "$KEEP/pytest.log"
 STATUS=${PIPESTATUS[0]}

@@ -127,7 +127,7 @@ def qwen_hub_listing() -> Any:
 class StoreUnderTest:
     """An Ollama store and where it came from.
 
-    ``source`` is "live" for a real store named by --models-dir or $OLLAMA_MODELS and
+    ``source`` is "live" for a real store named by --ollama-models-dir or $OLLAMA_MODELS and
     "fixture" for the store a real Ollama 0.31.2 wrote, recorded under
     fixtures/ollama-0.31.2/store with the bundled Gemma GGUF as its model blob (the
     ``store`` fixture declares the check's source from it); ``provenance`` says which,
@@ -183,7 +183,7 @@ def store(store_under_test: StoreUnderTest, check: Any) -> StoreUnderTest:
 def store_under_test(
     claims_settings: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> StoreUnderTest:
-    """The user's store when --models-dir or $OLLAMA_MODELS names one, else the store a real
+    """The user's store when --ollama-models-dir or $OLLAMA_MODELS names one, else the store a real
     Ollama 0.31.2 wrote (fixtures/ollama-0.31.2/store)."""
     from claims.probes.errors import ProbeError
     from claims.probes.files.ollama_store import OllamaStore, locate_store
@@ -193,7 +193,9 @@ def store_under_test(
         try:
             return StoreUnderTest(OllamaStore(locate_store(claims_settings.models_dir)), "live")
         except ProbeError as exc:
-            not_run(f"the Ollama store given by --models-dir / $OLLAMA_MODELS is unusable: {exc}")
+            not_run(
+                f"the Ollama store given by --ollama-models-dir / $OLLAMA_MODELS is unusable: {exc}"
+            )
     from claims.probes.files.artifacts import gemma_expected_sha256, gemma_gguf
     from claims.testing.recorded_store import PROVENANCE, assemble, recorded_store_dir
 

@@ -86,7 +86,7 @@ def test_choose_profile_says_why():
     x86 = profiles.choose_profile("auto", arch="x86_64")
     assert x86.name == "generic" and "x86_64" in x86.reason and not x86.detection_failed
     named = profiles.choose_profile("generic")
-    assert named.reason == "named with --profile generic" and named.option == "generic"
+    assert named.reason == "named with --claims-profile generic" and named.option == "generic"
 
 
 def test_a_failed_detection_is_generic_but_says_it_failed():

@@ -236,6 +236,7 @@ def run_audit(
     tests: Path | str = "tests",
     pytest_args: Sequence[str] = (),
     quiet: bool = True,
+    documents: Path | None = None,
 ) -> dict[str, Any]:
     """Run the audit in-process; the result is JSON-ready (see ``claims audit --json``)."""
     import pytest
@@ -265,7 +266,7 @@ def run_audit(
         raise RuntimeError(f"the audit's pytest session did not run (exit {code}): {tail}")
     from claims.audit.transcribed import audit_transcriptions
 
-    transcriptions = audit_transcriptions(Path(tests).resolve().parent)
+    transcriptions = audit_transcriptions(Path(tests).resolve().parent, documents)
     sensitive = sum(r.sensitive for r in results)
     from claims.audit.report import catalog_digest
     from claims.evidence import now_iso

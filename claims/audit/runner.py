@@ -17,12 +17,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 import pytest
-from _pytest.runner import runtestprotocol
 
 from claims.catalog import Catalog
 from claims.catalog.records import StatedFigure
 from claims.plugin.keys import CATALOG, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
+from claims.plugin.pytest_private import run_unlogged
 from claims.verdicts import check_verdict, claim_verdict
 
 Records = dict[str, dict[str, Any]]  # nodeid -> the check record of one run of that test
@@ -133,7 +133,7 @@ class AuditSession:
                 else contextlib.nullcontext()
             )
             with swap:
-                reports = runtestprotocol(item, nextitem=nextitem, log=False)
+                reports = run_unlogged(item, nextitem)
             rec = _record(reports)
             if rec is not None:
                 group.records[item.nodeid] = rec

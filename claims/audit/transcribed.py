@@ -29,6 +29,7 @@ __all__ = [
     "anchored",
     "audit_transcriptions",
     "leaves",
+    "misplaced_values",
     "printed_forms",
     "transcribed_values",
 ]
@@ -233,18 +234,18 @@ def load_anchors(root: Path, doc: str) -> dict[str, Anchor]:
     return anchors
 
 
-def seeds_dir(root: Path) -> Path:
-    return root.parent / "shared" / "seeds"
-
-
 @lru_cache(maxsize=8)
 def _seed(path: Path) -> Seed:
     return Seed.read(path)
 
 
-def seeds_of(root: Path, doc: str) -> list[Seed] | None:
-    folder = seeds_dir(root)
-    paths = [folder / name for name in SEED_FILES[doc]]
+def seeds_of(documents: Path, doc: str) -> list[Seed] | None:
+    """The seed texts of ``doc`` in the folder ``documents`` (None: one is missing).
+
+    The folder is always given explicitly (``--claims-documents DIR`` or
+    ``$CLAIMS_DOCUMENTS``): nothing outside the checkout is looked for by default,
+    so a folder that comes and goes beside a clone changes no result."""
+    paths = [documents / name for name in SEED_FILES[doc]]
     if not all(p.is_file() for p in paths):
         return None
     return [_seed(p) for p in paths]
@@ -270,16 +271,51 @@ def mutations(value: Any) -> Iterator[Any]:
             yield changed
 
 
-def audit_transcriptions(root: Path | None = None) -> dict[str, Any]:
+def misplaced_values(root: Path, documents: Path) -> dict[str, Any]:
+    """Check every transcribed value at its anchor in the documents (the plain check, no
+    mutations): what the transcription check of a pytest run with documents reports."""
+    from claims.audit.manifest import manifest_documents
+
+    names = sorted({n for doc in SEED_FILES for n in SEED_FILES[doc]})
+    missing = [n for n in names if not (documents / n).is_file()]
+    if missing:
+        return {"ran": False, "reason": f"{documents} lacks {', '.join(missing)}",
+                "documents_dir": str(documents)}
+    values = 0
+    misplaced: list[dict[str, str]] = []
+    for doc in SEED_FILES:
+        seeds = {s.name: s for s in seeds_of(documents, doc) or []}
+        anchors = load_anchors(root, doc)
+        for path, value in transcribed_values(root, doc):
+            values += 1
+            anchor = anchors.get(path)
+            seed = seeds.get(str(anchor.get("seed"))) if anchor else None
+            if anchor is None or seed is None or not anchored(seed, anchor, value):
+                where = (f"{anchor['seed']} line {anchor['line']}" if anchor else "no anchor")
+                misplaced.append({"doc": doc, "value": path, "problem": (
+                    f"fixtures/recorded/{doc}.json {path} = {value!r} is not printed where "
+                    f"its anchor says ({where})")})
+    return {
+        "ran": True,
+        "documents_dir": str(documents),
+        "documents": manifest_documents(documents, names),
+        "values": values,
+        "misplaced": misplaced,
+    }
+
+
+def audit_transcriptions(root: Path, documents: Path | None) -> dict[str, Any]:
     """Change each digit of every transcribed value; count what the anchored check catches."""
-    root = (root or Path.cwd()).resolve()
+    root = root.resolve()
+    if documents is None:
+        return {"skipped": "no documents given (--claims-documents DIR or $CLAIMS_DOCUMENTS)"}
     values = caught = total = 0
     survivors: list[str] = []
     unanchored: list[str] = []
     for doc in SEED_FILES:
-        seeds = seeds_of(root, doc)
+        seeds = seeds_of(documents, doc)
         if seeds is None:
-            return {"skipped": f"the source documents are not at {seeds_dir(root)}"}
+            return {"skipped": f"the source documents are not all in {documents}"}
         by_name = {s.name: s for s in seeds}
         anchors = load_anchors(root, doc)
         for path, value in transcribed_values(root, doc):

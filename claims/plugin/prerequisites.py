@@ -4,7 +4,7 @@
 applicable" when a claim is about another machine profile, and as "not run"
 when a tier's prerequisite is missing (:mod:`claims.plugin.tiers`).
 :func:`require_live` is the one place where, in certification mode
-(``--require-live``), a "not run" (from setup or from the test body) becomes a
+(``--claims-require-live``), a "not run" (from setup or from the test body) becomes a
 failure instead.
 """
 
@@ -28,12 +28,14 @@ __all__ = ["prepare", "require_live"]
 
 @contextmanager
 def require_live(settings: Settings) -> Iterator[None]:
-    """Under ``--require-live`` a check that is not run fails, naming what was missing."""
+    """Under ``--claims-require-live`` a check that is not run fails, naming what was missing."""
     try:
         yield
     except NotRun as exc:
         if settings.require_live:
-            raise RequiredButNotRun(f"--require-live: not run: {exc.msg}", pytrace=False) from None
+            raise RequiredButNotRun(
+                f"--claims-require-live: not run: {exc.msg}", pytrace=False
+            ) from None
         raise
 
 
@@ -78,6 +80,6 @@ def _check_profile(config: pytest.Config, check: Check) -> None:
         if claim.profile and claim.profile != profile:
             not_applicable(
                 f"{claim.id} is about the {claim.profile} profile; this machine is "
-                f"{profile} (override with --profile)",
+                f"{profile} (override with --claims-profile)",
                 scope={"profile": claim.profile},
             )

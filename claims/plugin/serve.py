@@ -7,7 +7,7 @@ loopback port, with a private store sharing the user's models, restarted only
 when a test group needs other settings. Then:
 
 * the tier's host is the private server, and cold starts need no
-  ``--allow-unload`` (unloading it disturbs no one);
+  ``--ollama-allow-unload`` (unloading it disturbs no one);
 * tests marked ``@pytest.mark.ollama_server("group")`` run after the others,
   grouped, so each group's server starts once; they get their server from the
   ``ollama_serve`` fixture;
@@ -29,15 +29,16 @@ import signal
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from claims.plugin.keys import CHECK, SETTINGS, TIERS_KEY
-from claims.plugin.options import Settings, _positive_seconds
+from claims.plugin.keys import CHECK, EVIDENCE_WRITER, SETTINGS, TIERS_KEY
+from claims.plugin.options import _positive_seconds
 from claims.plugin.outcomes import not_run
-from claims.plugin.tiers import Tiers
-from claims.plugin.writer import EVIDENCE_WRITER
+
+if TYPE_CHECKING:  # imported in every pytest run (the entry point's pytest_plugins)
+    from claims.plugin.options import Settings
 
 __all__ = ["AFTER_ALL", "SERVE", "UserServerSnapshot", "ollama_serve", "user_server_snapshot"]
 
@@ -169,8 +170,11 @@ def pytest_configure(config: pytest.Config) -> None:
     raw = config.getoption("--ollama-serve")
     if raw is None:
         return
+    from claims.plugin.session import load_session
+    from claims.plugin.tiers import Tiers
     from claims.probes.live.ollama_serve import PrivateServers
 
+    load_session(config)
     binary = _binary(str(raw))
     settings = config.stash[SETTINGS]
     store = _user_store(settings)

@@ -1,25 +1,37 @@
-"""What one session of the suite holds, loaded once at ``pytest_configure``.
+"""What one session of the suite holds, and when the plugin starts to act on it.
 
-:func:`configure` registers the markers, resolves the settings, loads and
-validates the catalog (a bad catalog or an unknown ``--claim`` is a usage
-error), chooses the machine profile, notes any fake in use, and keeps each on
-``config.stash`` under the keys of :mod:`claims.plugin.keys`. In the
-controlling process it also opens the evidence log (:mod:`claims.plugin.writer`).
+The plugin is installed as a ``pytest11`` entry point, so it is loaded by every
+pytest run in the environment, the user's other projects included. It acts only
+on a session that is the suite's: one that names any of its options
+(:func:`claims.plugin.options.named_options`, checked at ``pytest_configure``) or
+collects a claim test (``@pytest.mark.claim``, checked once collection is done).
+Any other session gets no evidence, no report, no socket guard and no terminal
+section, and pays for nothing but the option table and the marker registration.
+
+:func:`load_session` resolves the settings, loads and validates the catalog (a bad
+catalog or an unknown ``--claim`` is a usage error), chooses the machine profile,
+notes any fake in use, and keeps each on ``config.stash`` under the keys of
+:mod:`claims.plugin.keys` (the fixtures call it too, so it runs at most once).
+:func:`activate` does that, checks the run's inputs (:mod:`claims.plugin.inputs`)
+and, in the controlling process, opens the evidence log (:mod:`claims.plugin.writer`).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from claims.catalog import Catalog, CatalogError, load_catalog
-from claims.plugin.keys import CATALOG, PROFILE, PROFILE_CHOICE, SETTINGS, SIMULATED, TIERS_KEY
-from claims.plugin.markers import register_markers
-from claims.plugin.options import Settings
-from claims.plugin.tiers import Tiers
-from claims.plugin.writer import open_evidence
-from claims.terminal import safe
+from claims.plugin.keys import (
+    ACTIVE,
+    CATALOG,
+    INPUTS,
+    PROFILE,
+    PROFILE_CHOICE,
+    SETTINGS,
+    SIMULATED,
+    TIERS_KEY,
+)
 
-__all__ = ["configure", "is_worker"]
+__all__ = ["activate", "is_active", "is_worker", "load_session", "wants_activation"]
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -27,33 +39,64 @@ def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def configure(config: pytest.Config) -> None:
-    """Load the session's settings, catalog, profile and tiers onto ``config.stash``."""
+def is_active(config: pytest.Config) -> bool:
+    return config.stash.get(ACTIVE, False)
+
+
+def wants_activation(config: pytest.Config) -> bool:
+    """Whether this run names one of the suite's options (so it is the suite's run)."""
+    from claims.plugin.options import named_options
+
+    return bool(named_options(config)) or config.getoption("--ollama-serve", None) is not None
+
+
+def load_session(config: pytest.Config) -> None:
+    """Load the session's settings, catalog, profile and tiers onto ``config.stash`` (once)."""
+    if SETTINGS in config.stash:
+        return
+    from claims.catalog import Catalog, CatalogError, load_catalog
+    from claims.plugin.options import Settings
+    from claims.plugin.tiers import Tiers
     from claims.profiles import choose_profile
     from claims.simulation import fakes_in_use
+    from claims.terminal import safe
 
-    register_markers(config)
     settings = Settings.from_config(config)
-    catalog = _load_catalog(settings)
-    choice = choose_profile(settings.profile_option)
-    simulated = fakes_in_use()
-    tiers = Tiers(settings)
-    config.stash[PROFILE_CHOICE] = choice
-    config.stash[SIMULATED] = simulated
-    config.stash[SETTINGS] = settings
-    config.stash[CATALOG] = catalog
-    config.stash[TIERS_KEY] = tiers
-    config.stash[PROFILE] = choice.name
-    if not is_worker(config) and settings.evidence_path is not None:
-        open_evidence(config, settings, catalog, choice, simulated, tiers)
-
-
-def _load_catalog(settings: Settings) -> Catalog:
     try:
-        catalog = load_catalog(settings.catalog_paths or None)
+        catalog: Catalog = load_catalog(settings.catalog_paths or None)
     except CatalogError as exc:
         raise pytest.UsageError(f"claims catalog is invalid: {safe(exc)}") from None
     unknown = [cid for cid in settings.claim_ids if cid not in catalog]
     if unknown:
         raise pytest.UsageError(f"--claim: unknown claim id(s) {safe(', '.join(unknown))}")
-    return catalog
+    choice = choose_profile(settings.profile_option)
+    config.stash[PROFILE_CHOICE] = choice
+    config.stash[SIMULATED] = fakes_in_use()
+    config.stash[SETTINGS] = settings
+    config.stash[CATALOG] = catalog
+    config.stash[TIERS_KEY] = Tiers(settings)
+    config.stash[PROFILE] = choice.name
+
+
+def activate(config: pytest.Config, *, late: bool = False) -> None:
+    """Make the plugin act on this session (``late``: after pytest_sessionstart)."""
+    if is_active(config):
+        return
+    from claims.plugin.inputs import check_inputs
+    from claims.plugin.writer import open_evidence
+
+    load_session(config)
+    config.stash[ACTIVE] = True
+    settings = config.stash[SETTINGS]
+    config.stash[INPUTS] = check_inputs(config.rootpath, settings.documents_dir)
+    if not is_worker(config) and settings.evidence_path is not None:
+        writer = open_evidence(
+            config,
+            settings,
+            config.stash[CATALOG],
+            config.stash[PROFILE_CHOICE],
+            config.stash[SIMULATED],
+            config.stash[TIERS_KEY],
+        )
+        if late:  # its pytest_sessionstart has passed: start the file now
+            writer.write(complete=False)

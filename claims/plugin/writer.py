@@ -18,7 +18,7 @@ import pytest
 
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, now_iso, write_atomic
-from claims.plugin.keys import CHECK, RECORD_KEY
+from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.options import Settings, redact_credentials
 from claims.plugin.tiers import Tiers
@@ -33,7 +33,8 @@ WRITE_INTERVAL_S = 1.0
 PYTEST_COUNTS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
 EXIT_MEANINGS: dict[int, str] = {
     0: "all selected tests passed (known errata are expected failures, xfail)",
-    1: "some tests failed: a claim was refuted, a probe errored, or a check of the suite failed",
+    1: "some tests failed: a claim was refuted, a check could not decide its claim, or a "
+    "test of the suite failed",
     2: "the run was interrupted",
     3: "pytest hit an internal error",
     4: "pytest was called with bad options",
@@ -213,9 +214,6 @@ class EvidenceWriter:
             terminalreporter.write_line(f"report:   {safe(self.settings.report_path)}")
 
 
-# Where the controller keeps its writer (absent in xdist workers and without evidence).
-EVIDENCE_WRITER = pytest.StashKey[EvidenceWriter]()
-
 
 def interrupt_on_signals() -> dict[int, Any]:
     """Make SIGTERM and SIGHUP take pytest's Ctrl-C path, so the evidence and report are written.
@@ -279,6 +277,8 @@ def open_evidence(
         "complete": False,
         # Credentials in a URL argument (--ollama-host) are never written.
         "args": [redact_credentials(str(a)) for a in config.invocation_params.args],
+        # the fixture manifest and transcription check (claims.plugin.inputs)
+        "inputs": config.stash.get(INPUTS, None),
     }
     log = EvidenceLog(catalog, run)
     # `claims audit` keeps its result beside the evidence; the report shows its summary.

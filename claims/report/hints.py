@@ -1,7 +1,7 @@
 """What would run a check the report shows as "not run" or "not applicable".
 
 The reason a check was skipped is written by the tier detector or the test
-("no Ollama server at ...", "pass --allow-unload to allow it"). The hint adds
+("no Ollama server at ...", "pass --ollama-allow-unload to allow it"). The hint adds
 what a user types to get past it, derived from the check's tiers and from any
 command-line flag or missing package the reason names, so the page answers
 "how do I run this?" without the reader opening the test code. Each hint is a
@@ -22,22 +22,23 @@ __all__ = ["FLAG_HINTS", "PACKAGE_HINTS", "not_applicable_hint", "run_hint"]
 
 # What each option the reasons name needs as its argument, and what it changes.
 FLAG_HINTS: dict[str, str] = {
-    "--models-dir": "pass --models-dir DIR, the Ollama models folder that holds manifests/ and "
-    "blobs/ (a Linux service install keeps it in /usr/share/ollama/.ollama/models, a user "
-    "install in ~/.ollama/models; the server's OLLAMA_MODELS setting overrides both), with "
-    "the model the reason names pulled into it",
-    "--allow-unload": "pass --allow-unload to let the suite unload the model from the live "
-    "server (the next request loads it again)",
-    "--allow-pull": "pass --allow-pull to let the suite pull the model onto the live server",
-    "--allow-create": "pass --allow-create to let the suite create (and then delete) a "
-    "derived model on the live server",
+    "--ollama-models-dir": "pass --ollama-models-dir DIR, the Ollama models folder that holds "
+    "manifests/ and blobs/ (a Linux service install keeps it in "
+    "/usr/share/ollama/.ollama/models, a user install in ~/.ollama/models; the server's "
+    "OLLAMA_MODELS setting overrides both), with the model the reason names pulled into it",
+    "--ollama-allow-unload": "pass --ollama-allow-unload to let the suite unload the model "
+    "from the live server (the next request loads it again)",
+    "--ollama-allow-pull": "pass --ollama-allow-pull to let the suite pull the model onto the "
+    "live server",
+    "--ollama-allow-create": "pass --ollama-allow-create to let the suite create (and then "
+    "delete) a derived model on the live server",
     "--ollama-tools-model": "pass --ollama-tools-model NAME, a tools-capable model the server "
     "has (e.g. llama3.2:3b)",
     "--ollama-model": "pass --ollama-model NAME, the model the figure was stated for (phi4)",
     "--ollama-host": "pass --ollama-host URL of a reachable Ollama server "
     "(default http://127.0.0.1:11434)",
-    "--engine-model": "pass --engine-model PATH to a GGUF file, or store:NAME for a model "
-    "in the Ollama store",
+    "--claims-engine-model": "pass --claims-engine-model PATH to a GGUF file, or store:NAME "
+    "for a model in the Ollama store",
 }
 
 # A package a reason says is missing, and how to install it. Keyed by the
@@ -81,8 +82,9 @@ def run_hint(
     """One line telling the user how to get this check run (``selected``: a test of it ran)."""
     tiers = list(dict.fromkeys(str(t) for t in tiers))  # str: evidence is read, not trusted
     packages = _missing_packages(reason)
-    # A flag the reason names (--allow-unload, --models-dir...) is the most precise advice.
-    flags = [f for f in _flags(reason) if f not in ("--require-live", "--profile")]
+    # A flag the reason names (--ollama-allow-unload, --ollama-models-dir...) is the most
+    # precise advice.
+    flags = [f for f in _flags(reason) if f not in ("--claims-require-live", "--claims-profile")]
     parts: list[str] = []
     if packages:
         # The tier is available but a package the test needs is not: "run pytest -m
@@ -109,7 +111,8 @@ def not_applicable_hint(applies_to: Mapping[str, object] | None) -> str | None:
     profile, model = scope.get("profile"), scope.get("model")
     if isinstance(profile, str) and profile:
         return (
-            "applies on a DGX Spark: run there, or pass --profile dgx-spark if this machine is one"
+            "applies on a DGX Spark: run there, or pass --claims-profile dgx-spark if this "
+            "machine is one"
         )
     if isinstance(model, str) and model:
         return "pass --ollama-model NAME with the model the figure was stated for"

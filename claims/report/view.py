@@ -70,14 +70,23 @@ STATUS_HELP: dict[str, str] = {
     "context": "measured for context; no statement is compared with it",
     "na": "stated for another model or machine profile; recorded, not compared",
 }
+# pytest's outcomes in the report's words. "error" is a verdict here (nothing was
+# decided), so pytest's own "error" (an exception outside the test function: a fixture,
+# setup or teardown) is called what it is, a setup or teardown failure.
 OUTCOME_TEXT: dict[str, str] = {
     "passed": "passed",
     "failed": "failed",
     "skipped": "skipped",
     "xfailed": "failed as the erratum expects",
     "xpassed": "passed unexpectedly",
-    "error": "error",
+    "error": "failed in setup or teardown",
 }
+PYTEST_COUNT_TEXT: dict[str, str] = {
+    "error": "setup/teardown failures",
+    "xfailed": "xfailed (known errata)",
+}
+# Verdicts that decide a claim either way (the others say why it was not decided).
+DECIDED = frozenset({"reproduced", "consistent", "refuted", "known-erratum"})
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -258,7 +267,12 @@ def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
     message = check.get("message")
     hint = None
     if verdict == "not-run":
-        hint = run_hint(_list(check.get("tiers")), message)
+        tiers = [str(t) for t in _list(check.get("tiers"))]
+        # An offline check ran here and could not decide: "run pytest -m offline" would
+        # repeat this run; only an option or package its reason names is advice.
+        ran_offline = not any(TIERS.is_live(t) for t in tiers)
+        if not ran_offline or _flag_or_package(_str(message)):
+            hint = run_hint(tiers, message)
     elif verdict == "not-applicable":
         hint = not_applicable_hint(_mapping(check.get("applies_to")))
     duration = check.get("duration_s")
@@ -340,6 +354,17 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures, doc_title: str) -> 
         hint = run_hint(check_tiers, _str(reason), cid, selected=bool(checks))
         # The same advice without this claim's --claim: the outcome list groups by it.
         hint_general = run_hint(check_tiers, _str(reason), selected=bool(checks))
+        if checks and not any(TIERS.is_live(t) for t in check_tiers):
+            # Its offline checks ran in this very run and could not decide it: "run pytest
+            # -m offline" would repeat that run. A live tier of the claim would decide it.
+            live = [t for t in tiers if TIERS.is_live(t)]
+            if live and not _flag_or_package(_str(reason)):
+                hint = run_hint(live, "", cid, selected=True)
+                hint_general = run_hint(live, "", selected=True)
+            elif not _flag_or_package(_str(reason)):
+                hint = hint_general = (
+                    "its offline checks ran and could not decide it here: see the reason"
+                )
     elif verdict == "not-applicable":
         owner = next((c for c in checks if check_verdict(c) == "not-applicable"), {})
         hint = not_applicable_hint(_mapping(owner.get("applies_to")))
@@ -497,6 +522,30 @@ def _tier_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
 PYTEST_ORDER = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
 
 
+def _flag_or_package(reason: str) -> bool:
+    """Whether the reason names an option or a package to install (its own precise hint)."""
+    return run_hint([], reason) != run_hint([], "")
+
+
+def _asked_live(run: Mapping[str, Any]) -> list[str]:
+    """The live tiers the run asked for: named in its -m expression (not after "not"), or
+    all of them under --claims-require-live with no expression."""
+    words = _str(run.get("markexpr")).replace("(", " ").replace(")", " ").split()
+    named = [w for i, w in enumerate(words)
+             if TIERS.is_live(w) and (i == 0 or words[i - 1] != "not")] if words else []
+    if not named and not words and _mapping(run.get("options")).get("require_live"):
+        return list(TIERS.live())
+    return list(dict.fromkeys(named))
+
+
+def _decided_live(claims: Sequence[Mapping[str, Any]]) -> int:
+    return sum(
+        1 for c in claims
+        if any(ch.get("source") == "live" and ch.get("verdict") in DECIDED
+               for ch in _list(c.get("checks")))
+    )
+
+
 def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The answer to "did this run pass, and what failed", from pytest and the verdicts."""
     pytest_info = _mapping(run.get("pytest"))
@@ -511,6 +560,10 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
     claims = [
         c for d in documents for s in d["sections"] for c in s.claims if isinstance(c, Mapping)
     ]
+    # With --claim, the claims left out were not selected, not "not run".
+    chosen = {str(x) for x in _list(_mapping(run.get("options")).get("claim_ids"))}
+    if chosen:
+        claims = [c for c in claims if c["id"] in chosen]
     failing = [c for c in claims if c["verdict"] in ("refuted", "error") or c["erratum_holds"]]
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for c in claims:
@@ -520,12 +573,31 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
         {"hint": hint, "claims": members}
         for hint, members in sorted(groups.items(), key=lambda kv: -len(kv[1]))
     ]
+    reason = ""
     if code is None:
         verdict = "unknown"
         headline = "pytest's outcome was not recorded (an interrupted run, or older evidence)"
     elif code == 0:
         verdict = "passed"
         headline = "The run passed"
+        decided = sum(1 for c in claims if c["verdict"] in DECIDED)
+        live = _asked_live(run)
+        down = [f"{t}: {_str(_mapping(st).get('reason'))}"
+                for t, st in _mapping(run.get("tier_status")).items()
+                if not _mapping(st).get("available")]
+        why = f" ({'; '.join(down)})" if down else ""
+        if not decided:
+            verdict, headline = "undecided", "Nothing was checked"
+            reason = (
+                f"pytest passed, but none of the {len(claims)} claims was decided: each was "
+                f"not run, not applicable or untestable{why}; the reasons are below"
+            )
+        elif live and not _decided_live(claims):
+            verdict, headline = "undecided", "Nothing was decided live"
+            reason = (
+                f"the run asked for the {', '.join(live)} tier, and no claim was decided "
+                f"on a live system{why}"
+            )
     else:
         verdict = "failed"
         headline = "The run failed"
@@ -535,8 +607,10 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
         "state": verdict,
         "headline": headline,
         "exit_status": code,
-        "meaning": _str(pytest_info.get("meaning")) or None,
+        "meaning": reason if verdict == "undecided" else _str(pytest_info.get("meaning")) or None,
         "counts": counts,
+        "count_text": PYTEST_COUNT_TEXT,
+        "selected_claims": sorted(chosen),
         "failing": failing,
         "not_run": not_run,
         "not_run_total": sum(len(g["claims"]) for g in not_run),
@@ -583,6 +657,35 @@ def _provenance(run: Mapping[str, Any]) -> dict[str, str]:
     else:
         out["Git commit"] = "not recorded (not a git checkout)" if suite else "not recorded"
     out["Catalog SHA-256"] = _str(suite.get("catalog_sha256"), "not recorded")
+    out.update(_inputs(_mapping(run.get("inputs"))))
+    return out
+
+
+def _inputs(inputs: Mapping[str, Any]) -> dict[str, str]:
+    """What the transcribed figures were checked against (claims.plugin.inputs)."""
+    if not inputs:
+        return {}
+    out: dict[str, str] = {}
+    manifest = _mapping(inputs.get("manifest"))
+    if manifest:
+        problems = [_str(_mapping(p).get("file")) for p in _list(manifest.get("problems"))]
+        out["Transcribed fixtures"] = (
+            f"{manifest.get('checked')} files against {_str(manifest.get('manifest'))}: "
+            + (f"changed: {', '.join(problems)}" if problems else "unchanged")
+        )
+    tr = _mapping(inputs.get("transcription"))
+    if tr.get("ran"):
+        files = ", ".join(
+            f"{_str(_mapping(d).get('file'))} (SHA-256 {_str(_mapping(d).get('sha256'))})"
+            for d in _list(tr.get("documents"))
+        )
+        misplaced = len(_list(tr.get("misplaced")))
+        out["Transcription check"] = (
+            f"ran: {tr.get('values')} values against {files}; "
+            + (f"{misplaced} not where their anchors say" if misplaced else "all at their anchors")
+        )
+    elif tr:
+        out["Transcription check"] = f"not run: {_str(tr.get('reason'))}"
     return out
 
 

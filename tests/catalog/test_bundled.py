@@ -7,8 +7,6 @@ import pytest
 from claims.catalog import load_catalog
 from claims.tiers import TIERS
 
-pytestmark = pytest.mark.offline
-
 
 @pytest.fixture(scope="module")
 def catalog():

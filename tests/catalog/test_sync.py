@@ -13,7 +13,7 @@ import pytest
 from claims.catalog import load_catalog
 from claims.coverage import collect_coverage
 
-pytestmark = [pytest.mark.offline, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 TESTS = Path(__file__).resolve().parents[1]
 

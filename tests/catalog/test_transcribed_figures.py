@@ -10,11 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from claims.catalog import load_catalog
-
-pytestmark = pytest.mark.offline
 
 RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "recorded"
 

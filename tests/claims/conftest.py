@@ -20,7 +20,7 @@ ENGINE_SEED = 42
 
 @pytest.fixture(scope="session")
 def engine_model(claims_settings: Settings) -> Any:
-    """Which model file the engine tier runs (--engine-model, default the Gemma file)."""
+    """Which model file the engine tier runs (--claims-engine-model, default the Gemma file)."""
     from claims.probes.errors import ProbeError
     from claims.probes.live.engine.model_file import describe_engine_model
 
@@ -186,7 +186,7 @@ def _server_model(client: Any, settings: Settings, name: str) -> ServerModel:
     entry = find_model(client.tags(), name)
     if entry is None:
         if not settings.allow_pull:
-            not_run(f"model {name} is not on the server; pull it or pass --allow-pull")
+            not_run(f"model {name} is not on the server; pull it or pass --ollama-allow-pull")
         client.pull(name, total_timeout=3600.0)
         entry = find_model(client.tags(), name)
         if entry is None:
@@ -313,10 +313,12 @@ class LiveOllama:
         return find_model(models, name or self.model_name)
 
     def unload(self, name: str | None = None) -> Any:
-        """Unload a model (opt-in: --allow-unload) and wait until /api/ps drops it."""
+        """Unload a model (opt-in: --ollama-allow-unload) and wait until /api/ps drops it."""
         from claims.testkit import needs_flag
 
-        needs_flag(self.settings.allow_unload, "--allow-unload", "unloading a model (a cold start)")
+        needs_flag(
+            self.settings.allow_unload, "--ollama-allow-unload", "unloading a model (a cold start)"
+        )
         result = self.client.unload(name or self.model_name, timeout=60.0)
         self.check.observe(
             "unload: seconds until /api/ps dropped the model",
@@ -339,13 +341,13 @@ class LiveOllama:
             store = OllamaStore(locate_store(self.settings.models_dir))
             manifest = store.manifest(model.name)
         except ProbeError as exc:
-            return f"no readable model store for {model.name} ({exc}); pass --models-dir"
+            return f"no readable model store for {model.name} ({exc}); pass --ollama-models-dir"
         except OSError as exc:
-            return f"the model store cannot be read ({exc.strerror}); pass --models-dir"
+            return f"the model store cannot be read ({exc.strerror}); pass --ollama-models-dir"
         if manifest.digest != model.digest:
             return (
                 f"the store at {store.root} has a different {model.name} (manifest "
-                f"{manifest.digest[:12]}, server {model.digest[:12]}); pass --models-dir"
+                f"{manifest.digest[:12]}, server {model.digest[:12]}); pass --ollama-models-dir"
             )
         self.check.fact("ollama_store", str(store.root))
         return store, manifest

@@ -45,9 +45,9 @@ class ClaimsPytester:
             "-p",
             "no:cacheprovider",
             "--strict-markers",
-            f"--catalog={catalog}",
+            f"--claims-catalog={catalog}",
             f"--ollama-host=http://127.0.0.1:{free_port()}",
-            "--profile=generic",
+            "--claims-profile=generic",
         ]
 
     def run(self, *args: str, subprocess: bool = False) -> pytest.RunResult:

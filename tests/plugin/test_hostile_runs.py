@@ -52,7 +52,7 @@ def test_xfails_with_hostile_reason():
 
 def test_failures_reasons_and_captured_output_reach_the_terminal_escaped(claims_pytester):
     claims_pytester.pytester.makepyfile(HOSTILE_TEST)
-    result = claims_pytester.run("-ra", "--profile=dgx-spark", subprocess=True)
+    result = claims_pytester.run("-ra", "--claims-profile=dgx-spark", subprocess=True)
     out = result.stdout.str() + result.stderr.str()
     assert raw_terminal_bytes(out) == []
     # What was there is still said, as escapes a reader can see.

@@ -52,10 +52,10 @@ def run_tier(
         "-m",
         "ollama",
         f"--rootdir={ROOT}",
-        "--profile=generic",
+        "--claims-profile=generic",
         f"--ollama-host={host}",
-        f"--evidence={evidence}",
-        f"--report-html={tmp_path / 'report.html'}",
+        f"--claims-evidence={evidence}",
+        f"--claims-report-html={tmp_path / 'report.html'}",
         *args,
         *map(str, TIER_FILES),
     ]
@@ -123,8 +123,8 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
         assert claims[cid]["verdict"] == "reproduced", (cid, claims[cid]["reason"])
     assert doc["run"]["machine"]["ollama"] == {"version": fake.version, "host": fake.url}
     # Checks that would change the server say which flag they need, and nothing changed.
-    assert "pass --allow-unload" in claims["MC-KEEPALIVE"]["reason"]
-    assert "pass --allow-create" in claims["MC-STORE-DEDUP"]["reason"]
+    assert "pass --ollama-allow-unload" in claims["MC-KEEPALIVE"]["reason"]
+    assert "pass --ollama-allow-create" in claims["MC-STORE-DEDUP"]["reason"]
     assert not [
         e
         for e in fake.exchanges
@@ -134,7 +134,7 @@ def test_faults_become_errors_of_their_claims_and_the_session_goes_on(
     # A cold start needs the flag too, but the warm half is measured and kept,
     # with the rows the report plots.
     cold = claims["W2-COLD-TTFT"]
-    assert cold["verdict"] == "not-run" and "pass --allow-unload" in cold["reason"]
+    assert cold["verdict"] == "not-run" and "pass --ollama-allow-unload" in cold["reason"]
     (check,) = cold["checks"]
     assert any(m["name"] == "warm TTFT" for m in check["measurements"])
     rows = check["charts"][0]["rows"]
@@ -175,9 +175,9 @@ def test_a_server_without_the_model_makes_its_claims_not_run(
 
 def test_require_live_fails_and_names_the_missing_server(tmp_path: Path) -> None:
     host = f"http://127.0.0.1:{unused_port()}"
-    proc, _ = run_tier(tmp_path, host, "--require-live", "--claim", "MC-VERSION")
+    proc, _ = run_tier(tmp_path, host, "--claims-require-live", "--claim", "MC-VERSION")
     assert proc.returncode == 1
-    assert f"--require-live: not run: no Ollama server at {host} (" in proc.stdout
+    assert f"--claims-require-live: not run: no Ollama server at {host} (" in proc.stdout
 
 
 def test_store_cross_checks_use_the_servers_own_store(tmp_path: Path, gemma_gguf: Path) -> None:
@@ -188,7 +188,7 @@ def test_store_cross_checks_use_the_servers_own_store(tmp_path: Path, gemma_gguf
         proc, doc = run_tier(
             tmp_path,
             server.url,
-            f"--models-dir={store.root}",
+            f"--ollama-models-dir={store.root}",
             f"--ollama-model={store.base}",
             "--claim",
             "W2-FORMAT-AGREES",
@@ -221,7 +221,7 @@ def test_a_different_store_is_not_taken_for_the_servers(
     proc, doc = run_tier(
         tmp_path,
         fake.url,
-        f"--models-dir={store.root}",
+        f"--ollama-models-dir={store.root}",
         "--ollama-model=gemma3:270m",
         "--claim",
         "W2-FORMAT-AGREES",
@@ -247,7 +247,7 @@ def test_the_tier_gives_the_same_verdicts_twice_against_the_same_server(tmp_path
         for i in (1, 2):
             out = tmp_path / f"run{i}"
             out.mkdir()
-            proc, doc = run_tier(out, server.url, "--allow-unload", "--allow-create")
+            proc, doc = run_tier(out, server.url, "--ollama-allow-unload", "--ollama-allow-create")
             assert doc is not None and doc["run"]["complete"] is True, proc.stdout[-3000:]
             runs.append(doc)
     first, second = ({c["id"]: c["verdict"] for c in d["claims"] if c["checks"]} for d in runs)

@@ -53,8 +53,8 @@ def run_child(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[s
     cmd = [
         sys.executable, "-m", "pytest",
         "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark",
-        "-q", "-ra", f"--rootdir={ROOT}", "--profile=generic",
-        f"--evidence={evidence}", f"--report-html={tmp_path / 'report.html'}",
+        "-q", "-ra", f"--rootdir={ROOT}", "--claims-profile=generic",
+        f"--claims-evidence={evidence}", f"--claims-report-html={tmp_path / 'report.html'}",
         *args,
     ]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
@@ -146,10 +146,10 @@ def test_credentials_in_the_host_are_used_and_never_shown_or_written(fake, tmp_p
 
 def test_a_hostile_gguf_reaches_the_offline_terminal_escaped(tmp_path):
     # The repro of issue 22, item 1 (`pytest -m offline --claim W2-GGUF-TOKENIZER
-    # --models-dir STORE`): the window title and the screen stay the user's.
+    # --ollama-models-dir STORE`): the window title and the screen stay the user's.
     store = hostile_phi4_store(tmp_path / "store")
     proc, doc = run_child(tmp_path, "-m", "offline", "--claim", "W2-GGUF-TOKENIZER",
-                          f"--models-dir={store}")
+                          f"--ollama-models-dir={store}")
     out = proc.stdout + proc.stderr
     assert doc is not None
     (check,) = [ch for cid, ch in checks(doc) if cid == "W2-GGUF-TOKENIZER"

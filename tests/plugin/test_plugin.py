@@ -196,9 +196,9 @@ def test_missing_server_skips_with_a_precise_reason(claims_pytester):
 
 def test_require_live_turns_missing_prerequisites_into_failures(claims_pytester):
     claims_pytester.pytester.makepyfile(OLLAMA_TEST)
-    result = claims_pytester.run("-m", "ollama", "--require-live")
+    result = claims_pytester.run("-m", "ollama", "--claims-require-live")
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*--require-live: not run: no Ollama server at*"])
+    result.stdout.fnmatch_lines(["*--claims-require-live: not run: no Ollama server at*"])
     claim = claims_pytester.claim("T1-SERVER")
     assert claim["verdict"] == "not-run"
     assert claim["checks"][0]["outcome"] == "failed"
@@ -310,7 +310,7 @@ def test_a_certification_run_shows_the_live_outcome_not_the_recorded_one(claims_
     result = claims_pytester.run("-m", "offline or ollama")
     assert result.ret == 0
     assert claims_pytester.claim("T1-SERVER")["verdict"] == "consistent"
-    result = claims_pytester.run("-m", "offline or ollama", "--require-live")
+    result = claims_pytester.run("-m", "offline or ollama", "--claims-require-live")
     assert result.ret == 1
     claim = claims_pytester.claim("T1-SERVER")
     assert claim["verdict"] == "not-run"  # not the recorded "consistent" beside exit 1
@@ -326,13 +326,13 @@ def test_not_run_raised_inside_a_test_obeys_require_live(claims_pytester):
         @pytest.mark.offline
         @pytest.mark.claim("T1-SUM")
         def test_needs_opt_in(check, claims_settings):
-            needs_flag(claims_settings.allow_unload, "--allow-unload", "unloading the model")
+            needs_flag(claims_settings.allow_unload, "--ollama-allow-unload", "unloading the model")
         """
     )
     result = claims_pytester.run("-rs")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(["*pass --allow-unload to allow it*"])
-    result = claims_pytester.run("--require-live")
+    result.stdout.fnmatch_lines(["*pass --ollama-allow-unload to allow it*"])
+    result = claims_pytester.run("--claims-require-live")
     result.assert_outcomes(failed=1)
 
 
@@ -347,7 +347,7 @@ def test_profile_claims_are_not_applicable_elsewhere(claims_pytester):
             raise AssertionError("must not run on a generic machine")
         """
     )
-    result = claims_pytester.run("--require-live")
+    result = claims_pytester.run("--claims-require-live")
     result.assert_outcomes(skipped=1)
     assert result.ret == 0
     claim = claims_pytester.claim("T1-SPARK")
@@ -367,7 +367,7 @@ def test_a_check_whose_figures_are_all_for_another_model_is_not_applicable(claim
             check.observe("context only", 1)
         """
     )
-    result = claims_pytester.run("--require-live")
+    result = claims_pytester.run("--claims-require-live")
     result.assert_outcomes(skipped=1)
     assert result.ret == 0
     claim = claims_pytester.claim("T1-SERVER")

@@ -60,11 +60,11 @@ def pytest_run(tmp_path: Path, name: str, value: float) -> tuple[Path, Path]:
         "no:cacheprovider",
         "-q",
         "--strict-markers",
-        "--catalog",
+        "--claims-catalog",
         "catalog.toml",
-        "--evidence",
+        "--claims-evidence",
         str(evidence),
-        "--report-html",
+        "--claims-report-html",
         str(report),
         "test_sum.py",
         cwd=work,
@@ -140,7 +140,8 @@ def test_a_run_fed_surrogates_controls_and_nan_keeps_complete_evidence(tmp_path,
     evidence, report = work / "evidence.json", work / "report.html"
     proc = run(
         "-m", "pytest", "-p", "claims.plugin", "-p", "no:cacheprovider", "-q",
-        "--catalog", "catalog.toml", "--evidence", str(evidence), "--report-html", str(report),
+        "--claims-catalog", "catalog.toml", "--claims-evidence", str(evidence),
+        "--claims-report-html", str(report),
         "test_sum.py", cwd=work,
     )
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
@@ -300,8 +301,9 @@ def test_a_server_that_sends_surrogates_and_escapes_leaves_complete_evidence(tmp
     with FakeOllama(version=version) as fake:
         proc = run(
             "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:benchmark", "-q",
-            "-m", "ollama", f"--rootdir={root}", "--profile=generic",
-            f"--ollama-host={fake.url}", f"--evidence={evidence}", f"--report-html={report}",
+            "-m", "ollama", f"--rootdir={root}", "--claims-profile=generic",
+            f"--ollama-host={fake.url}", f"--claims-evidence={evidence}",
+            f"--claims-report-html={report}",
             "--claim", "MC-VERSION", "tests/claims/mc/test_ollama.py", cwd=root,
         )
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout[-3000:]

@@ -56,7 +56,7 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
 def _pytest(out: Path, *args: str, env: dict[str, str]) -> Path:
     evidence = out / "evidence.json"
     cmd = [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q",
-           f"--evidence={evidence}", f"--report-html={out / 'report.html'}", *args]
+           f"--claims-evidence={evidence}", f"--claims-report-html={out / 'report.html'}", *args]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=TIMEOUT_S, check=False)
     assert evidence.exists(), proc.stdout[-3000:] + proc.stderr[-2000:]
@@ -78,7 +78,7 @@ def fleet(tmp_path_factory) -> list[Path]:
         env = _env({"PATH": os.pathsep.join([str(smi.parent), os.environ.get("PATH", "")]),
                     "CLAIMS_FAKE_MACHINE": machine})
         files.append(_pytest(out, "tests/claims/w1/test_gpu.py", "-m", "gpu", "-p",
-                             "claims.testing.fake_cuda", f"--profile={profile}", env=env))
+                             "claims.testing.fake_cuda", f"--claims-profile={profile}", env=env))
     return files
 
 

@@ -55,14 +55,14 @@ def test_a_missing_torch_says_install_torch_not_run_the_tier_again():
 @pytest.mark.parametrize(
     "reason",
     [
-        "no readable model store for phi4 (no such folder); pass --models-dir",
-        "pass --models-dir pointing at a store that holds phi4",
-        "the model store cannot be read (Permission denied); pass --models-dir",
+        "no readable model store for phi4 (no such folder); pass --ollama-models-dir",
+        "pass --ollama-models-dir pointing at a store that holds phi4",
+        "the model store cannot be read (Permission denied); pass --ollama-models-dir",
     ],
 )
 def test_models_dir_hints_say_which_directory(reason):
     hint = run_hint(["ollama"], reason)
-    assert "--models-dir DIR" in hint
+    assert "--ollama-models-dir DIR" in hint
     assert "manifests/ and blobs/" in hint
     assert "/usr/share/ollama/.ollama/models" in hint and "~/.ollama/models" in hint
 

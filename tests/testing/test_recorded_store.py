@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -15,16 +16,20 @@ from claims.testing.recorded_store import (
     shared_blob_store_dir,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
 SOURCE = recorded_store_dir()
 SHARED = shared_blob_store_dir()
-CAPTURE = ROOT.parent / "shared" / "captures" / "ollama-0.31.2" / "store"
+# The captures the fixture was copied from are an explicit input, like the documents:
+# CLAIMS_CAPTURES=DIR (the folder holding ollama-0.31.2/); nothing beside the checkout
+# is looked for otherwise.
+CAPTURES = os.environ.get("CLAIMS_CAPTURES")
 GEMMA = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 
 
 def test_the_fixture_is_the_capture_byte_for_byte():
-    if not CAPTURE.is_dir():
-        pytest.skip(f"the captures are not at {CAPTURE} (they exist only in the workplace)")
+    if not CAPTURES:
+        pytest.skip("no captures given: set CLAIMS_CAPTURES=DIR, the folder of ollama-0.31.2/")
+    CAPTURE = Path(CAPTURES).expanduser() / "ollama-0.31.2" / "store"
+    assert CAPTURE.is_dir(), f"CLAIMS_CAPTURES has no ollama-0.31.2/store: {CAPTURE}"
     captured = sorted(p.relative_to(CAPTURE) for p in CAPTURE.rglob("*") if p.is_file())
     assert captured, "empty capture"
     for rel in captured:

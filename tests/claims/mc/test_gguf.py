@@ -212,8 +212,8 @@ def test_q4_k_m_roles_llama32(check, store):
         not_run(
             f"no {LLAMA} in the {store.source} Ollama store at {store.root} "
             f"({getattr(exc, 'problem', exc)}); the bundled Gemma file cannot judge K-quant "
-            f"roles (its 640-wide rows force Q5_0/Q8_0); pass --models-dir pointing at a store "
-            f"with {LLAMA}"
+            f"roles (its 640-wide rows force Q5_0/Q8_0); pass --ollama-models-dir pointing at a "
+            f"store with {LLAMA}"
         )
     check.fact(f"{LLAMA} blob", str(blob))
     header = read_header(blob)

@@ -5,7 +5,7 @@ source decide what is expected, and the catalog records the masterclass's
 statement as a known erratum. Requests are small (num_predict of a few dozen
 tokens at most) so the module runs in well under a minute on a warm model.
 Anything that changes the server needs its opt-in flag: unloading
-(--allow-unload), creating and deleting models (--allow-create).
+(--ollama-allow-unload), creating and deleting models (--ollama-allow-create).
 """
 
 from __future__ import annotations
@@ -632,7 +632,7 @@ def embedding_model(live: Any) -> Any:
     listed = "; ".join(f"{n}: {', '.join(c) or 'none'}" for n, c in seen.items())
     not_applicable(
         f"no embedding-capable model on this server (capabilities: {listed}); "
-        f"{live.model_name} answered {answer}. Pull one ({wanted}, or pass --allow-pull) "
+        f"{live.model_name} answered {answer}. Pull one ({wanted}, or pass --ollama-allow-pull) "
         "or name one with --ollama-embed-model to run it"
     )
 
@@ -779,7 +779,9 @@ GO_MAX_DURATION_S = (2**63 - 1) / 1e9
 
 @pytest.mark.claim("MC-KEEPALIVE")
 def test_keep_alive(live, check):
-    needs_flag(live.settings.allow_unload, "--allow-unload", "testing keep_alive (it unloads)")
+    needs_flag(
+        live.settings.allow_unload, "--ollama-allow-unload", "testing keep_alive (it unloads)"
+    )
     name = live.model_name
     live.unload()
     seen: list[str | None] = [None]
@@ -856,7 +858,7 @@ def test_keep_alive(live, check):
 @pytest.mark.claim("MC-MMAP-COLD-START")
 def test_cold_start_after_stop(live, check):
     needs_flag(
-        live.settings.allow_unload, "--allow-unload", "measuring a cold start (unload first)"
+        live.settings.allow_unload, "--ollama-allow-unload", "measuring a cold start (unload first)"
     )
     live.unload()
     reply = live.generate(
@@ -966,7 +968,9 @@ def test_no_authentication(live, check):
 @pytest.mark.claim("MC-STORE-DEDUP")
 def test_derived_model_shares_the_weight_blob(live, check):
     needs_flag(
-        live.settings.allow_create, "--allow-create", "creating (and then deleting) a derived model"
+        live.settings.allow_create,
+        "--ollama-allow-create",
+        "creating (and then deleting) a derived model",
     )
     model = live.model()
     found = live.matching_store(model)
@@ -1158,7 +1162,7 @@ def test_cli_commands(live, check, catalog):
 def test_modelfile_directives_round_trip(live, check):
     needs_flag(
         live.settings.allow_create,
-        "--allow-create",
+        "--ollama-allow-create",
         "creating (and then deleting) a model with every directive",
     )
     model = live.model()
@@ -1337,7 +1341,7 @@ def test_import_a_local_gguf(live, check, gemma_gguf):
 
     needs_flag(
         live.settings.allow_create,
-        "--allow-create",
+        "--ollama-allow-create",
         "importing (and then deleting) a GGUF as a model",
     )
     sha = sha256_file(gemma_gguf)

@@ -522,6 +522,7 @@ def test_flash_attention(private, check):
 
 # --- the user's server, after all of the above ----------------------------------------------------
 @pytest.mark.ollama_server(AFTER_ALL)
+@pytest.mark.claims_selfcheck
 def test_user_server_unchanged(user_server_snapshot):
     """The private servers left the user's server and store as they found them."""
     before = user_server_snapshot.before

@@ -62,7 +62,7 @@ def test_this_machine_keeps_its_store_where_documented(check, claims_settings):
     check.fact("store", str(root))
     check.observe("store found by", label)
     check.observe("models", len(store.names()))
-    if label in ("--models-dir", "$OLLAMA_MODELS"):
+    if label in ("--ollama-models-dir", "$OLLAMA_MODELS"):
         check.note(f"the store was named explicitly ({label}); the documented defaults were not "
                    "consulted")
         return

@@ -2,14 +2,14 @@
 
 Run on the machine to certify, without xdist so pytest-benchmark can time:
 
-    pytest -m gpu -p no:xdist [--profile dgx-spark] [--require-live]
+    pytest -m gpu -p no:xdist [--claims-profile dgx-spark] [--claims-require-live]
 
 Each test measures the claim's general form on any NVIDIA machine and compares
 the figures Week 1 recorded for its DGX Spark only under the dgx-spark
 profile (elsewhere those figures are "not applicable"). Versions (driver,
 CUDA, nvcc, torch) are set beside the post's and reported when they differ,
 never failed: they change with every update. Without a GPU the tier is "not
-run" with the reason (a failure under --require-live).
+run" with the reason (a failure under --claims-require-live).
 """
 
 from __future__ import annotations

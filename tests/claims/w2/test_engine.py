@@ -213,7 +213,8 @@ def test_llama_cpp_generates_from_the_ollama_blob(check, engine_model, engine_fa
 
     engine = engine_facts
     if engine_model.is_store_blob:
-        root, name, how = engine_model.store_root, engine_model.name, "the --engine-model store"
+        root, name = engine_model.store_root, engine_model.name
+        how = "the --claims-engine-model store"
     else:
         root, name, how = _store_with(engine_model, tmp_path / "models")
     store = OllamaStore(root)
@@ -338,7 +339,7 @@ def test_chat_template_travels_in_the_file(check, engine_facts, engine_header, e
             f"{engine_model.name}: the file carries no chat template "
             "(Ollama keeps this model's template in a separate layer), so the "
             "template half of the claim cannot be shown on it; run with "
-            "--engine-model store:phi4 or another model whose GGUF has one"
+            "--claims-engine-model store:phi4 or another model whose GGUF has one"
         )
     check.attach("chat template (file)", in_file, kind="text")
     seen = engine.chat_template()

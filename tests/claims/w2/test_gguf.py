@@ -1,7 +1,7 @@
 """W2 claims about the model file itself, checked on GGUF files on disk.
 
 The bundled Gemma 3 270M file and generated files are always there; phi4's
-file is read only from a real Ollama store (``--models-dir`` or
+file is read only from a real Ollama store (``--ollama-models-dir`` or
 ``$OLLAMA_MODELS``) that holds it, otherwise those claims are not run.
 """
 
@@ -147,7 +147,7 @@ def _phi4_header(store: Any, check: Any) -> tuple[GGUFHeader, Path]:
         not_run(
             f"no {PHI4} in the {store.source} Ollama store at {store.root} "
             f"({getattr(exc, 'problem', exc)}); "
-            f"pass --models-dir pointing at a store that holds {PHI4}"
+            f"pass --ollama-models-dir pointing at a store that holds {PHI4}"
         )
     check.fact("phi4_blob", str(blob))
     return read_header(blob), blob

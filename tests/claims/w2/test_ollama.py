@@ -12,7 +12,7 @@ figure with its printed precision. Figures that describe one recorded run only
 (its exact token count, its 46 ms prefill) are recorded beside the live value,
 not compared: a new run is a new sample, not a replay.
 
-Cold starts unload the model first and therefore need --allow-unload; without
+Cold starts unload the model first and therefore need --ollama-allow-unload; without
 it those checks are reported not run after the warm measurements are recorded.
 
 Every request is bounded (num_predict) and, unless the claim is about randomness,
@@ -204,7 +204,7 @@ class Benchmark:
 def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> Benchmark:
     """Week 2's Concept 6 benchmark: per block of BENCH_BLOCKS, one cold run then warm runs.
 
-    Without --allow-unload the first run at each context is kept but marked
+    Without --ollama-allow-unload the first run at each context is kept but marked
     "first" (it may include a reload for the new num_ctx) and no cold figure
     is claimed from it.
     """
@@ -978,7 +978,7 @@ def test_cold_ttft_far_above_warm(live, check, week2_bench):
         note=f"range of {len(warm)} warm runs, num_predict {BENCH_NUM_PREDICT}",
     )
     needs_flag(
-        live.settings.allow_unload, "--allow-unload", "measuring a cold start (unload first)"
+        live.settings.allow_unload, "--ollama-allow-unload", "measuring a cold start (unload first)"
     )
     cold = [r.timing.ttft_ms / 1000 for r in week2_bench.cold() if r.timing.ttft_ms is not None]
     against_span(
@@ -1029,7 +1029,9 @@ def test_load_duration_cold_versus_warm(live, check, week2_bench):
     warm = [r.timing.server.load_ms for r in week2_bench.warm() if r.timing.server.load_ms]
     # The catalog's ranges are the recorded rows: a live run is judged cold against warm.
     check.observe("warm load_duration", [round(x, 1) for x in warm], unit="ms")
-    needs_flag(live.settings.allow_unload, "--allow-unload", "measuring a cold load (unload first)")
+    needs_flag(
+        live.settings.allow_unload, "--ollama-allow-unload", "measuring a cold load (unload first)"
+    )
     cold = [r.timing.server.load_ms for r in week2_bench.cold() if r.timing.server.load_ms]
     check.observe("cold load_duration", [round(x, 1) for x in cold], unit="ms")
     check.observe("slowest cold load", round(max(cold) / 1000, 3), unit="s")

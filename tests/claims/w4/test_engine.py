@@ -3,7 +3,7 @@
 The parameter count comes from llama.cpp (the tensors it loaded) and, as a
 cross-check, from the file probe's tensor infos; the label from the file's
 ``general.file_type``. The post's own figures are about llama3.2:3b and are
-compared only when the engine runs that model (``--engine-model store:llama3.2:3b``).
+compared only when the engine runs that model (``--claims-engine-model store:llama3.2:3b``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 the quantization label, and the mix of tensor types behind one label.
 
 The post's own figures are about Ollama's llama3.2:3b; they are compared when a
-real store (``--models-dir``) holds that model. The general form is measured
+real store (``--ollama-models-dir``) holds that model. The general form is measured
 on the bundled Gemma 3 270M Q4_K_M file every time.
 """
 
@@ -95,7 +95,7 @@ def _store_header(store: Any, check: Any, name: str) -> GGUFHeader:
         not_run(
             f"no {name} in the {store.source} Ollama store at {store.root} "
             f"({getattr(exc, 'problem', exc)}); "
-            f"pass --models-dir pointing at a store that holds {name}"
+            f"pass --ollama-models-dir pointing at a store that holds {name}"
         )
     check.fact(f"{name} blob", str(blob))
     return read_header(blob)

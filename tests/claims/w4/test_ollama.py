@@ -11,7 +11,7 @@ the same formula the engine tier uses).
 
 Each context is set by a one-token request (num_predict 1), as in the post;
 Ollama reloads the runner when num_ctx changes, so no unload is needed. With
---allow-unload the model is unloaded first, exactly as the post did.
+--ollama-allow-unload the model is unloaded first, exactly as the post did.
 """
 
 from __future__ import annotations

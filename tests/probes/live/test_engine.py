@@ -8,6 +8,7 @@ of a second) and check the probe's measurements for internal consistency.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from fractions import Fraction
@@ -25,7 +26,12 @@ from claims.probes.files.gguf_file import read_header
 from claims.probes.live import engine as eng
 from claims.probes.live.engine.kv import SWA_CELL_PAD
 
-engine_tier = pytest.mark.engine
+# The probe's own tests need llama-cpp-python, as the engine tier does; they are not
+# claim tests, so they carry no tier marker (those select claims) but skip the same way.
+engine_tier = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None,
+    reason="llama-cpp-python is not installed (pip install -e '.[engine]')",
+)
 
 # The two lines a current llama.cpp prints for Gemma 3 at n_ctx 2048 with
 # window-sized caches, and the single line older builds printed.

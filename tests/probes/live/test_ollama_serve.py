@@ -45,7 +45,7 @@ from claims.probes.live.ollama_serve.processes import _ppid
 from claims.testing.fake_ollama_serve import write_executable
 from claims.testing.store_builder import StoreWriter, write_tiny_gguf
 
-pytestmark = [pytest.mark.offline, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 RECORDED = Path(__file__).resolve().parents[3] / "fixtures" / "recorded" / "ollama-serve"
 RECORDED_LOG = RECORDED / "serve-0.31.2.log"

@@ -1,4 +1,5 @@
-"""Where an Ollama store is: ``--models-dir``, ``$OLLAMA_MODELS``, then the default places."""
+"""Where an Ollama store is: ``--ollama-models-dir``, ``$OLLAMA_MODELS``, then the default
+places."""
 
 from __future__ import annotations
 
@@ -26,13 +27,13 @@ def store_candidates(
 ) -> list[tuple[str, Path]]:
     """The places a store is looked for, in order, each with where it came from.
 
-    An explicit ``--models-dir`` wins, then ``$OLLAMA_MODELS``; when either is
+    An explicit ``--ollama-models-dir`` wins, then ``$OLLAMA_MODELS``; when either is
     given it is the only candidate, as it is for Ollama itself. Otherwise the
     Linux service store, then the user's ``~/.ollama/models``.
     """
     environ = os.environ if env is None else env
     if option:
-        return [("--models-dir", Path(option).expanduser())]
+        return [("--ollama-models-dir", Path(option).expanduser())]
     if environ.get("OLLAMA_MODELS"):
         return [("$OLLAMA_MODELS", Path(environ["OLLAMA_MODELS"]).expanduser())]
     user_home = Path(home) if home is not None else Path(environ.get("HOME") or Path.home())

@@ -1,6 +1,6 @@
 """Which GGUF file the engine tier runs.
 
-``--engine-model`` takes a path (a ``.gguf`` file or an Ollama blob with no
+``--claims-engine-model`` takes a path (a ``.gguf`` file or an Ollama blob with no
 extension) or ``store:NAME[:TAG]`` to pick that model's blob from the Ollama
 store; without it the verified Gemma 3 270M file from PyPI is used.
 """
@@ -47,7 +47,7 @@ class EngineModel:
 
 
 def describe_engine_model(option: str | None, models_dir: str | None = None) -> EngineModel:
-    """Resolve ``--engine-model`` and say what it is (PrerequisiteMissing when unusable)."""
+    """Resolve ``--claims-engine-model`` and say what it is (PrerequisiteMissing when unusable)."""
     if not option:
         return EngineModel(gemma_gguf(), "default", DEFAULT_MODEL_NAME, gemma_expected_sha256())
     if option.startswith(STORE_PREFIX):
@@ -61,15 +61,15 @@ def describe_engine_model(option: str | None, models_dir: str | None = None) -> 
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise PrerequisiteMissing(f"--engine-model {option}: no such file") from None
+        raise PrerequisiteMissing(f"--claims-engine-model {option}: no such file") from None
     except OSError as exc:
         raise PrerequisiteMissing(
-            f"--engine-model {option}: cannot read ({exc.strerror})"
+            f"--claims-engine-model {option}: cannot read ({exc.strerror})"
         ) from None
     if not stat.S_ISREG(mode):
         # A FIFO or device would block or never end; a folder is no model file.
         kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO, device or socket"
-        raise PrerequisiteMissing(f"--engine-model {option}: not a regular file ({kind})")
+        raise PrerequisiteMissing(f"--claims-engine-model {option}: not a regular file ({kind})")
     cached = gemma_gguf_if_cached()
     known = (
         gemma_expected_sha256()

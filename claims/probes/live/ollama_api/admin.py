@@ -1,7 +1,7 @@
 """Requests that change the server: create, upload a blob, delete, pull.
 
-The claim tests send these only with their opt-in flags (``--allow-create``,
-``--allow-pull``): a certification run must never alter a shared server by surprise.
+The claim tests send these only with their opt-in flags (``--ollama-allow-create``,
+``--ollama-allow-pull``): a certification run must never alter a shared server by surprise.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class AdminEndpoints(Transport):
                 raise
         # The body is the open file, streamed by httpx: a multi-GB GGUF is never
         # held in memory, which the JSON request path would do. An upload of that
-        # size (opt-in: --allow-create) may outlast the request deadline; each of
+        # size (opt-in: --ollama-allow-create) may outlast the request deadline; each of
         # its waits keeps the read timeout.
         with open(path, "rb") as fh:
             request = self._client.build_request(
@@ -88,7 +88,7 @@ class AdminEndpoints(Transport):
             {"model": model, "stream": True},
             total_timeout=total_timeout,
             finished=lambda d: d.get("status") == "success",
-            # Gigabytes (opt-in: --allow-pull): only its own total bounds it.
+            # Gigabytes (opt-in: --ollama-allow-pull): only its own total bounds it.
             outlast_request_timeout=True,
         )
         return [line.data for line in lines]

@@ -1,0 +1,64 @@
+"""What a run's results rest on besides the code: the transcribed fixtures and the documents.
+
+:func:`check_inputs` runs once, when the plugin activates:
+
+* the fixtures' SHA-256 manifest (:mod:`claims.audit.manifest`), whenever the
+  rootdir has one: an edited transcription fails the claim tests of its
+  document with a message naming the file, documents or not;
+* the transcription check, only when the documents are named
+  (``--claims-documents DIR`` or ``$CLAIMS_DOCUMENTS``): every transcribed value
+  must be printed at its anchor. Nothing outside the checkout is looked for
+  otherwise, so a folder appearing beside a clone changes no result.
+
+The answer goes into the evidence (``run.inputs``): whether the transcription
+check ran, against which files (by SHA-256), and what either check found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["check_inputs", "input_problem"]
+
+
+def check_inputs(root: Path, documents: Path | None) -> dict[str, Any]:
+    from claims.audit.manifest import verify_manifest
+    from claims.audit.transcribed import misplaced_values
+
+    root = Path(root)
+    has_fixtures = (root / "fixtures" / "recorded").is_dir()
+    inputs: dict[str, Any] = {"manifest": verify_manifest(root) if has_fixtures else None}
+    if documents is None:
+        inputs["transcription"] = {
+            "ran": False,
+            "reason": "no documents given (--claims-documents DIR or $CLAIMS_DOCUMENTS); "
+            "the fixtures were checked against their SHA-256 manifest only",
+        }
+    elif not has_fixtures:
+        inputs["transcription"] = {"ran": False, "reason": f"no transcribed fixtures under {root}"}
+    elif not documents.is_dir():
+        inputs["transcription"] = {"ran": False, "documents_dir": str(documents),
+                                   "reason": f"the documents folder {documents} does not exist"}
+    else:
+        inputs["transcription"] = misplaced_values(root, documents)
+    return inputs
+
+
+def input_problem(inputs: dict[str, Any], claim_ids: Iterable[str]) -> str | None:
+    """Why a test of these claims cannot be trusted: its document's transcription was edited
+    or is not where its anchor says (None: nothing is wrong, or not a claim test)."""
+    docs = {cid.split("-", 1)[0] for cid in claim_ids}
+    if not docs:
+        return None
+    manifest = inputs.get("manifest") or {}
+    transcription = inputs.get("transcription") or {}
+    found = [p["problem"] for p in manifest.get("problems", []) if p.get("doc") in docs]
+    found += [p["problem"] for p in transcription.get("misplaced", []) if p.get("doc") in docs]
+    if transcription.get("documents_dir") and not transcription.get("ran"):
+        found.append(f"the documents were named but not checked: {transcription['reason']}")
+    if not found:
+        return None
+    more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+    return "transcribed fixtures: " + "; ".join(found[:3]) + more

@@ -1,0 +1,118 @@
+"""The transcribed fixtures' SHA-256 manifest: an edited value fails without the documents.
+
+The documents (the seed files) are an explicit input a user's clone does not have;
+the manifest (fixtures/recorded/MANIFEST.sha256) is in the checkout, so every run
+catches an edit. Each edit below once passed the whole offline run when the
+documents were absent.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from claims.audit.manifest import MANIFEST, transcribed_files, verify_manifest
+from claims.plugin.inputs import check_inputs, input_problem
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# (file, text as recorded, the edit): a digit moved, a digit changed, a unit's figure.
+EDITS = [
+    ("fixtures/recorded/W1.json", '"gpu_cold_ms": "135.73"', '"gpu_cold_ms": "153.73"'),
+    ("fixtures/recorded/W2.json", '"load_ms": "104.1"', '"load_ms": "140.1"'),
+    ("fixtures/recorded/W3.json", '"2.2 GB"', '"2.3 GB"'),
+]
+
+
+def _copy(tmp_path: Path) -> Path:
+    """The transcribed files and their manifest, at the same places under a new root."""
+    for rel in [*transcribed_files(ROOT), str(MANIFEST)]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / rel, tmp_path / rel)
+    return tmp_path
+
+
+def test_the_manifest_lists_every_transcribed_file_as_it_is() -> None:
+    result = verify_manifest(ROOT)
+    assert result is not None, f"{MANIFEST} is missing"
+    assert result["problems"] == [], [p["problem"] for p in result["problems"]]
+    assert result["checked"] == len(transcribed_files(ROOT)) > 20
+
+
+@pytest.mark.parametrize(("rel", "recorded", "edited"), EDITS)
+def test_an_edited_value_is_named_with_its_file(
+    tmp_path: Path, rel: str, recorded: str, edited: str
+) -> None:
+    root = _copy(tmp_path)
+    text = (root / rel).read_text("utf-8")
+    assert text.count(recorded) == 1
+    (root / rel).write_text(text.replace(recorded, edited), "utf-8")
+    result = verify_manifest(root)
+    assert result is not None
+    (problem,) = result["problems"]
+    assert problem["file"] == rel and rel in problem["problem"]
+    assert "anchor-transcriptions.py" in problem["problem"]  # the one command that re-anchors
+
+
+def test_a_new_transcribed_file_must_be_anchored_first(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    manifest = root / MANIFEST
+    lines = manifest.read_text("utf-8").splitlines(keepends=True)
+    manifest.write_text("".join(line for line in lines if "W4.json" not in line), "utf-8")
+    result = verify_manifest(root)
+    assert result is not None
+    assert [p["file"] for p in result["problems"]] == ["fixtures/recorded/W4.json"]
+
+
+def test_only_the_claims_of_the_edited_document_fail(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    rel, recorded, edited = EDITS[0]
+    (root / rel).write_text((root / rel).read_text("utf-8").replace(recorded, edited), "utf-8")
+    inputs = check_inputs(root, None)
+    assert inputs["transcription"]["ran"] is False
+    assert "no documents given" in inputs["transcription"]["reason"]
+    problem = input_problem(inputs, ["W1-SPEEDUP-RANGE"])
+    assert problem is not None and rel in problem
+    assert input_problem(inputs, ["W2-LIST"]) is None
+    assert input_problem(inputs, []) is None  # not a claim test
+
+
+def test_nothing_beside_the_checkout_is_read_unless_named(tmp_path: Path) -> None:
+    """A documents folder where the old lookup went (../shared/seeds) changes nothing."""
+    root = _copy(tmp_path / "clone")
+    beside = tmp_path / "shared" / "seeds"
+    beside.mkdir(parents=True)
+    (beside / "002_7d36a8153c2e8741.txt").write_text("nothing that was transcribed\n", "utf-8")
+    with_folder = check_inputs(root, None)
+    named = check_inputs(root, beside)
+    shutil.rmtree(tmp_path / "shared")
+    assert check_inputs(root, None) == with_folder
+    assert with_folder["manifest"]["problems"] == []
+    assert named["transcription"]["ran"] is False  # named, but not all the seed files
+    assert "lacks" in named["transcription"]["reason"]
+    assert input_problem(named, ["W1-SPEEDUP-RANGE"]) is not None  # named and unusable: say so
+
+
+@pytest.mark.slow
+def test_an_edited_fixture_fails_its_claim_tests_in_a_real_run(pytester: pytest.Pytester) -> None:
+    """End to end: the offline claim test errors in setup, naming the edited file."""
+    _copy(pytester.path)
+    rel, recorded, edited = EDITS[0]
+    path = pytester.path / rel
+    path.write_text(path.read_text("utf-8").replace(recorded, edited), "utf-8")
+    pytester.makepyfile(
+        test_w1="""
+        import pytest
+
+        @pytest.mark.offline
+        @pytest.mark.claim("W1-SPEEDUP-RANGE", source="recorded")
+        def test_reads_w1(check):
+            check.measure("ran", True, holds=True, expected="it ran")
+        """
+    )
+    result = pytester.runpytest("-p", "claims.plugin", "-p", "no:cacheprovider",
+                                "--no-claims-report", "-m", "offline")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"*transcribed fixtures: {rel} was edited*"])

@@ -1,0 +1,71 @@
+"""python -m claims with what a new user types: a folder for -o, the recorded store the
+README shows, a misspelt claim id. Each gets what it asks for or a clear exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from claims.cli import EXIT_INPUT, EXIT_OK, main
+from claims.evidence import write_atomic
+from claims.testing.evidence import empty_evidence
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDED_STORE = ROOT / "fixtures" / "ollama-0.31.2" / "store"
+
+
+def test_report_into_a_folder_writes_report_html_there(tmp_path: Path, capsys) -> None:
+    evidence = tmp_path / "e.json"
+    write_atomic(evidence, json.dumps(empty_evidence(markexpr="")))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["report", str(evidence), "-o", str(out)]) == EXIT_OK
+    assert (out / "report.html").is_file()
+    assert str(out / "report.html") in capsys.readouterr().out
+
+
+def test_audit_of_an_unknown_claim_is_bad_usage(capsys) -> None:
+    assert main(["audit", "--claim", "NO-SUCH-CLAIM"]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "unknown claim id(s) NO-SUCH-CLAIM" in err and "Traceback" not in err
+
+
+def test_inspect_store_works_on_the_recorded_store(capsys, gemma_gguf: Path) -> None:
+    """Its model blob is the bundled Gemma GGUF, not in the repository: the command links
+    it in (as the tests do) and says so, and reports the files where they really are."""
+    assert main(["inspect", "store", str(RECORDED_STORE), "--json", "--verify"]) == EXIT_OK
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["problems"] == []
+    assert summary["root"] == str(RECORDED_STORE)
+    assert "bundled Gemma GGUF" in summary["model_blob"]
+    (manifest,) = summary["manifests"]
+    blobs = {b["field"]: b["blob"] for b in manifest["blobs"]}
+    assert blobs["config"].startswith(str(RECORDED_STORE))
+    model = next(v for k, v in blobs.items() if k != "config")
+    assert Path(model) == gemma_gguf
+
+
+def test_a_store_missing_another_blob_still_fails(tmp_path: Path, capsys) -> None:
+    """Only the bundled GGUF is linked in: any other missing blob is still reported."""
+    import shutil
+
+    store = tmp_path / "store"
+    shutil.copytree(RECORDED_STORE, store)
+    for blob in (store / "blobs").iterdir():
+        blob.unlink()
+    code = main(["inspect", "store", str(store)])
+    assert code != EXIT_OK
+    assert "sha256-c7deca6a" in capsys.readouterr().err
+
+
+@pytest.fixture
+def gemma_gguf() -> Path:
+    from claims.probes.errors import ProbeError
+    from claims.probes.files.artifacts import gemma_gguf as locate
+
+    try:
+        return locate()
+    except ProbeError as exc:
+        pytest.skip(f"the bundled Gemma GGUF is not available: {exc}")

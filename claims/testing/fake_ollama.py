@@ -42,6 +42,7 @@ from typing import Any, Literal
 from claims.probes.files.ollama_store.names import same_model
 from claims.probes.live.ollama_api.names import normalize_model_name as _norm
 from claims.testing import recordings
+from claims.testing.ollama_versions import DEFAULT_RELEASE, OllamaRelease, release
 
 __all__ = ["FakeModel", "FakeOllama", "Fault", "Loaded", "keep_alive_seconds", "unused_port"]
 
@@ -208,7 +209,8 @@ def keep_alive_seconds(value: Any, default: float) -> float:
     elif isinstance(value, str):
         m = _DURATION.match(value.strip())
         if m is None:
-            raise ValueError(f"time: invalid duration {value!r}")
+            # Go's time.ParseDuration, its argument quoted as strconv.Quote does.
+            raise ValueError(f"time: invalid duration {json.dumps(value)}")
         seconds = float(m.group(1)) * _UNIT_S[m.group(2)]
     else:
         raise ValueError(f"invalid keep_alive {value!r}")
@@ -262,8 +264,8 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         try:
             return json.loads(raw)
-        except ValueError:
-            return {"__invalid__": raw[:100].decode("utf-8", "replace")}
+        except json.JSONDecodeError as exc:
+            return {"__invalid__": go_json_error(raw, exc)}
 
     def _send(self, status: int, data: bytes = b"", content_type: str | None = None) -> None:
         self.send_response(status)
@@ -316,10 +318,10 @@ class _Handler(BaseHTTPRequestHandler):
                 # POST /api/delete).
                 self._send(405, b"405 method not allowed", "text/plain")
             else:
-                self._send_text(404, "404 page not found")
+                self._send(404, b"404 page not found", "text/plain")  # no charset (by hand)
             return
         if isinstance(body, dict) and "__invalid__" in body:
-            self._send_json(400, {"error": "invalid character in request body"})
+            self._send_json(400, {"error": body["__invalid__"]})
             return
         if method in ("POST", "DELETE") and body is None and path in BODY_REQUIRED:
             self._send_json(400, {"error": "missing request body"})
@@ -469,6 +471,26 @@ def _pieces(text: str) -> list[str]:
     return re.findall(r"\s*[\w'-]+|\s*[^\w\s]|\s+$", text) or [text]
 
 
+def go_json_error(raw: bytes, exc: json.JSONDecodeError) -> str:
+    """What Ollama's Go JSON decoder says of a body that does not parse (http-by-hand/).
+
+    A body that ends early is "unexpected EOF"; a bad first character is named.
+    Go's wording for a bad character further in depends on where it is, so that
+    case keeps a shorter text of the same form.
+    """
+    text = raw.decode("utf-8", "replace")
+    if exc.pos >= len(text.rstrip()):
+        return "unexpected EOF"
+    char = text[exc.pos]
+    where = " looking for beginning of value" if not text[: exc.pos].strip() else ""
+    return f"invalid character {char!r}{where}"
+
+
+def _with_tag(name: str) -> str:
+    """A model name completed as Ollama completes it: ``:latest`` when it has no tag."""
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
 def unused_port() -> int:
     """A loopback port nothing listens on (the OS picks it; it is released at once).
 
@@ -486,6 +508,7 @@ class FakeOllama:
         self,
         *,
         version: str = "0.12.6",
+        behaves_as: str = DEFAULT_RELEASE,
         first_token_delay_s: float = 0.0,
         token_interval_s: float = 0.0,
         cold_load_s: float = 0.0,
@@ -496,6 +519,9 @@ class FakeOllama:
         models: list[FakeModel] | None = None,
     ) -> None:
         self.version = version
+        # The recorded release it imitates (claims.testing.ollama_versions); its HTTP
+        # answers are the same for every recorded release, the executable's log is not.
+        self.release: OllamaRelease = release(behaves_as)
         self.first_token_delay_s = first_token_delay_s
         self.token_interval_s = token_interval_s
         self.cold_load_s = cold_load_s
@@ -518,6 +544,11 @@ class FakeOllama:
         self._openai_counter = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+
+    @classmethod
+    def as_release(cls, version: str, **kwargs: Any) -> FakeOllama:
+        """A fake answering as the recorded release ``version``, /api/version included."""
+        return cls(version=release(version).version, behaves_as=version, **kwargs)
 
     @classmethod
     def from_store(cls, root: Path, **kwargs: Any) -> FakeOllama:
@@ -607,13 +638,26 @@ class FakeOllama:
         return None
 
     # --- model state ------------------------------------------------------------------
-    def _model(self, body: dict[str, Any]) -> FakeModel:
+    def _model(
+        self,
+        body: dict[str, Any],
+        *,
+        missing: Callable[[str], str] = lambda name: f"model '{name}' not found",
+        required: bool = True,
+    ) -> FakeModel:
+        """The model a request names; Ollama's 400/404 when it names none or a missing one.
+
+        ``missing`` words the 404 as the route does; ``required`` False: a request
+        without a model is a missing model named "" (what /api/generate answers).
+        """
         name = body.get("model") or body.get("name")
         if not isinstance(name, str) or not name:
-            raise _HTTPError(400, "model is required")
-        model = self.find(name)
+            if required:
+                raise _HTTPError(400, "model is required")
+            name = ""
+        model = self.find(name) if name else None
         if model is None:
-            raise _HTTPError(404, f"model '{name}' not found")
+            raise _HTTPError(404, missing(name))
         return model
 
     def find(self, name: str) -> FakeModel | None:
@@ -721,7 +765,7 @@ class FakeOllama:
 
     @_route("POST", "/api/show")
     def _show(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
-        m = self._model(body)
+        m = self._model(body, missing=lambda name: f"model '{_with_tag(name)}' not found")
         info = dict(m.model_info)
         if info.get("tokenizer.ggml.pre") == "dbrx":
             # As Ollama does: the long tokenizer arrays only when asked for (verbose).
@@ -812,7 +856,7 @@ class FakeOllama:
 
     @_route("POST", "/api/generate")
     def _generate(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
-        m = self._model(body)
+        m = self._model(body, required=False)
         prompt = body.get("prompt")
         now = _iso(time.time())
         if not prompt:
@@ -1002,7 +1046,9 @@ class FakeOllama:
 
     @_route("POST", "/api/embed")
     def _embed(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
-        m = self._model(body)
+        m = self._model(
+            body, missing=lambda name: f"model {json.dumps(name)} not found, try pulling it first"
+        )
         if "embedding" not in m.capabilities:
             # What Ollama 0.31's llama-server runner answers for a model without a
             # pooling type (the captures: 26-embed.json).
@@ -1190,7 +1236,10 @@ class FakeOllama:
         events: list[bytes] = [
             json.dumps(chunk({"role": "assistant", "content": p}, None)).encode() for p in pieces
         ]
-        events.append(json.dumps(chunk({"role": "assistant", "content": ""}, finish)).encode())
+        last: dict[str, Any] = (
+            {} if self.release.openai_finish_delta_empty else {"role": "assistant", "content": ""}
+        )
+        events.append(json.dumps(chunk(last, finish)).encode())
         if usage is not None:
             events.append(
                 json.dumps(

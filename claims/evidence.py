@@ -403,6 +403,9 @@ class EvidenceLog:
                 "ollama": {
                     "version": self.facts["ollama_version"],
                     "host": self.facts.get("ollama_host"),
+                    # The runner's llama.cpp build (a RunnerBuild record), or why it is
+                    # not known; absent when no check looked (plugin/serve.py).
+                    "runner_build": self.facts.get("ollama_runner_build"),
                 },
             }
         out: dict[str, Any] = {

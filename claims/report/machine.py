@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["fingerprint", "gib", "options", "text"]
+__all__ = ["fingerprint", "gib", "options", "server_line", "text"]
 
 
 def text(value: Any) -> str:
@@ -98,10 +98,32 @@ def fingerprint(run: Mapping[str, Any]) -> dict[str, str]:
         out["Ollama"] = "not reachable: " + text(ollama_tier.get("reason"))
     else:
         out["Ollama"] = "— (ollama tier not used in this run)"
+    runner = ollama.get("runner_build")
+    if isinstance(runner, Mapping) and runner.get("label"):
+        # Which llama.cpp the server ran models with: releases differ in it (issue 20).
+        out["Ollama runner"] = f"llama.cpp {text(runner.get('label'))}" + (
+            f" (from its {text(runner.get('source'))})" if runner.get("source") else ""
+        )
+    elif isinstance(runner, str) and runner:
+        out["Ollama runner"] = runner
     out["Host name"] = text(machine.get("hostname"))
     for name, version in _mapping(machine.get("packages")).items():
         out[f"package {name}"] = text(version) if version else "not installed"
     return out
+
+
+def server_line(run: Mapping[str, Any]) -> str | None:
+    """The report header's note of the Ollama the run measured: version and runner build.
+
+    None when the ollama tier measured no server (its version is unknown).
+    """
+    fields = fingerprint(run)
+    if not _mapping(_mapping(run.get("machine")).get("ollama")).get("version") and not _mapping(
+        _mapping(run.get("tier_status")).get("ollama")
+    ).get("version"):
+        return None
+    runner = fields.get("Ollama runner")
+    return f"Ollama {fields['Ollama']}" + (f", runner {runner}" if runner else "")
 
 
 def options(run: Mapping[str, Any]) -> dict[str, str]:

@@ -39,6 +39,14 @@ def gib(n: Any) -> str:
     return f"{n / 1024**3:.1f} GiB ({int(n):,} bytes)"
 
 
+# How each RunnerBuild source reads in the report (claims.probes.live.ollama_serve.build).
+_RUNNER_SOURCES = {
+    "runner start line": "the runner's start-up line in the server log",
+    "llama-server --version": "llama-server --version beside the ollama binary",
+    "build info line": "the build line in the server log",
+}
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -101,8 +109,9 @@ def fingerprint(run: Mapping[str, Any]) -> dict[str, str]:
     runner = ollama.get("runner_build")
     if isinstance(runner, Mapping) and runner.get("label"):
         # Which llama.cpp the server ran models with: releases differ in it (issue 20).
+        where = _RUNNER_SOURCES.get(str(runner.get("source")))
         out["Ollama runner"] = f"llama.cpp {text(runner.get('label'))}" + (
-            f" (from its {text(runner.get('source'))})" if runner.get("source") else ""
+            f" ({where})" if where else ""
         )
     elif isinstance(runner, str) and runner:
         out["Ollama runner"] = runner

@@ -1,10 +1,12 @@
 """A loopback fake of the Ollama server, for testing the instrument, not the claims.
 
-What it answers is checked against recordings of a real server: the contract test
+What it answers is checked against recordings of real servers: the contract test
 (tests/testing/test_fake_ollama.py) replays the requests captured from Ollama
-0.31.2 (fixtures/ollama-0.31.2/http/) and compares status codes, content types,
-fields and their types, error texts, stream framing, done_reason values and
-expires_at for each keep_alive form.
+0.31.2 and 0.32.15 (fixtures/ollama-<version>/http/, http-by-hand/) and compares
+status codes, content types, fields and their types, error texts, stream framing,
+done_reason values and expires_at for each keep_alive form. ``behaves_as`` (or
+:meth:`FakeOllama.as_release`) picks the release it imitates; the few answers that
+differ between them are in :mod:`claims.testing.ollama_versions`.
 
 :class:`FakeOllama` runs :class:`http.server.ThreadingHTTPServer` on 127.0.0.1
 with a port chosen by the OS. Replies are scripted from the exchanges Week 2

@@ -221,7 +221,8 @@ class FakeServe(FakeOllama):
             runner = self.runners.get(key)
             if runner is not None and not runner.alive():
                 # As the scheduler's needsReload: a runner that does not answer is replaced.
-                _log("WARN", "llama_server.go:1149", "llama-server process no longer running",
+                _log("WARN", _release().source_runner_gone,
+                     "llama-server process no longer running",
                      sys=-(runner.proc.returncode or 0), string=runner.exit_text())
                 self.runners.pop(key).stop()
                 current = None

@@ -40,6 +40,7 @@ class OllamaRelease:
     source_listening: str
     source_blobs: str
     source_default_ctx: str
+    source_runner_gone: str  # "llama-server process no longer running" (a killed runner)
     # The median load_duration of a request to an already loaded model in the
     # recordings (10-25): 0.31.2 spends about a quarter second there, 0.32.15 none.
     warm_load_duration_s: float
@@ -74,6 +75,7 @@ RELEASES: dict[str, OllamaRelease] = {
             source_listening="routes.go:2004",
             source_blobs="images.go:883",
             source_default_ctx="routes.go:2054",
+            source_runner_gone="llama_server.go:1149",
             warm_load_duration_s=0.28,
             openai_finish_delta_empty=False,
         ),
@@ -90,6 +92,7 @@ RELEASES: dict[str, OllamaRelease] = {
             source_listening="routes.go:2008",
             source_blobs="images.go:919",
             source_default_ctx="routes.go:2058",
+            source_runner_gone="llama_server.go:1196",
             warm_load_duration_s=0.0009,
             openai_finish_delta_empty=True,
         ),

@@ -90,6 +90,18 @@ def test_the_log_sources_are_the_servers(rel: OllamaRelease) -> None:
     assert re.search(rf'source={re.escape(rel.source_listening)} msg="Listening on ', log)
 
 
+def test_the_killed_runner_warning_source_is_the_servers(rel: OllamaRelease) -> None:
+    # 0.31.2's from the suite's own private servers (fixtures/recorded/ollama-serve/).
+    log = (
+        (ROOT / "fixtures" / "recorded" / "ollama-serve" / "built-0.31.2.log").read_text("utf-8")
+        if rel.version == "0.31.2"
+        else cli(rel, "killed-runner-log-lines.txt")
+    )
+    line = next(x for x in log.splitlines() if "no longer running" in x)
+    assert f"source={rel.source_runner_gone} " in line
+    assert 'sys=11 string="signal: segmentation fault"' in line
+
+
 def test_the_warm_load_duration_is_the_recorded_median(rel: OllamaRelease) -> None:
     warm = [final_object(exchange(rel, n))["load_duration"] / 1e9 for n in WARM]
     assert statistics.median(warm) == pytest.approx(rel.warm_load_duration_s, rel=0.1)

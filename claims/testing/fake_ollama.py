@@ -693,9 +693,12 @@ class FakeOllama:
         return time.perf_counter() - started + 0.0001
 
     def _unload_later(self, model: FakeModel) -> None:
-        # Until the runner is gone /api/ps still lists the model, expiring now
-        # (the captures: 07-ps-empty.json right after keep_alive 0).
+        # Until the runner is gone 0.31.2's /api/ps still lists the model, expiring now
+        # (its 07-ps-empty.json right after keep_alive 0); 0.32.15's lists none.
         key = _norm(model.name)
+        if not self.release.ps_lists_unloading:
+            self._unload_at_once(key)
+            return
         with self._lock:
             current = self.loaded.get(key)
             if current is not None:
@@ -710,6 +713,11 @@ class FakeOllama:
         timer = threading.Timer(self.unload_delay_s, drop)
         timer.daemon = True
         timer.start()
+
+    def _unload_at_once(self, key: str) -> None:
+        """0.32.15: the model leaves /api/ps before the next read can see it."""
+        with self._lock:
+            self.loaded.pop(key, None)
 
     # --- routes -----------------------------------------------------------------------------
     @_route("GET", "/")

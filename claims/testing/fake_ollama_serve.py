@@ -250,6 +250,10 @@ class FakeServe(FakeOllama):
             self.runners.pop(key).stop()
 
     def _unload_later(self, model: FakeModel) -> None:
+        if not self.release.ps_lists_unloading:
+            self._unload_listing_at_once(model)
+            return
+
         def drop() -> None:
             with self._lock:
                 self.loaded.pop(_key(model.name), None)
@@ -258,6 +262,27 @@ class FakeServe(FakeOllama):
                 runner.stop()
 
         timer = threading.Timer(self.unload_delay_s, drop)
+        timer.daemon = True
+        timer.start()
+
+    def _unload_listing_at_once(self, model: FakeModel) -> None:
+        """0.32.15: /api/ps lists the model no more; its runner stops after the delay,
+        unless a request started a new one meanwhile."""
+        key = _key(model.name)
+        with self._lock:
+            self.loaded.pop(key, None)
+            runner = self.runners.get(key)
+
+        def stop() -> None:
+            with self._lock:
+                if self.runners.get(key) is runner and key not in self.loaded:
+                    self.runners.pop(key, None)
+                else:
+                    return
+            if runner is not None:
+                runner.stop()
+
+        timer = threading.Timer(self.unload_delay_s, stop)
         timer.daemon = True
         timer.start()
 

@@ -47,6 +47,10 @@ class OllamaRelease:
     # /v1/chat/completions streams: the chunk carrying finish_reason has an empty
     # delta on 0.32.15, the role and an empty content on 0.31.2 (29-openai-chat-stream).
     openai_finish_delta_empty: bool
+    # Right after the reply to keep_alive 0, /api/ps still lists the model, expiring at
+    # that moment, until its runner is gone (0.31.2, for some tens of ms); 0.32.15's next
+    # /api/ps lists none (private-server/unload-and-24h.json of each).
+    ps_lists_unloading: bool
 
     @property
     def recordings(self) -> str:
@@ -78,6 +82,7 @@ RELEASES: dict[str, OllamaRelease] = {
             source_runner_gone="llama_server.go:1149",
             warm_load_duration_s=0.28,
             openai_finish_delta_empty=False,
+            ps_lists_unloading=True,
         ),
         OllamaRelease(
             version="0.32.15",
@@ -95,6 +100,7 @@ RELEASES: dict[str, OllamaRelease] = {
             source_runner_gone="llama_server.go:1196",
             warm_load_duration_s=0.0009,
             openai_finish_delta_empty=True,
+            ps_lists_unloading=False,
         ),
     )
 }

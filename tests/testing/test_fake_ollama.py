@@ -345,3 +345,38 @@ def test_by_hand_replies_are_the_same_on_both_versions() -> None:
     texts = {v: [p.read_text("utf-8") for p in exchanges(v, "http-by-hand")] for v in VERSIONS}
     assert len(texts["0.31.2"]) == 11
     assert texts["0.31.2"] == texts["0.32.15"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_unload_and_24h_as_a_private_server_of_each_release_did(version: str) -> None:
+    """private-server/unload-and-24h.json: a loaded model, then keep_alive "24h", then 0.
+
+    /api/ps read at once after each reply: the 24 h expiry is there on both; after the
+    unload 0.31.2 still lists the model, expiring at the reply's moment, 0.32.15 none.
+    """
+    path = ROOT / "fixtures" / RELEASES[version].recordings / "private-server"
+    real = json.loads((path / "unload-and-24h.json").read_text("utf-8"))
+    first_24h = real["keep_alive_24h"]["ps_reads"][0]["expires_at"]
+    real_24h = parse_time(first_24h) - parse_time(real["keep_alive_24h"]["reply_created_at"])
+    real_unload = real["unload"]["ps_reads"][0]["models"]
+    model = gemma_model(version)
+    with FakeOllama.as_release(version, models=[model], unload_delay_s=0.2) as fake, \
+            httpx.Client(base_url=fake.url, timeout=30.0) as client:
+        body = {"model": model.name, "prompt": "hi", "stream": False,
+                "options": {"num_predict": 2}}
+        client.post("/api/generate", json=body)
+        reply = client.post("/api/generate", json={**body, "keep_alive": "24h"}).json()
+        listed = client.get("/api/ps").json()["models"]
+        mine_24h = parse_time(listed[0]["expires_at"]) - parse_time(reply["created_at"])
+        unload = client.post("/api/generate", json={"model": model.name, "keep_alive": 0})
+        after = client.get("/api/ps").json()["models"]
+    assert abs(mine_24h.total_seconds() - real_24h.total_seconds()) < EXPIRY_TOLERANCE_S
+    assert unload.json()["done_reason"] == real["unload"]["reply"]["done_reason"] == "unload"
+    assert bool(after) == bool(real_unload) == (version == "0.31.2")
+    if real_unload:
+        # Expiring at the unload reply's moment, on the real server and the fake.
+        real_gap = parse_time(real_unload[0][1]) - parse_time(real["unload"]["reply"]["created_at"])
+        mine_gap = parse_time(after[0]["expires_at"]) - parse_time(unload.json()["created_at"])
+        assert abs(real_gap.total_seconds()) < 0.01
+        # The fake lists it until its own runner delay (0.2 s here) is over.
+        assert -0.05 < mine_gap.total_seconds() <= 0.25

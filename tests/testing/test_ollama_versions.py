@@ -145,3 +145,11 @@ def test_release_by_name_default_and_unknown() -> None:
     assert release(" 0.32.15 ").version == "0.32.15"
     with pytest.raises(ValueError, match=r"no recordings of Ollama '0.99.0'.*0.31.2, 0.32.15"):
         release("0.99.0")
+
+
+def test_ps_after_an_unload(rel: OllamaRelease) -> None:
+    path = folder(rel) / "private-server" / "unload-and-24h.json"
+    unload = json.loads(path.read_text("utf-8"))["unload"]
+    assert bool(unload["ps_reads"][0]["models"]) is rel.ps_lists_unloading
+    # Either way the model is gone within the reads taken (a few tens of ms).
+    assert unload["ps_reads"][-1]["models"] == []

@@ -168,8 +168,13 @@ def test_the_fake_executable_logs_and_runs_as_the_release(
             time.sleep(0.05)
         record = pool.record_of(server)
         log = server.log_text()
+        # keep_alive 0: 0.31.2 still lists the model for a moment, 0.32.15 does not.
+        with httpx.Client(base_url=server.url, timeout=10, trust_env=False) as http:
+            http.post("/api/generate", json={"model": "tiny", "keep_alive": 0})
+            listed_after_unload = bool(http.get("/api/ps").json()["models"])
     finally:
         pool.close()
+    assert listed_after_unload is rel.ps_lists_unloading
     assert f'source={rel.source_listening} msg="Listening on' in log
     assert f"(version {version})" in log
     assert rel.load_flags[0] in runner.argv

@@ -521,8 +521,8 @@ class FakeOllama:
         models: list[FakeModel] | None = None,
     ) -> None:
         self.version = version
-        # The recorded release it imitates (claims.testing.ollama_versions); its HTTP
-        # answers are the same for every recorded release, the executable's log is not.
+        # The recorded release it imitates (claims.testing.ollama_versions): the few
+        # answers that differ between releases follow it; /api/version says `version`.
         self.release: OllamaRelease = release(behaves_as)
         self.first_token_delay_s = first_token_delay_s
         self.token_interval_s = token_interval_s

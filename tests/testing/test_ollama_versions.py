@@ -153,3 +153,19 @@ def test_ps_after_an_unload(rel: OllamaRelease) -> None:
     assert bool(unload["ps_reads"][0]["models"]) is rel.ps_lists_unloading
     # Either way the model is gone within the reads taken (a few tens of ms).
     assert unload["ps_reads"][-1]["models"] == []
+
+
+def test_ollama_ps_prints_the_same_table_on_both() -> None:
+    """The captured 0.31.2 `ollama ps` and 0.32.15's with a model loaded (cli/ps-loaded.txt)."""
+    tables = [
+        cli(RELEASES["0.31.2"], "ps.txt").splitlines(),
+        cli(RELEASES["0.32.15"], "ps-loaded.txt").splitlines(),
+    ]
+    rows = [[re.split(r"\s{2,}", line.strip()) for line in table] for table in tables]
+    header = ["NAME", "ID", "SIZE", "PROCESSOR", "CONTEXT", "UNTIL"]
+    for table in rows:
+        assert table[0] == header
+        name, model_id, size, processor, context, until = table[1]
+        assert name == "gemma3:270m" and re.fullmatch(r"[0-9a-f]{12}", model_id)
+        assert re.fullmatch(r"\d+ MB", size) and processor == "100% CPU"
+        assert context.isdigit() and until.endswith("from now")

@@ -509,16 +509,20 @@ class EvidenceLog:
         run["finished"] = finished or now_iso()
         run["complete"] = complete
         run["facts"] = dict(self.facts)
-        if "ollama_version" in self.facts and isinstance(run.get("machine"), dict):
+        measured = "ollama_version" in self.facts or "ollama_runner_build" in self.facts
+        if measured and isinstance(run.get("machine"), dict):
             # The ollama tier records the server it measured (check.fact); the
             # machine fingerprint shows it beside OS, GPU and driver.
             run["machine"] = {
                 **run["machine"],
                 "ollama": {
-                    "version": self.facts["ollama_version"],
+                    "version": self.facts.get("ollama_version"),
                     "host": self.facts.get("ollama_host"),
                     # Another machine's server: its figures are that machine's, not this one's.
                     **({"remote": True} if self.facts.get("ollama_remote") else {}),
+                    # The runner's llama.cpp build (a RunnerBuild record), or why it is
+                    # not known; absent when no check looked (plugin/serve.py).
+                    "runner_build": self.facts.get("ollama_runner_build"),
                 },
             }
         out: dict[str, Any] = {

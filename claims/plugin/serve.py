@@ -12,7 +12,8 @@ when a test group needs other settings. Then:
   grouped, so each group's server starts once; they get their server from the
   ``ollama_serve`` fixture;
 * every ollama-tier check records which server it was judged on (the user's or
-  a private one) with its version and environment (fact ``ollama_server``);
+  a private one) with its version and environment (fact ``ollama_server``) and
+  its runner's llama.cpp build (fact ``ollama_runner_build``);
 * the servers stop and their temporary folder goes at the end of the session,
   also after a failure, Ctrl-C or SIGTERM; their logs are kept under
   ``reports/ollama-serve/``;
@@ -113,6 +114,38 @@ def _user_server_environment(url: str) -> dict[str, str] | str:
         return "not readable (no listening socket of this machine's, or another user's process)"
     return env
 SNAPSHOT = pytest.StashKey[UserServerSnapshot]()
+USER_RUNNER = pytest.StashKey[Any]()
+NOT_SEEN = "not known: no runner start in the server's log and no llama-server beside its binary"
+
+
+def _user_runner_build(url: str) -> dict[str, Any] | str:
+    """The llama.cpp build of the runner beside the user's server's binary, or why not.
+
+    The binary is the listening process's own (/proc/PID/exe); its ``llama-server
+    --version`` is run, which touches neither the server nor its models.
+    """
+    from urllib.parse import urlsplit
+
+    from claims.probes.errors import ProbeError
+    from claims.probes.live.listeners import listeners, owner_pid
+    from claims.probes.live.ollama_serve import runner_version
+
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "::1", "localhost"):
+        return f"not known: the server is at {parts.hostname}, not on this machine"
+    try:
+        found = listeners(parts.port or 11434)
+    except ProbeError as exc:
+        return f"not known: {exc}"
+    pid = owner_pid(found[0].inode) if found else None
+    try:
+        exe = Path(os.readlink(f"/proc/{pid}/exe")) if pid is not None else None
+    except OSError:
+        exe = None
+    if exe is None:
+        return "not known: the server's process is not readable (another user's, or gone)"
+    build = runner_version(exe)
+    return build.to_json() if build is not None else f"not known: no llama-server beside {exe}"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -273,6 +306,7 @@ def server_fact(record: Any) -> dict[str, Any]:
         "binary": record.binary,
         "environment": record.env_set,
         "log": record.log,
+        "runner_build": record.runner_build,
     }
 
 
@@ -291,12 +325,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             url = config.stash[SETTINGS].ollama_host
             if USER_ENV not in config.stash:
                 config.stash[USER_ENV] = _user_server_environment(url)
+            if USER_RUNNER not in config.stash:
+                config.stash[USER_RUNNER] = _user_runner_build(url)
             check.fact("ollama_server", {
                 "kind": "user's",
                 "url": url,
                 "version": status.details.get("version") if status else None,
                 "environment": config.stash[USER_ENV],
+                "runner_build": config.stash[USER_RUNNER],
             })
+            check.fact("ollama_runner_build", config.stash[USER_RUNNER])
         return
     if item.get_closest_marker("ollama_server") is not None:
         return  # the test asks for its group's server itself (fixture ollama_serve)
@@ -307,7 +345,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     except ProbeError as exc:
         not_run(f"--ollama-serve: {exc}")
     if check is not None:
-        check.fact("ollama_server", server_fact(servers.record_of(server)))
+        record = servers.record_of(server)
+        check.fact("ollama_server", server_fact(record))
+        check.fact("ollama_runner_build", record.runner_build or NOT_SEEN)
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["fingerprint", "gib", "options", "text"]
+__all__ = ["fingerprint", "gib", "options", "server_line", "text"]
 
 
 def text(value: Any) -> str:
@@ -37,6 +37,14 @@ def gib(n: Any) -> str:
     if isinstance(n, bool) or not isinstance(n, (int, float)) or n <= 0:
         return "unknown"
     return f"{n / 1024**3:.1f} GiB ({int(n):,} bytes)"
+
+
+# How each RunnerBuild source reads in the report (claims.probes.live.ollama_serve.build).
+_RUNNER_SOURCES = {
+    "runner start line": "the runner's start-up line in the server log",
+    "llama-server --version": "llama-server --version beside the ollama binary",
+    "build info line": "the build line in the server log",
+}
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -102,10 +110,33 @@ def fingerprint(run: Mapping[str, Any]) -> dict[str, str]:
         out["Ollama"] = "not reachable: " + text(ollama_tier.get("reason"))
     else:
         out["Ollama"] = "— (ollama tier not used in this run)"
+    runner = ollama.get("runner_build")
+    if isinstance(runner, Mapping) and runner.get("label"):
+        # Which llama.cpp the server ran models with: releases differ in it (issue 20).
+        where = _RUNNER_SOURCES.get(str(runner.get("source")))
+        out["Ollama runner"] = f"llama.cpp {text(runner.get('label'))}" + (
+            f" ({where})" if where else ""
+        )
+    elif isinstance(runner, str) and runner:
+        out["Ollama runner"] = runner
     out["Host name"] = text(machine.get("hostname"))
     for name, version in _mapping(machine.get("packages")).items():
         out[f"package {name}"] = text(version) if version else "not installed"
     return out
+
+
+def server_line(run: Mapping[str, Any]) -> str | None:
+    """The report header's note of the Ollama the run measured: version and runner build.
+
+    None when the ollama tier measured no server (its version is unknown).
+    """
+    fields = fingerprint(run)
+    if not _mapping(_mapping(run.get("machine")).get("ollama")).get("version") and not _mapping(
+        _mapping(run.get("tier_status")).get("ollama")
+    ).get("version"):
+        return None
+    runner = fields.get("Ollama runner")
+    return f"Ollama {fields['Ollama']}" + (f", runner {runner}" if runner else "")
 
 
 def options(run: Mapping[str, Any]) -> dict[str, str]:

@@ -728,6 +728,7 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
         "profile_reason": _str(_mapping(run.get("profile_choice")).get("reason")),
         "simulated": [_str(x) for x in _list(run.get("simulated"))],
         "fingerprint": machine.fingerprint(run),
+        "server": machine.server_line(run),
         "options": machine.options(run),
         "tiers_status": _tier_rows(run),
         "facts": (facts := _facts(evidence)),

@@ -7,11 +7,12 @@ claims.testing.fake_cuda``, README), and the fake ``ollama`` and ``nvidia-smi``
 executables start this package's modules.
 
 * ``fake_ollama`` - a real HTTP server on a loopback port that speaks enough of
-  Ollama's API, checked against a real 0.31.2's recorded exchanges;
-  ``fake_ollama_serve`` - an ``ollama`` executable around it;
+  Ollama's API, checked against real 0.31.2's and 0.32.15's recorded exchanges;
+  ``fake_ollama_serve`` - an ``ollama`` executable around it; ``ollama_versions`` -
+  what differs between those releases, for the fakes to answer as either;
 * ``fake_cuda`` (a pytest plugin) and ``fake_nvidia_smi`` - a recorded machine's
   CUDA devices and tools;
-* ``recorded_store`` - the store a real Ollama 0.31.2 wrote, assembled;
+* ``recorded_store`` - the store a real Ollama 0.31.2 (or 0.32.15) wrote, assembled;
   ``gguf_corpus`` - the hostile GGUF corpus and its builder; ``evidence`` -
   minimal evidence documents for the report's tests.
 

@@ -1,10 +1,12 @@
 """A loopback fake of the Ollama server, for testing the instrument, not the claims.
 
-What it answers is checked against recordings of a real server: the contract test
+What it answers is checked against recordings of real servers: the contract test
 (tests/testing/test_fake_ollama.py) replays the requests captured from Ollama
-0.31.2 (fixtures/ollama-0.31.2/http/) and compares status codes, content types,
-fields and their types, error texts, stream framing, done_reason values and
-expires_at for each keep_alive form.
+0.31.2 and 0.32.15 (fixtures/ollama-<version>/http/, http-by-hand/) and compares
+status codes, content types, fields and their types, error texts, stream framing,
+done_reason values and expires_at for each keep_alive form. ``behaves_as`` (or
+:meth:`FakeOllama.as_release`) picks the release it imitates; the few answers that
+differ between them are in :mod:`claims.testing.ollama_versions`.
 
 :class:`FakeOllama` runs :class:`http.server.ThreadingHTTPServer` on 127.0.0.1
 with a port chosen by the OS. Replies are scripted from the exchanges Week 2
@@ -42,6 +44,7 @@ from typing import Any, Literal
 from claims.probes.files.ollama_store.names import same_model
 from claims.probes.live.ollama_api.names import normalize_model_name as _norm
 from claims.testing import recordings
+from claims.testing.ollama_versions import DEFAULT_RELEASE, OllamaRelease, release
 
 __all__ = [
     "GENERATION_PATHS",
@@ -220,7 +223,8 @@ def keep_alive_seconds(value: Any, default: float) -> float:
     elif isinstance(value, str):
         m = _DURATION.match(value.strip())
         if m is None:
-            raise ValueError(f"time: invalid duration {value!r}")
+            # Go's time.ParseDuration, its argument quoted as strconv.Quote does.
+            raise ValueError(f"time: invalid duration {json.dumps(value)}")
         seconds = float(m.group(1)) * _UNIT_S[m.group(2)]
     else:
         raise ValueError(f"invalid keep_alive {value!r}")
@@ -274,8 +278,8 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         try:
             return json.loads(raw)
-        except ValueError:
-            return {"__invalid__": raw[:100].decode("utf-8", "replace")}
+        except json.JSONDecodeError as exc:
+            return {"__invalid__": go_json_error(raw, exc)}
 
     def _send(self, status: int, data: bytes = b"", content_type: str | None = None) -> None:
         self.send_response(status)
@@ -331,10 +335,10 @@ class _Handler(BaseHTTPRequestHandler):
                 # POST /api/delete).
                 self._send(405, b"405 method not allowed", "text/plain")
             else:
-                self._send_text(404, "404 page not found")
+                self._send(404, b"404 page not found", "text/plain")  # no charset (by hand)
             return
         if isinstance(body, dict) and "__invalid__" in body:
-            self._send_json(400, {"error": "invalid character in request body"})
+            self._send_json(400, {"error": body["__invalid__"]})
             return
         if method in ("POST", "DELETE") and body is None and path in BODY_REQUIRED:
             self._send_json(400, {"error": "missing request body"})
@@ -484,6 +488,26 @@ def _pieces(text: str) -> list[str]:
     return re.findall(r"\s*[\w'-]+|\s*[^\w\s]|\s+$", text) or [text]
 
 
+def go_json_error(raw: bytes, exc: json.JSONDecodeError) -> str:
+    """What Ollama's Go JSON decoder says of a body that does not parse (http-by-hand/).
+
+    A body that ends early is "unexpected EOF"; a bad first character is named.
+    Go's wording for a bad character further in depends on where it is, so that
+    case keeps a shorter text of the same form.
+    """
+    text = raw.decode("utf-8", "replace")
+    if exc.pos >= len(text.rstrip()):
+        return "unexpected EOF"
+    char = text[exc.pos]
+    where = " looking for beginning of value" if not text[: exc.pos].strip() else ""
+    return f"invalid character {char!r}{where}"
+
+
+def _with_tag(name: str) -> str:
+    """A model name completed as Ollama completes it: ``:latest`` when it has no tag."""
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
 def unused_port() -> int:
     """A loopback port nothing listens on (the OS picks it; it is released at once).
 
@@ -501,6 +525,7 @@ class FakeOllama:
         self,
         *,
         version: str = "0.12.6",
+        behaves_as: str = DEFAULT_RELEASE,
         first_token_delay_s: float = 0.0,
         token_interval_s: float = 0.0,
         cold_load_s: float = 0.0,
@@ -511,6 +536,9 @@ class FakeOllama:
         models: list[FakeModel] | None = None,
     ) -> None:
         self.version = version
+        # The recorded release it imitates (claims.testing.ollama_versions): the few
+        # answers that differ between releases follow it; /api/version says `version`.
+        self.release: OllamaRelease = release(behaves_as)
         self.first_token_delay_s = first_token_delay_s
         self.token_interval_s = token_interval_s
         self.cold_load_s = cold_load_s
@@ -533,6 +561,11 @@ class FakeOllama:
         self._openai_counter = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+
+    @classmethod
+    def as_release(cls, version: str, **kwargs: Any) -> FakeOllama:
+        """A fake answering as the recorded release ``version``, /api/version included."""
+        return cls(version=release(version).version, behaves_as=version, **kwargs)
 
     @classmethod
     def from_store(cls, root: Path, **kwargs: Any) -> FakeOllama:
@@ -622,13 +655,26 @@ class FakeOllama:
         return None
 
     # --- model state ------------------------------------------------------------------
-    def _model(self, body: dict[str, Any]) -> FakeModel:
+    def _model(
+        self,
+        body: dict[str, Any],
+        *,
+        missing: Callable[[str], str] = lambda name: f"model '{name}' not found",
+        required: bool = True,
+    ) -> FakeModel:
+        """The model a request names; Ollama's 400/404 when it names none or a missing one.
+
+        ``missing`` words the 404 as the route does; ``required`` False: a request
+        without a model is a missing model named "" (what /api/generate answers).
+        """
         name = body.get("model") or body.get("name")
         if not isinstance(name, str) or not name:
-            raise _HTTPError(400, "model is required")
-        model = self.find(name)
+            if required:
+                raise _HTTPError(400, "model is required")
+            name = ""
+        model = self.find(name) if name else None
         if model is None:
-            raise _HTTPError(404, f"model '{name}' not found")
+            raise _HTTPError(404, missing(name))
         return model
 
     def find(self, name: str) -> FakeModel | None:
@@ -662,9 +708,12 @@ class FakeOllama:
         return time.perf_counter() - started + 0.0001
 
     def _unload_later(self, model: FakeModel) -> None:
-        # Until the runner is gone /api/ps still lists the model, expiring now
-        # (the captures: 07-ps-empty.json right after keep_alive 0).
+        # Until the runner is gone 0.31.2's /api/ps still lists the model, expiring now
+        # (its 07-ps-empty.json right after keep_alive 0); 0.32.15's lists none.
         key = _norm(model.name)
+        if not self.release.ps_lists_unloading:
+            self._unload_at_once(key)
+            return
         with self._lock:
             current = self.loaded.get(key)
             if current is not None:
@@ -679,6 +728,11 @@ class FakeOllama:
         timer = threading.Timer(self.unload_delay_s, drop)
         timer.daemon = True
         timer.start()
+
+    def _unload_at_once(self, key: str) -> None:
+        """0.32.15: the model leaves /api/ps before the next read can see it."""
+        with self._lock:
+            self.loaded.pop(key, None)
 
     # --- routes -----------------------------------------------------------------------------
     @_route("GET", "/")
@@ -736,7 +790,7 @@ class FakeOllama:
 
     @_route("POST", "/api/show")
     def _show(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
-        m = self._model(body)
+        m = self._model(body, missing=lambda name: f"model '{_with_tag(name)}' not found")
         info = dict(m.model_info)
         if info.get("tokenizer.ggml.pre") == "dbrx":
             # As Ollama does: the long tokenizer arrays only when asked for (verbose).
@@ -827,7 +881,7 @@ class FakeOllama:
 
     @_route("POST", "/api/generate")
     def _generate(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
-        m = self._model(body)
+        m = self._model(body, required=False)
         prompt = body.get("prompt")
         now = _iso(time.time())
         if not prompt:
@@ -1017,7 +1071,9 @@ class FakeOllama:
 
     @_route("POST", "/api/embed")
     def _embed(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
-        m = self._model(body)
+        m = self._model(
+            body, missing=lambda name: f"model {json.dumps(name)} not found, try pulling it first"
+        )
         if "embedding" not in m.capabilities:
             # What Ollama 0.31's llama-server runner answers for a model without a
             # pooling type (the captures: 26-embed.json).
@@ -1205,7 +1261,10 @@ class FakeOllama:
         events: list[bytes] = [
             json.dumps(chunk({"role": "assistant", "content": p}, None)).encode() for p in pieces
         ]
-        events.append(json.dumps(chunk({"role": "assistant", "content": ""}, finish)).encode())
+        last: dict[str, Any] = (
+            {} if self.release.openai_finish_delta_empty else {"role": "assistant", "content": ""}
+        )
+        events.append(json.dumps(chunk(last, finish)).encode())
         if usage is not None:
             events.append(
                 json.dumps(

@@ -1,8 +1,8 @@
 """A fake ``ollama`` executable: ``serve`` runs :class:`FakeOllama` the way a real server runs.
 
 For testing the private-server lifecycle (:mod:`claims.probes.live.ollama_serve`) in CI,
-where there is no Ollama. What it copies from a real 0.31.2 server
-(``fixtures/recorded/ollama-serve/``, taken from the captures of one):
+where there is no Ollama. What it copies from a real 0.31.2 server (and, where they differ,
+from 0.32.15: fixtures/ollama-*/; ``fixtures/recorded/ollama-serve/``):
 
 * ``serve`` binds ``OLLAMA_HOST`` (default 127.0.0.1:11434) and fails with
   "address already in use" when it is taken; it logs the ``server config`` line
@@ -22,9 +22,12 @@ where there is no Ollama. What it copies from a real 0.31.2 server
   ``llama-server process no longer running ... string="signal: segmentation
   fault"`` and starts a new runner.
 
-``FAKE_OLLAMA_MODE`` makes it misbehave for the lifecycle tests: ``exit`` (exits
-at once with status 1), ``hang`` (never listens). Its replies are scripted: a
-claims run against it decides nothing about Ollama.
+``FAKE_OLLAMA_VERSION`` picks the recorded release it answers as (0.31.2 or 0.32.15,
+:mod:`claims.testing.ollama_versions`; default 0.31.2): the version it reports, its log
+lines' ``source=``, the runner's model-loading flag and the llama.cpp build line the
+runner prints when it starts. ``FAKE_OLLAMA_MODE`` makes it misbehave for the
+lifecycle tests: ``exit`` (exits at once with status 1), ``hang`` (never listens).
+Its replies are scripted: a claims run against it decides nothing about Ollama.
 """
 
 from __future__ import annotations
@@ -55,10 +58,17 @@ from claims.testing.fake_ollama import (
     _Server,
     keep_alive_seconds,
 )
+from claims.testing.ollama_versions import ENV as VERSION_ENV
+from claims.testing.ollama_versions import OllamaRelease, release
 
 __all__ = ["FakeServe", "main", "write_executable"]
 
-VERSION = "0.31.2"
+
+
+def _release() -> OllamaRelease:
+    """The release this process imitates, named by $FAKE_OLLAMA_VERSION (default 0.31.2)."""
+    return release(os.environ.get(VERSION_ENV))
+
 DEFAULT_MODELS_PER_CPU = 3  # server/sched.go: defaultModelsPerGPU * max(len(gpus), 1)
 LOCAL_ORIGINS = ("localhost", "127.0.0.1", "0.0.0.0")
 APP_ORIGINS = ("app://*", "file://*", "tauri://*", "vscode-webview://*", "vscode-file://*")
@@ -132,7 +142,7 @@ class Runner:
             sys.executable, "-m", "claims.testing.fake_ollama_serve", "runner",
             "--model", blob, "--port", str(self.port), "--host", "127.0.0.1",
             "--no-webui", "--offline", "-c", str(ctx * slots), "-np", str(slots),
-            "--flash-attn", flash,
+            *_release().load_flags, "--flash-attn", flash,
         ]
         self.model = model
         self.slots = threading.BoundedSemaphore(slots)
@@ -167,7 +177,8 @@ class FakeServe(FakeOllama):
     """The fake server of ``ollama serve``: real port, runner children, env settings."""
 
     def __init__(self, *, blobs: dict[str, str], models: list[FakeModel], **kwargs: Any) -> None:
-        super().__init__(version=VERSION, models=models, **kwargs)
+        version = _release().version
+        super().__init__(version=version, behaves_as=version, models=models, **kwargs)
         # A real server lists what its store holds, nothing when it is empty.
         self.models = {_key(m.name): m for m in models}
         self.num_parallel = max(_uint("OLLAMA_NUM_PARALLEL", 1), 1)
@@ -210,7 +221,8 @@ class FakeServe(FakeOllama):
             runner = self.runners.get(key)
             if runner is not None and not runner.alive():
                 # As the scheduler's needsReload: a runner that does not answer is replaced.
-                _log("WARN", "llama_server.go:1149", "llama-server process no longer running",
+                _log("WARN", _release().source_runner_gone,
+                     "llama-server process no longer running",
                      sys=-(runner.proc.returncode or 0), string=runner.exit_text())
                 self.runners.pop(key).stop()
                 current = None
@@ -238,6 +250,10 @@ class FakeServe(FakeOllama):
             self.runners.pop(key).stop()
 
     def _unload_later(self, model: FakeModel) -> None:
+        if not self.release.ps_lists_unloading:
+            self._unload_listing_at_once(model)
+            return
+
         def drop() -> None:
             with self._lock:
                 self.loaded.pop(_key(model.name), None)
@@ -246,6 +262,27 @@ class FakeServe(FakeOllama):
                 runner.stop()
 
         timer = threading.Timer(self.unload_delay_s, drop)
+        timer.daemon = True
+        timer.start()
+
+    def _unload_listing_at_once(self, model: FakeModel) -> None:
+        """0.32.15: /api/ps lists the model no more; its runner stops after the delay,
+        unless a request started a new one meanwhile."""
+        key = _key(model.name)
+        with self._lock:
+            self.loaded.pop(key, None)
+            runner = self.runners.get(key)
+
+        def stop() -> None:
+            with self._lock:
+                if self.runners.get(key) is runner and key not in self.loaded:
+                    self.runners.pop(key, None)
+                else:
+                    return
+            if runner is not None:
+                runner.stop()
+
+        timer = threading.Timer(self.unload_delay_s, stop)
         timer.daemon = True
         timer.start()
 
@@ -375,7 +412,8 @@ def serve() -> int:
         "OLLAMA_ORIGINS": "[" + " ".join(_origins()) + "]",
     }
     shown = " ".join(f"{k}:{v}" for k, v in env.items())
-    _log("INFO", "routes.go:1947", "server config", env=f"map[{shown}]")
+    imitated = _release()
+    _log("INFO", imitated.source_config, "server config", env=f"map[{shown}]")
     if _var("FAKE_OLLAMA_MODE") == "hang":
         while True:
             time.sleep(1)
@@ -388,12 +426,15 @@ def serve() -> int:
         why = (exc.strerror or str(exc)).lower()
         print(f"Error: listen tcp {host}:{port}: bind: {why}", flush=True)
         return 1
-    _log("INFO", "images.go:883", "total blobs", count=len(blobs))
+    _log("INFO", imitated.source_blobs, "total blobs", count=len(blobs))
     # A machine without GPUs, as a real server reports it.
     _log("INFO", "types.go:50", "inference compute", id="cpu", library="cpu", compute='""',
          name="cpu", description="cpu", libdirs="ollama", driver='""', pci_id='""', type='""',
          total="23.5 GiB", available="22.2 GiB")
-    _log("INFO", "routes.go:2002", f"Listening on {host}:{port} (version {VERSION})")
+    _log("INFO", imitated.source_listening,
+         f"Listening on {host}:{port} (version {imitated.version})")
+    _log("INFO", imitated.source_default_ctx, "vram-based default context", total_vram="0 B",
+         default_num_ctx=fake.default_num_ctx)
     stopping = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
@@ -428,6 +469,8 @@ def runner(argv: list[str]) -> int:
             self.wfile.write(raw)
 
     server = ThreadingHTTPServer((args.get("--host", "127.0.0.1"), int(args["--port"])), Handler)
+    # What llama-server prints first when it starts: the build it is (runner start line).
+    print(_release().runner_build_line, flush=True)
     print(f"srv  llama_server: listening on http://127.0.0.1:{args['--port']}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     server.serve_forever()
@@ -460,7 +503,7 @@ def create(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] in (["--version"], ["-v"]):
-        print(f"ollama version is {VERSION}")
+        print(f"ollama version is {_release().version}")
         return 0
     if args[:1] == ["serve"]:
         return serve()
@@ -472,9 +515,12 @@ def main(argv: list[str] | None = None) -> int:
     return 1
 
 
-def write_executable(path: Path, mode: str | None = None) -> Path:
-    """An ``ollama`` executable at ``path`` that runs this fake (``mode``: see the docstring)."""
+def write_executable(path: Path, mode: str | None = None, version: str | None = None) -> Path:
+    """An ``ollama`` executable at ``path`` that runs this fake (``mode``, ``version``: see
+    the docstring; ``version`` must be a recorded release)."""
     setting = f"export FAKE_OLLAMA_MODE={mode}\n" if mode else ""
+    if version is not None:
+        setting += f"export {VERSION_ENV}={release(version).version}\n"
     src = str(Path(__file__).resolve().parents[2])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(

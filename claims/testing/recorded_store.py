@@ -47,9 +47,13 @@ def shared_blob_store_dir() -> Path:
     return recordings.fixtures_dir() / "ollama-0.31.2" / "store-shared-blob"
 
 
-def recorded_store_dir() -> Path:
-    """fixtures/ollama-0.31.2/store, in the folder :mod:`claims.testing.recordings` names."""
-    return recordings.fixtures_dir() / "ollama-0.31.2" / "store"
+def recorded_store_dir(version: str = "0.31.2") -> Path:
+    """fixtures/ollama-<version>/store, in the folder :mod:`claims.testing.recordings` names.
+
+    0.31.2's is the one the store claims are checked on; 0.32.15's differs in its config
+    blob (fixtures/ollama-0.32.15/store/README.md).
+    """
+    return recordings.fixtures_dir() / f"ollama-{version}" / "store"
 
 
 def assemble(source: Path, dest: Path, gguf: Path, gguf_sha256: str) -> Path:

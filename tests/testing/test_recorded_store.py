@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -23,6 +24,7 @@ SHARED = shared_blob_store_dir()
 # is looked for otherwise.
 CAPTURES = os.environ.get("CLAIMS_CAPTURES")
 GEMMA = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+VERSIONS = ["0.31.2", "0.32.15"]
 
 
 def test_the_fixture_is_the_capture_byte_for_byte():
@@ -36,17 +38,35 @@ def test_the_fixture_is_the_capture_byte_for_byte():
         assert (SOURCE / rel).read_bytes() == (CAPTURE / rel).read_bytes(), rel
 
 
-def test_the_config_blob_is_named_by_its_digest():
-    for blob in (SOURCE / "blobs").iterdir():
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_config_blob_is_named_by_its_digest(version: str):
+    for blob in (recorded_store_dir(version) / "blobs").iterdir():
         assert blob.name == "sha256-" + hashlib.sha256(blob.read_bytes()).hexdigest()
 
 
-def test_assembly_puts_the_model_blob_under_the_manifests_digest(tmp_path):
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_manifest_is_what_the_recorded_server_listed(version: str):
+    """Its sha256 is the digest /api/tags gave, its layers add up to the listed size."""
+    store = recorded_store_dir(version)
+    manifest = store / "manifests" / "registry.ollama.ai" / "library" / "gemma3" / "270m"
+    tags = json.loads((store.parent / "http" / "03-tags.json")
+                      .read_text("utf-8"))["body"]["models"][0]
+    assert hashlib.sha256(manifest.read_bytes()).hexdigest() == tags["digest"]
+    layers = json.loads(manifest.read_bytes())
+    assert layers["config"]["size"] + sum(x["size"] for x in layers["layers"]) == tags["size"]
+
+
+@pytest.mark.parametrize(("version", "listed_id"),
+                         [("0.31.2", "6aa2aebbe67a"), ("0.32.15", "14f8ac0fb3c4")])
+def test_assembly_puts_the_model_blob_under_the_manifests_digest(
+    tmp_path, version: str, listed_id: str
+):
     gguf = tmp_path / "model.gguf"
     gguf.write_bytes(b"GGUF stand-in")  # the name is all assembly looks at
-    root = assemble(SOURCE, tmp_path / "store", gguf, GEMMA)
+    root = assemble(recorded_store_dir(version), tmp_path / "store", gguf, GEMMA)
     assert (root / "blobs" / f"sha256-{GEMMA}").read_bytes() == b"GGUF stand-in"
-    assert printed_list(root) == {"gemma3:270m": "6aa2aebbe67a"}
+    # `ollama list` of each release, as recorded: the ID is the manifest digest's head.
+    assert printed_list(root) == {"gemma3:270m": listed_id}
 
 
 def test_a_file_the_manifest_does_not_name_is_refused(tmp_path):

@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 import pytest
 
-from claims.plugin.serve import AFTER_ALL, server_fact
+from claims.plugin.serve import AFTER_ALL, NOT_SEEN, server_fact
 from claims.probes.live.ollama_serve import (
     CLAIM_VARIABLES,
     DEFAULT_GROUP,
@@ -95,7 +95,9 @@ class Private:
             not_run(f"--ollama-serve: {exc}")
         self.close()
         self.server = server
-        self.check.fact(f"ollama_server:{group.name}", server_fact(self.servers.record_of(server)))
+        record = self.servers.record_of(server)
+        self.check.fact(f"ollama_server:{group.name}", server_fact(record))
+        self.check.fact("ollama_runner_build", record.runner_build or NOT_SEEN)
         self.client = OllamaClient(
             server.url,
             connect_timeout=5.0,

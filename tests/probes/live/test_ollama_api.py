@@ -256,7 +256,8 @@ def test_unknown_model_is_http_404(client: OllamaClient) -> None:
     with pytest.raises(ServerHTTPError) as info:
         client.show("no-such-model")
     assert info.value.status == 404
-    assert "model 'no-such-model' not found" in str(info.value)
+    # /api/show completes the name with :latest (fixtures/ollama-*/http-by-hand/03-*).
+    assert "model 'no-such-model:latest' not found" in str(info.value)
 
 
 def test_http_500_names_path_and_reason(client: OllamaClient, fake: FakeOllama) -> None:

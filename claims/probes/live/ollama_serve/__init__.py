@@ -9,12 +9,19 @@ runner. The suite does that to servers of its own, never to the user's:
 * :mod:`.session` – the servers of a session, one group of settings at a time;
 * :mod:`.store` – the private model store (the user's blobs shared by hard link);
 * :mod:`.environment` – the environment it gets and the settings it reports;
+* :mod:`.build` – its runner's llama.cpp build, from its log or ``llama-server --version``;
 * :mod:`.processes`, :mod:`.ports` – its runner children, free loopback ports;
 * :mod:`.concurrency` – whether concurrent requests were served together.
 """
 
 from __future__ import annotations
 
+from claims.probes.live.ollama_serve.build import (
+    RunnerBuild,
+    parse_runner_build,
+    runner_binary,
+    runner_version,
+)
 from claims.probes.live.ollama_serve.concurrency import Span, concurrent_streams, max_overlap
 from claims.probes.live.ollama_serve.environment import (
     CLAIM_VARIABLES,
@@ -52,6 +59,7 @@ __all__ = [
     "OllamaServe",
     "PortInUse",
     "PrivateServers",
+    "RunnerBuild",
     "ServeError",
     "ServerExited",
     "ServerRecord",
@@ -65,8 +73,11 @@ __all__ = [
     "import_gguf",
     "log_tail",
     "max_overlap",
+    "parse_runner_build",
     "parse_server_config",
     "port_is_free",
+    "runner_binary",
+    "runner_version",
     "server_environment",
     "share_store",
     "store_snapshot",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from claims.probes.live.ollama_serve.build import parse_runner_build, runner_version
 from claims.probes.live.ollama_serve.environment import parse_server_config, server_environment
 from claims.probes.live.ollama_serve.errors import PortInUse, ServeError
 from claims.probes.live.ollama_serve.ports import DEFAULT_PORT, free_port, port_is_free
@@ -69,6 +70,9 @@ class ServerRecord:
     stopped: float | None = None
     returncode: int | None = None
     reported_config: dict[str, str] | None = None
+    # The runner's llama.cpp build (RunnerBuild.to_json): from the log once a model has
+    # loaded, before that from `llama-server --version` beside the binary.
+    runner_build: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
@@ -194,6 +198,8 @@ class PrivateServers:
                 server.version, server.pid, server.started_s
             )
             record.reported_config = parse_server_config(server.log_text())
+            found = runner_version(self.binary)
+            record.runner_build = found.to_json() if found is not None else None
             return server
         assert last is not None
         raise last
@@ -206,6 +212,7 @@ class PrivateServers:
         record.stopped = time.time()
         if record.reported_config is None:
             record.reported_config = parse_server_config(server.log_text())
+        self._read_runner_build(record, server)
         if self.keep_logs is not None:
             try:
                 self.keep_logs.mkdir(parents=True, exist_ok=True)
@@ -214,7 +221,18 @@ class PrivateServers:
                 record.log = str(server.log_path) + " (not kept: copy failed)"
 
     def record_of(self, server: OllamaServe) -> ServerRecord:
-        return next(r for r in reversed(self.records) if r.url == server.url)
+        """The record of ``server``, its runner build brought up to date from its log."""
+        record = next(r for r in reversed(self.records) if r.url == server.url)
+        self._read_runner_build(record, server)
+        return record
+
+    @staticmethod
+    def _read_runner_build(record: ServerRecord, server: OllamaServe) -> None:
+        # A runner that started logged its build: that is what ran, so it replaces
+        # what `llama-server --version` said before any model loaded.
+        found = parse_runner_build(server.log_text())
+        if found is not None and found.source == "runner start line":
+            record.runner_build = found.to_json()
 
     def stop_current(self) -> None:
         if self.current is not None:

@@ -32,11 +32,22 @@ def print_audit(result: dict[str, Any]) -> None:
             mark = "NOT SENSITIVE"
             detail = f"stayed {fig['after']} ({fig['how']}: {fig['perturbed']})"
         print(safe(f"{fig['claim']:<24} {fig['figure'][:28]:<28} {mark:<14} {detail}"))
+    # What was perturbed, by kind, before the three summary lines (scripts/certify-offline.sh
+    # shows the last three).
+    perturbed = result.get("perturbed") or {}
+    if perturbed:
+        shown = ", ".join(f"{n} {h}" for h, n in perturbed.items())
+        print(safe(f"stated figures perturbed: {shown}"))
+    tr = result["transcriptions"]
+    kinds = tr.get("by_kind") or {}
+    if kinds:
+        print("transcribed values changed: " + ", ".join(
+            f"{k['caught']} of {k['mutations']} {kind} caught" for kind, k in kinds.items()
+        ))
     print(safe(result["summary"]))
     explained = result["explained"]
     print(f"{explained} cannot change a verdict, each with its reason; "
           f"{len(result['defects'])} defect(s)")
-    tr = result["transcriptions"]
     if "skipped" in tr:
         print(safe(f"transcribed values: not audited ({tr['skipped']})"))
     else:
@@ -85,6 +96,8 @@ def load_summary(path: Path, catalog: Catalog) -> dict[str, Any] | None:
         "sensitive": sum(bool(f.get("sensitive")) for f in figures),
         "insensitive": insensitive,
         "transcriptions": {
-            k: tr.get(k) for k in ("values", "mutations", "caught", "skipped") if k in tr
+            k: tr.get(k)
+            for k in ("values", "mutations", "caught", "skipped", "by_kind")
+            if k in tr
         },
     }

@@ -23,7 +23,6 @@ from claims.catalog.records import StatedFigure
 from claims.plugin.keys import CATALOG, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.pytest_private import run_unlogged
-from claims.verdicts import check_verdict, claim_verdict
 
 Records = dict[str, dict[str, Any]]  # nodeid -> the check record of one run of that test
 
@@ -151,16 +150,3 @@ class _Parents:
 
     def listchain(self) -> list[Any]:
         return list(self.chain)
-
-
-def claim_verdicts(records: Records) -> dict[str, str]:
-    """Each claim's verdict from the records of one run of its tests."""
-    per_claim: dict[str, list[dict[str, Any]]] = {}
-    for rec in records.values():
-        for cid in rec.get("claims", []):
-            per_claim.setdefault(cid, []).append(rec)
-    return {cid: claim_verdict(True, None, recs)[0] for cid, recs in per_claim.items()}
-
-
-def check_verdicts(records: Records) -> dict[str, str]:
-    return {nodeid: check_verdict(rec) for nodeid, rec in records.items()}

@@ -4,9 +4,10 @@ Each transcribed value has an anchor in ``fixtures/recorded/<DOC>.anchors.json``
 the seed file, the line where the value starts, and the text just before it.
 The transcription test checks every value *there* (not anywhere in the seed),
 so a changed digit is caught even when the changed number occurs elsewhere in
-the document. :func:`audit_transcriptions` proves it: it changes each digit (or,
-for a value without digits, one letter) of every value in turn and counts the
-changes the anchored check misses.
+the document. :func:`audit_transcriptions` proves it: it makes each mistake of
+:mod:`claims.audit.typos` (a digit changed, swapped, dropped or added, 10x, the
+sign, GB for GiB) in every value in turn and counts those the anchored check
+misses.
 
 Seed text is compared with whitespace collapsed: the posts wrap lines and
 align tables with runs of spaces.
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from claims.audit.typos import KINDS, mistakes
 
 __all__ = [
     "FILE_REFERENCES",
@@ -94,7 +97,8 @@ class Seed:
 
 def _boundary(text: str, index: int, edge: str, step: int = 1) -> bool:
     """Nothing continues the value past its edge: no digit after a digit (nor ".5" after
-    "89", which would make it 89.5), no letter after a letter. "22.5x" prints 22.5."""
+    "89", which would make it 89.5, nor "e-06" after "1") or after a point, no letter or
+    digit after a letter, "_" or "-". "22.5x" prints 22.5."""
     if index < 0 or index >= len(text):
         return True
     nxt = text[index]
@@ -102,9 +106,17 @@ def _boundary(text: str, index: int, edge: str, step: int = 1) -> bool:
         if nxt.isdigit():
             return False
         beyond = index + step
+        after = text[beyond : beyond + 2] if step > 0 else ""
+        if nxt in "eE" and (after[:1].isdigit() or (after[:1] in "+-" and after[1:].isdigit())):
+            return False  # "1" is not printed where "1e-06" is
         return not (nxt in ".," and 0 <= beyond < len(text) and text[beyond].isdigit())
     if edge.isalpha():
-        return not nxt.isalpha()
+        # "a80c4f17acd" is not printed where "a80c4f17acd5" is: an id runs on through digits.
+        return not nxt.isalnum()
+    if edge in ".,":
+        return not nxt.isdigit()  # "17." is not printed where "17.9" is
+    if edge in "_-":
+        return not nxt.isalnum()  # nor "Q8_" where "Q8_0" is
     return True
 
 
@@ -251,26 +263,6 @@ def seeds_of(documents: Path, doc: str) -> list[Seed] | None:
     return [_seed(p) for p in paths]
 
 
-def mutations(value: Any) -> Iterator[Any]:
-    """The value with one character changed: each digit in turn (+1, 9 -> 0), or for a value
-    without digits its first letter (a -> b)."""
-    text = repr(value) if isinstance(value, float) else str(value)
-    digits = [i for i, ch in enumerate(text) if ch.isdigit()]
-    positions = digits or [i for i, ch in enumerate(text) if ch.isalpha()][:1]
-    for i in positions:
-        ch = text[i]
-        new = str((int(ch) + 1) % 10) if ch.isdigit() else ("b" if ch.lower() == "a" else "a")
-        changed = text[:i] + new + text[i + 1 :]
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
-            yield int(changed)
-        elif isinstance(value, float):
-            yield float(changed)
-        else:
-            yield changed
-
-
 def misplaced_values(root: Path, documents: Path) -> dict[str, Any]:
     """Check every transcribed value at its anchor in the documents (the plain check, no
     mutations): what the transcription check of a pytest run with documents reports."""
@@ -305,11 +297,13 @@ def misplaced_values(root: Path, documents: Path) -> dict[str, Any]:
 
 
 def audit_transcriptions(root: Path, documents: Path | None) -> dict[str, Any]:
-    """Change each digit of every transcribed value; count what the anchored check catches."""
+    """Make every mistake of :mod:`claims.audit.typos` in every transcribed value; count,
+    in all and by kind, what the anchored check catches."""
     root = root.resolve()
     if documents is None:
         return {"skipped": "no documents given (--claims-documents DIR or $CLAIMS_DOCUMENTS)"}
     values = caught = total = 0
+    by_kind: dict[str, dict[str, int]] = {kind: {"mutations": 0, "caught": 0} for kind in KINDS}
     survivors: list[str] = []
     unanchored: list[str] = []
     for doc in SEED_FILES:
@@ -325,16 +319,19 @@ def audit_transcriptions(root: Path, documents: Path | None) -> dict[str, Any]:
                 continue
             seed = by_name[str(anchor["seed"])]
             values += 1
-            for changed in mutations(value):
+            for kind, changed in mistakes(value):
                 total += 1
+                by_kind[kind]["mutations"] += 1
                 if anchored(seed, anchor, changed):
-                    survivors.append(f"{doc} {path}: {value!r} -> {changed!r}")
+                    survivors.append(f"{doc} {path}: {value!r} -> {changed!r} ({kind})")
                 else:
                     caught += 1
+                    by_kind[kind]["caught"] += 1
     return {
         "values": values,
         "mutations": total,
         "caught": caught,
+        "by_kind": by_kind,
         "survivors": survivors,
         "unanchored": unanchored,
     }

@@ -7,17 +7,28 @@ it to build variants of its valid base file and to check the corpus is fresh.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from claims.probes.files.gguf_file import inspect_header, read_header
+from claims.probes.files.gguf_file.source import Source
 from claims.testing import recordings
 
-__all__ = ["corpus_builder", "corpus_dir", "read_everything", "reader_reference"]
+__all__ = [
+    "ReadWork",
+    "corpus_builder",
+    "corpus_dir",
+    "counting_reads",
+    "read_everything",
+    "reader_reference",
+]
 
 
 def corpus_dir() -> Path:
@@ -45,6 +56,56 @@ def read_everything(path: Path) -> None:
     for key in header.fields:
         header.get(key)
     inspect_header(header)
+
+
+@dataclass
+class ReadWork:
+    """The reader's work, counted where it touches the file: a busy machine changes none of it.
+
+    ``opens``: files opened (the header, then each lazily decoded array again);
+    ``calls``: requests for bytes or a scalar (:meth:`Source.span`, which every read goes
+    through); ``bytes_read``: bytes ``os.pread`` returned; ``reads``: each read's
+    (offset, bytes), in order.
+    """
+
+    opens: int = 0
+    calls: int = 0
+    bytes_read: int = 0
+    reads: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def end(self) -> int:
+        """One past the last file byte read (0: none read)."""
+        return max((at + n for at, n in self.reads), default=0)
+
+
+@contextlib.contextmanager
+def counting_reads() -> Iterator[ReadWork]:
+    """Count the GGUF reader's work on every file it opens until the block ends (one thread)."""
+    work = ReadWork()
+    span, pread, init = Source.span, Source._pread, Source.__init__
+
+    def counted_init(self: Source, *args: Any, **kwargs: Any) -> None:
+        work.opens += 1
+        init(self, *args, **kwargs)
+
+    def counted_span(self: Source, offset: int, nbytes: int, fieldname: str) -> tuple[bytes, int]:
+        work.calls += 1
+        return span(self, offset, nbytes, fieldname)
+
+    def counted_pread(self: Source, offset: int, nbytes: int) -> bytes:
+        data = pread(self, offset, nbytes)
+        work.bytes_read += len(data)
+        work.reads.append((offset, len(data)))
+        return data
+
+    Source.span, Source._pread = counted_span, counted_pread  # type: ignore[method-assign]
+    Source.__init__ = counted_init  # type: ignore[method-assign]
+    try:
+        yield work
+    finally:
+        Source.span, Source._pread = span, pread  # type: ignore[method-assign]
+        Source.__init__ = init  # type: ignore[method-assign]
 
 
 def reader_reference(path: Path) -> dict[str, Any]:

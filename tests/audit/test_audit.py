@@ -88,6 +88,27 @@ def test_the_table_premises_change_the_tables_own_verdict(audit):
     assert any("test_llama3_8b_kv_table" in n for n in found["changed_checks"])
 
 
+def test_sensitive_means_the_claims_own_verdict_moved(audit):
+    for found in audit["figures"]:
+        if found["sensitive"]:
+            assert found["before"] != found["after"], found
+    assert audit["sensitive"] == sum(f["sensitive"] for f in audit["figures"])
+    assert sum(audit["perturbed"].values()) == audit["total"]
+
+
+def test_a_figure_that_moves_only_another_claim_is_not_counted(audit):
+    # MC-KV-TABLE's KV heads: moved down, MC-KV-32K-OVER-4GB (which computes with the table's
+    # shape) is refuted, but the table stays the known erratum it is. Named, not counted.
+    found = figure(audit, "MC-KV-TABLE", "KV heads")
+    assert not found["sensitive"] and found["after"] == "known-erratum"
+    assert "MC-KV-32K-OVER-4GB consistent -> refuted" in found["changed_claims"]
+    assert found["reason"].startswith("a premise of the known erratum")
+    # The layers, stepped near the printed 32, make a listed figure hold: the table's own
+    # verdict moves.
+    layers = figure(audit, "MC-KV-TABLE", "layers")
+    assert layers["sensitive"] and layers["after"] == "error"
+
+
 def test_insensitive_figures_carry_a_reason_from_the_run(audit):
     reasons = {(f["claim"], f["figure"]): f["reason"] for f in audit["figures"] if f["reason"]}
     assert "figure stated for phi4" in reasons[("W2-BLOB-SHA256", "model digest")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from claims.audit.report import catalog_digest, load_summary, write_audit
+from claims.audit.report import catalog_digest, load_summary, print_audit, write_audit
 from claims.catalog import load_catalog
 
 
@@ -43,3 +43,31 @@ def test_an_audit_of_another_catalog_is_stale_and_garbage_is_a_problem(tmp_path)
     (tmp_path / "list.json").write_text(json.dumps([1, 2]), "utf-8")
     assert "problem" in (load_summary(tmp_path / "list.json", catalog) or {})
     assert load_summary(tmp_path / "absent.json", catalog) is None
+
+
+def test_the_printout_lists_what_was_perturbed_by_kind_above_the_three_summary_lines(capsys):
+    printed = {
+        **result("0" * 64),
+        "summary": "1 of 2 stated figures change their verdict when perturbed",
+        "explained": 1,
+        "defects": [],
+        "perturbed": {"moved up": 1, "corrected to the measurement": 1},
+    }
+    for fig in printed["figures"]:
+        fig.update(before="consistent", after="refuted", how="moved up", perturbed="3")
+    printed["transcriptions"] = {
+        "values": 3,
+        "mutations": 9,
+        "caught": 9,
+        "survivors": [],
+        "by_kind": {
+            "digit +1": {"mutations": 5, "caught": 5},
+            "unit": {"mutations": 4, "caught": 4},
+        },
+    }
+    print_audit(printed)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "stated figures perturbed: 1 moved up, 1 corrected to the measurement"
+    assert lines[3] == "transcribed values changed: 5 of 5 digit +1 caught, 4 of 4 unit caught"
+    assert lines[-3] == printed["summary"]
+    assert lines[-1].startswith("transcribed values: 9 of 9 changed digits or letters caught")

@@ -2,8 +2,12 @@
 
 * At least 50x faster than gguf.GGUFReader on the Gemma 3 270M file (253 MB,
   262,144 token strings).
-* Within 20% of that time on a file with the same header and 100x the tensor
-  data: the cost must follow the header, not the file.
+* The cost follows the header, not the file: on a file with the same header and
+  100x the tensor data the reader makes the very same reads (offsets, requests)
+  and reads nothing past the header's last window. That is counted, so no busy
+  machine can fail it; the time ratio of the two files (once held to <= 1.20,
+  two ~18 ms timings a loaded machine moved past it) is recorded beside it as
+  a figure.
 
 The 100x file is sparse (the header's bytes, then a hole up to 100x the
 original data size), so it costs no disk. GGUFReader is timed once per session
@@ -24,15 +28,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gguf
+import numpy as np
 import pytest
 
 from claims.probes.files.gguf_file import read_header
-
-# Subprocesses or timings: left out of the quick loop (tests/README.md).
-pytestmark = pytest.mark.slow
+from claims.probes.files.gguf_file.source import CHUNK_BYTES
+from claims.testing.gguf_corpus import ReadWork, counting_reads
 
 MIN_SPEEDUP = 50.0  # over gguf.GGUFReader on the same file
-MAX_BIG_OVER_SMALL = 1.20  # header read time, 100x data file over the original
 DATA_FACTOR = 100
 RUNS = 21
 
@@ -58,6 +62,41 @@ def _fastest_seconds(paths: list[Path], runs: int) -> list[float]:
     return [min(t) for t in times]
 
 
+def _reads(path: Path) -> ReadWork:
+    with counting_reads() as work:
+        read_header(path)
+    return work
+
+
+def assert_reads_follow_the_header(small: Path, big: Path, data_offset: int) -> ReadWork:
+    """The reader makes the same reads on both files, none past the header's last window."""
+    ours, theirs = _reads(small), _reads(big)
+    assert [at for at, _ in theirs.reads] == [at for at, _ in ours.reads], (ours, theirs)
+    assert theirs.calls == ours.calls
+    assert theirs.end <= data_offset + CHUNK_BYTES, f"read up to {theirs.end:,}"
+    return theirs
+
+
+def test_the_reader_reads_the_header_and_not_the_data(tmp_path: Path) -> None:
+    # A header of several windows (20,000 token strings, ~300 KB) before 1 MB of data.
+    small = tmp_path / "tokens.gguf"
+    w = gguf.GGUFWriter(str(small), "llama")
+    w.add_array("tokenizer.ggml.tokens", [f"token{i}" for i in range(20_000)])
+    w.add_tensor("w", np.zeros(1 << 18, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    offset = read_header(small).data_offset
+    assert offset > 4 * CHUNK_BYTES
+    big = tmp_path / "tokens-100x-data.gguf"
+    _sparse_copy_with_more_data(small, big, offset, DATA_FACTOR)
+    work = assert_reads_follow_the_header(small, big, offset)
+    assert work.opens == 1 and len(work.reads) > 4 and work.reads[0][0] == 0
+
+
+# Subprocesses or timings: left out of the quick loop (tests/README.md).
+@pytest.mark.slow
 def test_header_read_speed_targets(
     gemma_gguf: Path,
     gguf_reference_gemma: dict[str, Any],
@@ -78,6 +117,7 @@ def test_header_read_speed_targets(
     assert big_header.tensors == header.tensors
     assert big_header.file_size == big_size
 
+    work = assert_reads_follow_the_header(gemma_gguf, big, header.data_offset)
     ours, ours_big = _fastest_seconds([gemma_gguf, big], RUNS)
     reference = gguf_reference_gemma["seconds"]
     speedup = reference / ours
@@ -92,7 +132,9 @@ def test_header_read_speed_targets(
         "ours_ms": round(ours * 1e3, 2),
         "ours_big_ms": round(ours_big * 1e3, 2),
         "speedup_vs_gguf_reader": round(speedup, 1),
-        "big_over_small": round(big_over_small, 3),
+        "big_over_small": round(big_over_small, 3),  # recorded, not held: see the docstring
+        "header_reads": len(work.reads),
+        "header_bytes_read": work.bytes_read,
         "runs": RUNS,
         "cpus": os.cpu_count(),
     }
@@ -104,7 +146,7 @@ def test_header_read_speed_targets(
             f"(fastest of {RUNS}) on {header.file_size:,} B: {speedup:.0f}x faster "
             f"(target >= {MIN_SPEEDUP:.0f}x); "
             f"same header with {DATA_FACTOR}x data ({big_size:,} B, {allocated:,} B allocated): "
-            f"{ours_big * 1e3:.1f} ms = {big_over_small:.2f}x (target <= {MAX_BIG_OVER_SMALL:.2f}x)"
+            f"{ours_big * 1e3:.1f} ms = {big_over_small:.2f}x, with the same "
+            f"{len(work.reads)} reads ({work.bytes_read:,} B) on both"
         )
     assert speedup >= MIN_SPEEDUP, figures
-    assert big_over_small <= MAX_BIG_OVER_SMALL, figures

@@ -1,0 +1,36 @@
+"""claims.audit.transcribed: the anchored check refuses a value cut short where it is printed.
+
+Each case is a mistake of claims.audit.typos that the check once let through (the
+shorter value is a prefix of the printed one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.audit.transcribed import Seed, anchored
+
+
+def seed(text: str) -> Seed:
+    return Seed("s.txt", text, (0,), (1,))
+
+
+@pytest.mark.parametrize(
+    ("printed", "right", "cut"),
+    [
+        ("FP32: 17.9 TFLOPS", "17.9", "17."),  # a digit after the point dropped
+        ("type Q8_0 here", "Q8_0", "Q8_"),
+        ("eps 1e-06 ok", 1e-06, 1.0),  # "1e-06" without its exponent reads as 1
+        ("id a80c4f17acd5 2.0 GB", "a80c4f17acd5", "a80c4f17acd"),
+    ],
+)
+def test_a_value_cut_short_is_not_printed_there(printed, right, cut):
+    s = seed(printed)
+    before = printed[: printed.index(str(right) if isinstance(right, str) else "1e-06")]
+    anchor = {"seed": "s.txt", "line": 1, "before": before}
+    assert anchored(s, anchor, right)
+    assert not anchored(s, anchor, cut)
+
+
+def test_a_value_followed_by_its_unit_letters_still_reads():
+    s = seed("speedup 22.5x over CPU")
+    assert anchored(s, {"seed": "s.txt", "line": 1, "before": "speedup "}, "22.5")

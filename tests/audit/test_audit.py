@@ -96,17 +96,15 @@ def test_sensitive_means_the_claims_own_verdict_moved(audit):
     assert sum(audit["perturbed"].values()) == audit["total"]
 
 
-def test_a_figure_that_moves_only_another_claim_is_not_counted(audit):
-    # MC-KV-TABLE's KV heads: moved down, MC-KV-32K-OVER-4GB (which computes with the table's
-    # shape) is refuted, but the table stays the known erratum it is. Named, not counted.
-    found = figure(audit, "MC-KV-TABLE", "KV heads")
-    assert not found["sensitive"] and found["after"] == "known-erratum"
-    assert "MC-KV-32K-OVER-4GB consistent -> refuted" in found["changed_claims"]
-    assert found["reason"].startswith("a premise of the known erratum")
-    # The layers, stepped near the printed 32, make a listed figure hold: the table's own
-    # verdict moves.
-    layers = figure(audit, "MC-KV-TABLE", "layers")
-    assert layers["sensitive"] and layers["after"] == "error"
+def test_the_table_shape_now_moves_the_tables_own_verdict(audit):
+    # MC-KV-TABLE's KV heads used to move only MC-KV-32K-OVER-4GB (counted anyway, issue 23);
+    # since the table's test holds the shape to 2.4's print, each shape figure moves the
+    # table's own verdict. A figure that moves only another claim is not counted
+    # (tests/audit/test_judge.py builds that case).
+    for name in ("layers", "KV heads", "head dim"):
+        found = figure(audit, "MC-KV-TABLE", name)
+        assert found["sensitive"] and found["after"] != "known-erratum", found
+        assert any(c.startswith("MC-KV-TABLE ") for c in found["changed_claims"]), found
 
 
 def test_insensitive_figures_carry_a_reason_from_the_run(audit):

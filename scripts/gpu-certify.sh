@@ -169,7 +169,9 @@ on_signal() {  # $1: INT or TERM
         [ -n "$INTERRUPTED" ] || say "SIG$1: stopping pytest (SIGINT); it writes the evidence of the checks it finished"
         INTERRUPTED="$1"
         kill -INT "$PYTEST_PID" 2>/dev/null || true
-        return
+        # 0 explicitly: a bare return in a trap gives the interrupted wait's status (>128),
+        # which set -e would turn into an exit before pytest has finished.
+        return 0
     fi
     INTERRUPTED="$1"
     say "SIG$1 during: $STEP; stopping"
@@ -418,6 +420,12 @@ run_pytest() {
         exit 124
     fi
     [ "$limit" -gt "$left" ] && limit="$left"
+    # pytest.log's tee reads a named pipe, so this script can wait for its last line
+    # before it writes its own (the log then ends in order).
+    local pipe="$KEEP/.pytest-output" tee_pid
+    mkfifo "$pipe"
+    (trap '' INT TERM; exec tee "$KEEP/pytest.log" <"$pipe") &
+    tee_pid=$!
     set -m
     timeout --foreground --signal=INT --kill-after=20 "$limit" \
         "$PY" -m pytest tests/claims \
@@ -427,7 +435,7 @@ run_pytest() {
         --evidence="$REPORTS/evidence.json" \
         --report-html="$REPORTS/report.html" \
         --benchmark-json="$REPORTS/benchmark.json" \
-        "$@" </dev/null > >(trap '' INT TERM; exec tee "$KEEP/pytest.log") 2>&1 &
+        "$@" </dev/null >"$pipe" 2>&1 &
     PYTEST_PID=$!
     set +m
     # wait returns early when a trapped signal arrives; the trap passed it on, so wait again.
@@ -437,6 +445,8 @@ run_pytest() {
         kill -0 "$PYTEST_PID" 2>/dev/null || break
     done
     PYTEST_PID=""
+    wait "$tee_pid" 2>/dev/null || true
+    rm -f "$pipe"
     STATUS=$status
 }
 

@@ -397,3 +397,32 @@ def test_sigterm_stops_pytest_through_its_interrupt_path_too(tmp_path):
             proc.wait()
     assert status == 143
     _assert_interrupted_run_kept(tmp_path, 143)
+
+
+SLOW_LINK_PYTHON = '''#!/bin/sh
+# A stand-in interpreter: new enough, no torch, and a pip whose download never ends.
+case "$1" in
+    -c) exit 0 ;;                       # the version check
+    -) cat >/dev/null; exit 1 ;;        # "is there a CUDA torch?": no
+    -m)
+        if [ "$2" = venv ]; then
+            mkdir -p "$3/bin" && cp "$0" "$3/bin/python" && exit 0
+        fi
+        if [ "$2" = pip ]; then echo "Collecting torch (a slow link)"; exec sleep 120; fi ;;
+esac
+exit 0
+'''
+
+
+def test_an_install_that_runs_past_its_limit_says_so_and_exits_124(tmp_path):
+    fake = tmp_path / "slowpy"
+    fake.write_text(SLOW_LINK_PYTHON, encoding="utf-8")
+    fake.chmod(0o755)
+    env = {**_fake_machine_env(tmp_path, "h200-580"), "PYTHON": str(fake),
+           "VENV": str(tmp_path / "venv"), "RUN_TIMEOUT": "6"}
+    proc, kept = _certify(tmp_path, env, timeout=120)
+    assert proc.returncode == 124, (kept / "gpu-certify.log").read_text(encoding="utf-8")
+    failure = (kept / "failure.txt").read_text(encoding="utf-8")
+    assert failure.startswith("installing torch: pip install 'torch>=2.13,<2.14' from PyPI ran "
+                              "past its time limit"), failure
+    assert (kept / "exit-status.txt").read_text().strip() == "124"

@@ -216,6 +216,10 @@ def test_the_cuda_toolkit_wheel_form_counts_as_torchs_own_runtime(tmp_path):
     assert any(r.startswith("cuda-toolkit[cublas,cudart,") for r in requirements)
     components = _measurement(claim, "CUDA components through cuda-toolkit")["measured"]
     assert {"cudart", "cublas", "nvrtc"} <= set(components)
+    # torch 2.13.0's real metadata brings the post's three wheels: no false difference.
+    wheels = _measurement(claim, "runtime wheels")
+    assert {"nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cudnn-cu13"} <= set(wheels["measured"])
+    assert wheels["note"].startswith("includes the post's"), wheels["note"]
 
 
 def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
@@ -338,3 +342,52 @@ def test_each_recorded_machine_reaches_the_verdicts_a_reviewer_expects(tmp_path,
     if machine == "h200-cpu-torch":
         reasons = {c["reason"] for c in claims.values()}
         assert all("was built without CUDA" in (r or "") for r in reasons), reasons
+
+
+def _variant(tmp_path: Path, base: str, change: Any) -> Path:
+    """A machine folder outside fixtures/: ``base`` with ``change(record)`` applied."""
+    import shutil
+
+    target = tmp_path / "machines" / f"{base}-variant"
+    shutil.copytree(ROOT / "fixtures" / "system" / base, target)
+    record = json.loads((target / "machine.json").read_text(encoding="utf-8"))
+    change(record)
+    (target / "machine.json").write_text(json.dumps(record), encoding="utf-8")
+    return target
+
+
+def test_a_newer_minor_of_the_ceilings_cuda_runs_on_the_driver(tmp_path):
+    # NVIDIA's minor-version compatibility: a cu132 torch and a 13.1 toolkit on an R580
+    # driver (ceiling 13.0) are a healthy stack, not a refutation.
+    def newer(record: dict[str, Any]) -> None:
+        record["torch"].update(version="2.13.0+cu132", cuda="13.2")
+        record["toolkit"]["nvcc_version"] = "Cuda compilation tools, release 13.1, V13.1.80\n"
+
+    machine = _variant(tmp_path, "gb10", newer)
+    path, env = _fake_path(tmp_path, "gb10")
+    proc, evidence = _run(tmp_path, "--profile=generic", "-p", "claims.testing.fake_cuda",
+                          "--claim=W1-CUDA-CEILING", "--claim=W1-NVCC", path=path,
+                          extra_env={**env, "CLAIMS_FAKE_MACHINE": str(machine)})
+    assert evidence, proc.stdout[-3000:] + proc.stderr[-3000:]
+    claims = _claims(evidence)
+    got = {cid: _conclusion(claims[cid]) for cid in ("W1-CUDA-CEILING", "W1-NVCC")}
+    assert got == {"W1-CUDA-CEILING": R, "W1-NVCC": R}, claims
+    strict = _measurement(claims["W1-CUDA-CEILING"],
+                          "torch's CUDA build at or below the header's version")
+    assert strict["measured"] is False  # the post's wording is shown, not judged
+    match = _measurement(claims["W1-NVCC"], "the toolkit's release matches the driver's ceiling")
+    assert match["measured"] is False
+
+
+@pytest.mark.parametrize("variable, value", [("NVIDIA_TF32_OVERRIDE", "1"),
+                                             ("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1")])
+def test_a_tf32_override_makes_the_fp32_series_not_applicable_by_name(tmp_path, variable, value):
+    path, env = _fake_path(tmp_path, "h200-580")
+    _, evidence = _run(tmp_path, "--profile=generic", "-p", "claims.testing.fake_cuda",
+                       "--claim=W1-TF32-FASTER", "--claim=W1-SPEEDUP-RANGE", path=path,
+                       extra_env={**env, variable: value})
+    claims = _claims(evidence)
+    for cid in ("W1-TF32-FASTER", "W1-SPEEDUP-RANGE"):
+        (check,) = _live(claims[cid])
+        assert check["status"] == NA, check
+        assert f"{variable}={value}" in check["message"], check["message"]

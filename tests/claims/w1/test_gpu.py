@@ -474,7 +474,7 @@ def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmarked
                   holds=not fp32.allow_tf32 and fp32.float32_matmul_precision == "highest",
                   expected="allow_tf32 False, precision highest")
     ratio = tf32.tflops / fp32.tflops
-    much = check.premise("much faster")
+    much = check.premise("TF32 much faster than FP32")
     check.measure("TF32 much faster than FP32", round(ratio, 2), unit="x",
                   holds=ratio >= much, expected=f">= {much:g}x (the catalog's reading)")
     if matmul_settings.stated_size:
@@ -503,7 +503,7 @@ def test_first_gpu_call_is_cold(check, matmul_settings):
     check.attach("fresh-process timing", result, kind="json")
     cold, warm = float(result["cold_ms"]), float(result["warm_median_ms"])
     ratio = cold / warm
-    far = check.premise("far slower")
+    far = check.premise("first call far slower than warm calls")
     check.measure("first call far slower than warm calls", round(ratio, 1), unit="x",
                   holds=ratio >= far, expected=f">= {far:g}x (the catalog's reading)")
     if matmul_settings.stated_size:

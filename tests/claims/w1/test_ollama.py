@@ -68,7 +68,7 @@ def test_decode_is_bandwidth_bound(live, check):
             unit="TFLOP/s",
             note="2 FLOP per parameter per token",
         )
-    floor = check.premise("prefill over decode")
+    floor = check.premise("prefill over decode, per token")
     check.measure(
         "prefill over decode, per token",
         round(ratio, 1),

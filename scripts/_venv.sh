@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the scripts: create (or reuse) the virtual environment and install
 # the suite into it. Usage: source scripts/_venv.sh EXTRAS [PIP ARGS...]
 set -euo pipefail

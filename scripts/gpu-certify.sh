@@ -16,11 +16,11 @@
 #      interpreter and given a .pth file naming every site-packages directory that
 #      interpreter imports from, so torch and the CUDA libraries it brought are used as
 #      they are (venv --system-site-packages would see only the *base* interpreter's
-#      packages, not a virtual environment's). Otherwise torch is installed from PyPI:
-#      on Linux x86_64 and aarch64 PyPI's torch wheels are CUDA builds that bring their
-#      own CUDA runtime as wheels (Week 1's point), so only the driver is needed. If that
-#      build targets a CUDA above the driver's ceiling (nvidia-smi's "CUDA Version"),
-#      torch is reinstalled from the newest PyTorch index the driver can run.
+#      packages, not a virtual environment's). Otherwise torch is installed from the
+#      index TORCH_WHEELS (below) names for this driver: PyPI's torch 2.13 is the CUDA 13.0
+#      build and brings its CUDA runtime as wheels (Week 1's point), so a driver of the
+#      R580 branch or later takes it from PyPI; an older driver (R525 to R575) takes the
+#      CUDA 12.6 build from PyTorch's cu126 index. DRY_RUN=1 prints that choice and stops.
 #   2. pip install -e . (the suite itself; torch is not one of its core dependencies,
 #      so an existing CUDA torch is never replaced by a CPU one).
 #   3. Runs the gpu tier and Week 1's offline tests in one pytest session, without
@@ -34,8 +34,13 @@
 #
 # Every exit, a failed step included, leaves that folder with gpu-certify.log (all this
 # script and the tools it ran printed), exit-status.txt and whatever evidence exists; a
-# pytest session stopped at its limit is interrupted (SIGINT) so it writes its evidence,
-# and report.html is rendered from evidence.json when pytest could not write it.
+# pytest session stopped at its limit, by Ctrl-C or by SIGTERM is interrupted once with
+# SIGINT, so it ends through its own interrupt path and writes its evidence (the checks it
+# finished, with their verdicts; "complete": false, since not every check ran), and
+# report.html is rendered from evidence.json when pytest could not write it.
+#
+# Offline machines: run once with the network, PREPARE_ONLY=1 (installs, runs nothing),
+# then later SKIP_INSTALL=1 (uses $VENV exactly as it is; needs no network).
 #
 # torch pin policy: TORCH_SPEC defaults to the range the suite is tested with, the 2.13
 # series (CI runs torch 2.13.0; the probes read both forms of CUDA dependency its wheels
@@ -50,8 +55,10 @@
 #   PYTHON=python3                   interpreter to start from (3.11 or later); its CUDA
 #                                    torch, if it has one, is reused
 #   TORCH_SPEC='torch>=2.13,<2.14'   what to pip install when no CUDA torch exists
-#   TORCH_INDEX_URL=<url>            a PyTorch wheel index for an older driver, e.g.
-#                                    https://download.pytorch.org/whl/cu126
+#   TORCH_INDEX_URL=<url>            the wheel index to install torch from (default: the one
+#                                    TORCH_WHEELS names for this driver; PyPI's for R580+)
+#   DRY_RUN=0                        1 to print which torch would be reused or installed, from
+#                                    which index and why, and stop (nothing is installed)
 #   REQUIRE_LIVE=1                   0 to let missing prerequisites skip instead of fail
 #   SKIP_INSTALL=0                   1 to run with $VENV exactly as it is (a second run)
 #   INSTALL_SUITE=1                  0 to skip `pip install -e .` (the suite already there)
@@ -63,23 +70,27 @@
 #
 # Exit status: pytest's (0: every claim decided and none refuted unexpectedly;
 # 1: a refutation, or with REQUIRE_LIVE=1 a check that could not run); 3 when the
-# environment could not be prepared; 124 when a step ran past its limit (137 when it
-# ignored SIGINT and had to be killed) or RUN_TIMEOUT ran out.
+# environment could not be prepared (an install that failed, a driver no torch wheel
+# supports); 124 when a step ran past its limit, a slow download included (137 when it
+# ignored SIGINT and had to be killed) or RUN_TIMEOUT ran out; 130 when interrupted by
+# Ctrl-C (SIGINT), 143 by SIGTERM.
 
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+DEFAULT_TORCH_SPEC='torch>=2.13,<2.14'
 PROFILE="${PROFILE:-auto}"
 VENV="${VENV:-.venv-gpu}"
 PYTHON="${PYTHON:-python3}"
-TORCH_SPEC="${TORCH_SPEC:-torch>=2.13,<2.14}"
+TORCH_SPEC="${TORCH_SPEC:-$DEFAULT_TORCH_SPEC}"
 TORCH_INDEX_URL="${TORCH_INDEX_URL:-}"
 REQUIRE_LIVE="${REQUIRE_LIVE:-1}"
 SKIP_INSTALL="${SKIP_INSTALL:-0}"
 INSTALL_SUITE="${INSTALL_SUITE:-1}"
 PREPARE_ONLY="${PREPARE_ONLY:-0}"
+DRY_RUN="${DRY_RUN:-0}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-1800}"
 TEST_TIMEOUT="${TEST_TIMEOUT:-600}"
 REPORTS="${REPORTS:-$ROOT/reports}"
@@ -91,18 +102,50 @@ DEADLINE=$((SECONDS + RUN_TIMEOUT))
 PY=""
 STEP="starting"
 OURS=".made-by-gpu-certify"  # marks an environment this script created (and may replace)
+INTERRUPTED=""               # INT or TERM once a signal asked the run to stop
+PYTEST_PID=""                # the pytest session's timeout(1), while it runs
+
+# The CUDA builds of the pinned torch series (TORCH_SPEC's default, 2.13) and the oldest
+# driver branch each runs on, newest first: "<lowest driver> <build> <index URL | pypi>".
+# This table, not a formula over CUDA versions, decides the index: a build exists or not.
+#   - pytorch/pytorch RELEASE.md, Release Compatibility Matrix (commit aa6104e2a21e):
+#     torch 2.13 has stable CUDA 12.6 and CUDA 13.0 builds (CUDA 13.2 experimental); the
+#     cu128 and cu129 indexes have no 2.13 wheels.
+#   - PyPI's torch 2.13.0 manylinux wheels (x86_64 and aarch64) are the CUDA 13.0 build:
+#     their Requires-Dist pins cuda-toolkit[cublas,cudart,...]==13.0.3 and nvidia-*-cu13.
+#   - NVIDIA, CUDA Compatibility, Minor Version Compatibility: CUDA 13.x runs on drivers
+#     >= 580, CUDA 12.x on drivers >= 525.
+TORCH_WHEELS=(
+    "580 cu130 pypi"
+    "525 cu126 https://download.pytorch.org/whl/cu126"
+)
 
 mkdir -p "$REPORTS" "$KEEP"
-# Everything printed from here on goes to the terminal and to the log.
-exec > >(tee -a "$LOG") 2>&1
+# Everything printed from here on goes to the terminal and to the log. tee ignores Ctrl-C
+# and SIGTERM, so it outlives the commands it records and the log ends with the run.
+exec > >(trap '' INT TERM; exec tee -a "$LOG") 2>&1
 TEE_PID=$!
 
 say() { printf '[gpu-certify %3ds] %s\n' "$((SECONDS - START))" "$*"; }
 die() { say "error: $*"; printf '%s: %s\n' "$STEP" "$*" >"$KEEP/failure.txt"; exit 3; }
+timed_out() {  # $1: what ran past its limit
+    say "error: $1 ran past its time limit (exit 124); see the log for how far it got"
+    printf '%s: %s ran past its time limit\n' "$STEP" "$1" >"$KEEP/failure.txt"
+    exit 124
+}
+# $1: a command's exit status, $2: what it was; 124/137 (timeout's) mean its limit, not failure
+check_status() {
+    case "$1" in
+        0) return 0 ;;
+        124|137) timed_out "$2" ;;
+        *) die "$2 failed with exit status $1 (its output is in the log)" ;;
+    esac
+}
 
 remaining() { echo $((DEADLINE - SECONDS)); }
 
-bounded() {  # $1: at most this many seconds (capped by what is left of RUN_TIMEOUT); then a command
+# $1: at most this many seconds (capped by what is left of RUN_TIMEOUT); then a command
+bounded() {
     local limit="$1" left
     shift
     left="$(remaining)"
@@ -112,9 +155,32 @@ bounded() {  # $1: at most this many seconds (capped by what is left of RUN_TIME
         exit 124
     fi
     [ "$limit" -gt "$left" ] && limit="$left"
-    # SIGINT first, so pytest ends its session and writes its evidence; KILL 20 s later.
-    timeout --signal=INT --kill-after=20 "$limit" "$@"
+    # --foreground: the command stays in this terminal's process group, so Ctrl-C reaches
+    # it. At the limit SIGINT first, so pytest ends its session and writes its evidence;
+    # KILL 20 s later.
+    timeout --foreground --signal=INT --kill-after=20 "$limit" "$@"
 }
+
+# shellcheck disable=SC2317  # reached through the INT and TERM traps
+on_signal() {  # $1: INT or TERM
+    if [ -n "$PYTEST_PID" ]; then
+        # pytest runs in its own process group (see run_pytest): it hears the signal only
+        # from here, once, as SIGINT, and ends through its own interrupt path.
+        [ -n "$INTERRUPTED" ] || say "SIG$1: stopping pytest (SIGINT); it writes the evidence of the checks it finished"
+        INTERRUPTED="$1"
+        kill -INT "$PYTEST_PID" 2>/dev/null || true
+        # 0 explicitly: a bare return in a trap gives the interrupted wait's status (>128),
+        # which set -e would turn into an exit before pytest has finished.
+        return 0
+    fi
+    INTERRUPTED="$1"
+    say "SIG$1 during: $STEP; stopping"
+    printf '%s: interrupted by SIG%s\n' "$STEP" "$1" >"$KEEP/failure.txt"
+    if [ "$1" = INT ]; then exit 130; fi
+    exit 143
+}
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
 
 # shellcheck disable=SC2317  # reached through the EXIT trap (finish)
 keep_evidence() {  # copy whatever exists; render the HTML report if pytest could not
@@ -134,10 +200,13 @@ keep_evidence() {  # copy whatever exists; render the HTML report if pytest coul
 finish() {
     local status=$?
     trap - EXIT
+    trap '' INT TERM  # the evidence is being kept: a second Ctrl-C must not cut that short
     set +e
     keep_evidence
-    [ -f "$REPORTS/evidence.json" ] ||
+    if [ -f "$REPORTS/evidence.json" ]; then :
+    elif [ "$DRY_RUN" != "1" ]; then
         say "no evidence.json was written (see failure.txt and the log for why)"
+    fi
     echo "$status" >"$KEEP/exit-status.txt"
     say "exit status $status; log, evidence and copies in $KEEP"
     exec >&- 2>&-
@@ -152,11 +221,11 @@ python_ok() {  # $1: interpreter; true when it exists and is 3.11 or later
 }
 
 cuda_torch_ok() {  # $1: interpreter; true when its torch is a CUDA build that sees a GPU
-    bounded 180 "$1" - <<'EOF' >/dev/null 2>&1
+    bounded 180 "$1" - <<'PYEOF' >/dev/null 2>&1
 import sys
 import torch
 sys.exit(0 if torch.version.cuda and torch.cuda.is_available() else 1)
-EOF
+PYEOF
 }
 
 torch_of() {  # $1: interpreter; prints its torch's version and where it lives
@@ -173,40 +242,56 @@ reuse_from() {  # $1: interpreter whose torch to reuse; creates $VENV seeing its
     # after $VENV's own, so what is installed into $VENV takes precedence.
     pth="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
     pth="$pth/_claims_reused_site.pth"
-    bounded 60 "$src" - "$pth" <<'EOF' || die "cannot list $src's site-packages"
+    bounded 60 "$src" - "$pth" <<'PYEOF' || die "cannot list $src's site-packages"
 import sys
 
 dirs = [p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages"))]
 with open(sys.argv[1], "w", encoding="utf-8") as fh:
     fh.write("# written by scripts/gpu-certify.sh: reuse the torch of " + sys.executable + "\n")
     fh.writelines(d + "\n" for d in dirs)
-EOF
+PYEOF
     cuda_torch_ok "$VENV/bin/python" ||
         die "$VENV does not see $src's CUDA torch through $pth (see the log)"
     say "reusing $(torch_of "$VENV/bin/python") (from $src, through $pth)"
 }
 
-matching_cuda_tag() {  # $1: interpreter with torch; prints a PyTorch index tag the driver can run
+driver_version() {  # prints the NVIDIA driver's version ("570.124.06"); nothing without one
     command -v nvidia-smi >/dev/null 2>&1 || return 0
-    local ceiling
-    ceiling="$(bounded 30 nvidia-smi 2>/dev/null |
-        sed -n 's/.*CUDA Version: *\([0-9][0-9.]*\).*/\1/p' | head -n 1)"
-    [ -n "$ceiling" ] || return 0
-    bounded 180 "$1" - "$ceiling" <<'EOF' 2>/dev/null || true
-import sys
-import torch
+    bounded 30 nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null |
+        sed -n '1s/^[[:space:]]*\([0-9][0-9.]*\).*/\1/p' || true
+}
 
-ceiling = tuple(int(p) for p in sys.argv[1].split(".")[:2])
-built = tuple(int(p) for p in (torch.version.cuda or "0.0").split(".")[:2])
-if built > ceiling:
-    # PyTorch's wheel indexes, newest first (https://download.pytorch.org/whl/).
-    for tag, version in (("cu130", (13, 0)), ("cu129", (12, 9)), ("cu128", (12, 8)),
-                         ("cu126", (12, 6)), ("cu124", (12, 4)), ("cu121", (12, 1)),
-                         ("cu118", (11, 8))):
-        if version <= ceiling:
-            print(tag)
-            break
-EOF
+# Sets TORCH_INDEX_URL (empty: PyPI) and CHOICE (why) for this driver, from TORCH_WHEELS.
+choose_torch_index() {
+    local driver major row lowest build index
+    if [ -n "$TORCH_INDEX_URL" ]; then
+        CHOICE="TORCH_INDEX_URL=$TORCH_INDEX_URL, as set"
+        return
+    fi
+    if [ "$TORCH_SPEC" != "$DEFAULT_TORCH_SPEC" ]; then
+        CHOICE="PyPI (TORCH_SPEC='$TORCH_SPEC' is not the 2.13 series TORCH_WHEELS describes; set TORCH_INDEX_URL for another build)"
+        return
+    fi
+    driver="$(driver_version)"
+    if [ -z "$driver" ]; then
+        CHOICE="PyPI's CUDA 13.0 build (no driver version from nvidia-smi; the gpu tier will say why)"
+        return
+    fi
+    major="${driver%%.*}"
+    for row in "${TORCH_WHEELS[@]}"; do
+        read -r lowest build index <<<"$row"
+        if [ "$major" -ge "$lowest" ]; then
+            if [ "$index" = pypi ]; then
+                CHOICE="PyPI's $build build: driver $driver is R$lowest or later"
+            else
+                TORCH_INDEX_URL="$index"
+                CHOICE="the $build index $index: driver $driver is below R580 (PyPI's cu130 needs it) and R$lowest or later"
+            fi
+            return
+        fi
+    done
+    STEP="choosing a torch build"
+    die "driver $driver is older than every CUDA build of torch 2.13 (cu126 needs R525 or later): upgrade the driver, or set TORCH_SPEC and TORCH_INDEX_URL to a torch it can run"
 }
 
 pip_install() {  # pip install with its output in the log and its own log beside it
@@ -217,8 +302,8 @@ pip_install() {  # pip install with its output in the log and its own log beside
 # --- 1. interpreter and torch ------------------------------------------------------
 STEP="finding python"
 say "settings: PROFILE=$PROFILE VENV=$VENV PYTHON=$PYTHON TORCH_SPEC='$TORCH_SPEC'" \
-    "REQUIRE_LIVE=$REQUIRE_LIVE SKIP_INSTALL=$SKIP_INSTALL RUN_TIMEOUT=${RUN_TIMEOUT}s" \
-    "TEST_TIMEOUT=${TEST_TIMEOUT}s"
+    "REQUIRE_LIVE=$REQUIRE_LIVE SKIP_INSTALL=$SKIP_INSTALL PREPARE_ONLY=$PREPARE_ONLY" \
+    "DRY_RUN=$DRY_RUN RUN_TIMEOUT=${RUN_TIMEOUT}s TEST_TIMEOUT=${TEST_TIMEOUT}s"
 if ! python_ok "$PYTHON"; then
     for candidate in python3.13 python3.12 python3.11; do
         if python_ok "$candidate"; then PYTHON="$candidate"; break; fi
@@ -232,10 +317,14 @@ if [ "$SKIP_INSTALL" = "1" ]; then
     [ -x "$VENV/bin/python" ] || die "SKIP_INSTALL=1 but $VENV/bin/python does not exist"
     say "SKIP_INSTALL=1: using $VENV as it is"
     PY="$VENV/bin/python"
+    if [ "$DRY_RUN" = "1" ]; then say "dry run: would run the tests with $PY"; exit 0; fi
 else
+    CHOICE=""
     if [ -x "$VENV/bin/python" ] && cuda_torch_ok "$VENV/bin/python"; then
+        [ "$DRY_RUN" = "1" ] && { say "dry run: would reuse $VENV (its torch has CUDA)"; exit 0; }
         say "reusing $VENV (its torch already has CUDA: $(torch_of "$VENV/bin/python"))"
     elif cuda_torch_ok "$PYTHON"; then
+        [ "$DRY_RUN" = "1" ] && { say "dry run: would create $VENV reusing $PYTHON's CUDA torch"; exit 0; }
         say "$PYTHON already has a CUDA torch: creating $VENV to reuse it"
         # Only an environment this script made is replaced (a user's own is never removed).
         if [ -e "$VENV" ] && [ ! -f "$VENV/$OURS" ]; then
@@ -244,28 +333,26 @@ else
         rm -rf "$VENV"
         reuse_from "$PYTHON"
     else
-        say "no CUDA torch found: creating $VENV and installing '$TORCH_SPEC' from ${TORCH_INDEX_URL:-PyPI}"
+        choose_torch_index
+        if [ "$DRY_RUN" = "1" ]; then
+            say "dry run: would install '$TORCH_SPEC' from $CHOICE"
+            exit 0
+        fi
+        say "no CUDA torch found: creating $VENV and installing '$TORCH_SPEC' from $CHOICE"
         bounded 300 "$PYTHON" -m venv "$VENV" || die "cannot create $VENV"
         : >"$VENV/$OURS"
         PY="$VENV/bin/python"
         STEP="installing torch"
+        status=0
         if [ -n "$TORCH_INDEX_URL" ]; then
-            pip_install --index-url "$TORCH_INDEX_URL" "$TORCH_SPEC" ||
-                die "torch install from $TORCH_INDEX_URL failed (pip's output is in the log)"
+            pip_install --index-url "$TORCH_INDEX_URL" "$TORCH_SPEC" || status=$?
+            check_status "$status" "pip install '$TORCH_SPEC' from $TORCH_INDEX_URL"
         else
-            pip_install "$TORCH_SPEC" || die "torch install failed (pip's output is in the log)"
-            # PyPI's torch targets one CUDA line; a driver with a lower ceiling cannot run it
-            # (Week 1's point about the ceiling). Then take the newest build the driver can.
-            if ! cuda_torch_ok "$PY"; then
-                TAG="$(matching_cuda_tag "$PY")"
-                if [ -n "$TAG" ]; then
-                    say "PyPI's torch cannot use this driver; reinstalling from the $TAG index"
-                    bounded 300 "$PY" -m pip uninstall -y torch || true
-                    pip_install --index-url "https://download.pytorch.org/whl/$TAG" "$TORCH_SPEC" ||
-                        die "torch install from the $TAG index failed (pip's output is in the log)"
-                fi
-            fi
+            pip_install "$TORCH_SPEC" || status=$?
+            check_status "$status" "pip install '$TORCH_SPEC' from PyPI"
         fi
+        cuda_torch_ok "$PY" ||
+            say "warning: the installed torch sees no CUDA device ($(torch_of "$PY")); the gpu tier will say why"
     fi
     PY="$VENV/bin/python"
 
@@ -273,7 +360,9 @@ else
     STEP="installing the suite"
     if [ "$INSTALL_SUITE" = "1" ]; then
         say "installing the suite (pip install -e .)"
-        pip_install -e . || die "pip install -e . failed (pip's output is in the log)"
+        status=0
+        pip_install -e . || status=$?
+        check_status "$status" "pip install -e ."
     else
         say "INSTALL_SUITE=0: not installing the suite into $VENV"
     fi
@@ -281,19 +370,19 @@ fi
 
 STEP="recording the environment"
 bounded 120 "$PY" -m pip freeze >"$KEEP/pip-freeze.txt" 2>&1 || true
-bounded 180 "$PY" - <<'EOF' 2>&1 | tee "$KEEP/torch.txt" || true
+bounded 180 "$PY" - <<'PYEOF' 2>&1 | tee "$KEEP/torch.txt" || true
 import torch
 print(f"torch {torch.__version__} at {torch.__file__}, built for CUDA {torch.version.cuda}, "
       f"CUDA available: {torch.cuda.is_available()}")
 for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):
     print(f"device {i}: {torch.cuda.get_device_name(i)}, "
           f"capability {torch.cuda.get_device_capability(i)}")
-EOF
+PYEOF
 if command -v nvidia-smi >/dev/null 2>&1; then
     bounded 30 nvidia-smi >"$KEEP/nvidia-smi.txt" 2>&1 || true
 fi
 if [ "$PREPARE_ONLY" = "1" ]; then
-    say "PREPARE_ONLY=1: $VENV is ready ($PY); not running the tests"
+    say "PREPARE_ONLY=1: $VENV is ready ($PY); not running the tests (later, offline: SKIP_INSTALL=1)"
     exit 0
 fi
 
@@ -302,35 +391,78 @@ STEP="selecting the claims"
 CLAIM_ARGS=()
 while IFS= read -r id; do
     CLAIM_ARGS+=("--claim=$id")
-done < <(bounded 120 "$PY" - <<'EOF'
+done < <(bounded 120 "$PY" - <<'PYEOF'
 from claims.catalog import load_catalog
 
 for claim in load_catalog():
     if claim.testable and (claim.document == "W1" or "gpu" in claim.tiers):
         print(claim.id)
-EOF
+PYEOF
 )
 [ "${#CLAIM_ARGS[@]}" -gt 0 ] || die "the catalog lists no W1 or gpu-tier claim (is the suite installed in $VENV?)"
 
 LIVE_ARGS=()
 [ "$REQUIRE_LIVE" = "1" ] && LIVE_ARGS=(--claims-require-live)
 
+# pytest runs as a job of its own (job control on for the launch): its process group is
+# not the terminal's, so Ctrl-C and SIGTERM reach this script alone, whose trap passes
+# one SIGINT to timeout(1), which passes it to pytest. (In the terminal's group pytest
+# would get Ctrl-C twice, from the terminal and from timeout, and a second KeyboardInterrupt
+# can cut its evidence writing short.) Its output goes to pytest.log and the log through a
+# tee that ignores both signals.
+run_pytest() {
+    local left limit status=0
+    left="$(remaining)"
+    limit="$TEST_TIMEOUT"
+    if [ "$left" -le 0 ]; then
+        say "RUN_TIMEOUT=${RUN_TIMEOUT}s is used up before pytest"
+        printf '%s: RUN_TIMEOUT used up\n' "$STEP" >"$KEEP/failure.txt"
+        exit 124
+    fi
+    [ "$limit" -gt "$left" ] && limit="$left"
+    # pytest.log's tee reads a named pipe, so this script can wait for its last line
+    # before it writes its own (the log then ends in order).
+    local pipe="$KEEP/.pytest-output" tee_pid
+    mkfifo "$pipe"
+    (trap '' INT TERM; exec tee "$KEEP/pytest.log" <"$pipe") &
+    tee_pid=$!
+    set -m
+    timeout --foreground --signal=INT --kill-after=20 "$limit" \
+        "$PY" -m pytest tests/claims \
+        -p no:xdist -p no:cacheprovider \
+        -m "gpu or offline" "${CLAIM_ARGS[@]}" "${LIVE_ARGS[@]}" \
+        --claims-profile="$PROFILE" \
+        --claims-evidence="$REPORTS/evidence.json" \
+        --claims-report-html="$REPORTS/report.html" \
+        --benchmark-json="$REPORTS/benchmark.json" \
+        "$@" </dev/null >"$pipe" 2>&1 &
+    PYTEST_PID=$!
+    set +m
+    # wait returns early when a trapped signal arrives; the trap passed it on, so wait again.
+    while :; do
+        status=0
+        wait "$PYTEST_PID" || status=$?
+        kill -0 "$PYTEST_PID" 2>/dev/null || break
+    done
+    PYTEST_PID=""
+    wait "$tee_pid" 2>/dev/null || true
+    rm -f "$pipe"
+    STATUS=$status
+}
+
 STEP="running pytest"
 rm -f "$REPORTS/evidence.json" "$REPORTS/report.html" "$REPORTS/benchmark.json"
 say "running pytest (profile $PROFILE, ${#CLAIM_ARGS[@]} claims, limit ${TEST_TIMEOUT}s)"
-set +e
-bounded "$TEST_TIMEOUT" "$PY" -m pytest tests/claims \
-    -p no:xdist -p no:cacheprovider \
-    -m "gpu or offline" "${CLAIM_ARGS[@]}" "${LIVE_ARGS[@]}" \
-    --claims-profile="$PROFILE" \
-    --claims-evidence="$REPORTS/evidence.json" \
-    --claims-report-html="$REPORTS/report.html" \
-    --benchmark-json="$REPORTS/benchmark.json" \
-    "$@" 2>&1 | tee "$KEEP/pytest.log"
-STATUS=${PIPESTATUS[0]}
-set -e
+STATUS=0
+run_pytest "$@"
 
 # --- 4. keep the evidence (finish does the copying) ----------------------------------------
+if [ -n "$INTERRUPTED" ]; then
+    say "pytest was interrupted (SIG$INTERRUPTED) and exited with status $STATUS; the evidence of the checks it finished is kept"
+    printf '%s: interrupted by SIG%s (pytest exit status %s)\n' "$STEP" "$INTERRUPTED" "$STATUS" >"$KEEP/failure.txt"
+    if [ "$INTERRUPTED" = INT ]; then exit 130; fi
+    exit 143
+fi
 if [ "$STATUS" -eq 124 ] || [ "$STATUS" -eq 137 ]; then
     say "pytest ran past its limit and was stopped; the evidence written so far is kept"
 fi

@@ -142,6 +142,26 @@ def _pad(text: str, extra: int) -> str:
     return (text if "." in text else text + ".") + "0" * extra
 
 
+def every_move(fig: StatedFigure) -> list[StatedFigure]:
+    """The figure scaled by every coarse factor, up and down (:data:`UP`, :data:`DOWN`).
+
+    For a premise held as a bar (a ratio must reach it), only a move past what was
+    measured changes a verdict; :func:`moved` stops at the first value no measurement
+    agrees with, which may still lie below the measured ratio.
+    """
+    if fig.kind != "number" or fig.text is None:
+        return []
+    value = parse_literal(fig.text).value
+    out: list[StatedFigure] = []
+    seen = {fig.text}
+    for factor in (*UP, *DOWN):
+        new = _format_like(fig.text, value * factor)
+        if new not in seen:
+            seen.add(new)
+            out.append(dataclasses.replace(fig, text=new))
+    return out
+
+
 def near(fig: StatedFigure) -> list[StatedFigure]:
     """The figure moved by 1% steps up to 20% either way, at its printed precision
     (or one more digit where the printed one cannot express the step)."""

@@ -37,6 +37,7 @@ MOVED_UP = "moved up"
 MOVED_DOWN = "moved down"
 MOVED_BOTH = "moved up and down"
 MOVED_NEAR = "moved near its printed value"
+MOVED_COARSE = "moved by a coarse factor"
 MOVED_ALL = "moved up, down and near its printed value"
 
 
@@ -81,6 +82,7 @@ class Planned:
     items: list[Any]  # the tests to rerun (pytest items)
     values: list[Any]  # what the baseline's checks measured against the figure
     mutation: StatedFigure
+    premised: bool = False  # some check computed with it (a bar a measured ratio is held to)
 
 
 def measurements_of(claim: Claim, fig: StatedFigure, records: Iterable[Record]) -> list[Any]:
@@ -213,5 +215,7 @@ def plan_figures(
                 perturbed=mutation.display,
                 reason=insensitive_reason(claim, fig, records, measurements, premised, before),
             )
-            planned.append(Planned(result, claim, fig, own + readers, values, mutation))
+            planned.append(
+                Planned(result, claim, fig, own + readers, values, mutation, premised)
+            )
     return planned

@@ -9,7 +9,9 @@ set up once per stage, not once per figure:
    one-sided bound notices one direction only);
 3. a figure of a known erratum that still did not move, stepped near its printed
    value (the perturbation that matters is the one that makes a listed figure
-   hold, which a coarse move misses).
+   hold, which a coarse move misses); a bar some check holds a measured ratio to,
+   moved by every coarse factor (only a move past the measured ratio can change
+   the verdict, and the first coarse move may stop short of it).
 
 What counts as a moved verdict is :func:`claims.audit.judge.judge`.
 """
@@ -17,10 +19,11 @@ What counts as a moved verdict is :func:`claims.audit.judge.judge`.
 from __future__ import annotations
 
 from claims.audit.judge import Baseline, judge
-from claims.audit.mutate import moved, near
+from claims.audit.mutate import every_move, moved, near
 from claims.audit.plan import (
     MOVED_ALL,
     MOVED_BOTH,
+    MOVED_COARSE,
     MOVED_DOWN,
     MOVED_NEAR,
     MOVED_UP,
@@ -70,9 +73,17 @@ def _down(session: AuditSession, base: Baseline, plans: list[Planned]) -> list[P
     return left
 
 
+def _is_bar(plan: Planned) -> bool:
+    return plan.premised and plan.result.before != "known-erratum"
+
+
 def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
-    """Stage 3, for figures of a claim that is a known erratum."""
-    todo = [(p, near(p.figure)) for p in plans if p.result.before == "known-erratum"]
+    """Stage 3, for figures of a known erratum (stepped near) and bars (every coarse move)."""
+    todo = [
+        (p, near(p.figure) if p.result.before == "known-erratum" else every_move(p.figure))
+        for p in plans
+        if p.result.before == "known-erratum" or _is_bar(p)
+    ]
     searched = [
         (plan, [Group(items=plan.items, claim=plan.claim.id, figure=c) for c in candidates])
         for plan, candidates in todo
@@ -82,7 +93,8 @@ def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
         hit = next((g for g in groups if judge(plan.result, base, g.records)), None)
         if hit is not None and hit.figure is not None:
             _sensitive(plan.result)
-            plan.result.how, plan.result.perturbed = MOVED_NEAR, hit.figure.display
+            how = MOVED_COARSE if _is_bar(plan) else MOVED_NEAR
+            plan.result.how, plan.result.perturbed = how, hit.figure.display
         elif groups:
             # What the widest step did is what the result shows.
             judge(plan.result, base, groups[-1].records)

@@ -60,6 +60,9 @@ def check_record(
     if fakes and rec["source"] == "live":
         # Measured through a fake (claims.simulation): never "reproduced" (claims.verdicts).
         rec["simulated"] = True
+        # What the check concluded through the fake, kept apart from its verdict: the
+        # instrument's own tests read it to see that a recorded machine is judged right.
+        rec["simulated_conclusion"] = rec["verdict"]
         if rec["verdict"] == "reproduced":
             rec["verdict"] = check_verdict(rec)
             rec["message"] = (f"simulated: passed through {', '.join(fakes)}; a fake confirms "

@@ -3,9 +3,11 @@
 ``pytest -p claims.testing.fake_cuda -m gpu ...`` (with the fakes of
 :mod:`claims.testing.fake_nvidia_smi` first on PATH) makes torch report the CUDA
 devices of a recorded machine, ``fixtures/system/<machine>/machine.json``
-(CLAIMS_FAKE_MACHINE, default ``gb10``: the post's Spark; ``gb10-580.95`` a Spark
-whose free -h says 119Gi; ``h100`` two discrete GPUs; ``h100-mig`` a MIG slice):
+(CLAIMS_FAKE_MACHINE, default ``gb10``; the machines and their public sources are
+listed in ``fixtures/system/README.md``):
 
+* torch's version and CUDA build as the record names them (a CPU build of torch
+  included: no device, ``torch.version.cuda`` None);
 * torch.cuda's device queries (count, name, capability, properties with uuid and
   PCI ids, ``mem_get_info``), honouring CUDA_VISIBLE_DEVICES the way the CUDA
   runtime does (indices or GPU-/MIG- uuids, up to the first entry that names no
@@ -160,6 +162,14 @@ def install(machine: Path | None = None) -> None:
                                                    prop(device).total_memory)
     torch.cuda.synchronize = lambda device=None: None
     torch.version.cuda = record["torch"]["cuda"]
+    real_build = torch_cuda.torch_build
+    version = str(record["torch"]["version"])
+
+    def torch_build() -> Any:
+        return dataclasses.replace(real_build(), version=version,
+                                   local_tag=version.split("+", 1)[1] if "+" in version else None)
+
+    torch_cuda.torch_build = torch_build
 
     real_requirements = torch_cuda.cuda_requirements
     torch_cuda.cuda_requirements = lambda requires=None: real_requirements(
@@ -208,9 +218,13 @@ def install(machine: Path | None = None) -> None:
         return {"device": device, "n": kwargs.get("n"), "cold_ms": 135.73,
                 "warm_median_ms": 7.67, "scripted": "claims.testing.fake_cuda"}
 
+    major = str(record["torch"]["cuda"] or "13").split(".")[0]
+
     def runtime_without_toolkit(timeout: float = 0.0) -> dict[str, Any]:
-        lib = os.path.join(sys.prefix, "lib", "python3", "site-packages", "nvidia", "cu13", "lib")
-        paths = [os.path.join(lib, "libcudart.so.13"), os.path.join(lib, "libcublas.so.13")]
+        lib = os.path.join(sys.prefix, "lib", "python3", "site-packages", "nvidia",
+                           f"cu{major}", "lib")
+        paths = [os.path.join(lib, f"libcudart.so.{major}"),
+                 os.path.join(lib, f"libcublas.so.{major}")]
         owners = {p: "nvidia-cuda-runtime" if "cudart" in p else "nvidia-cublas" for p in paths}
         return {"available": True, "result_finite": True, "device": "cuda:0",
                 "libraries": [x.to_json() for x in torch_cuda.classify_libraries(paths,

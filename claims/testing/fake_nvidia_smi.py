@@ -2,7 +2,8 @@
 
 They answer the invocations the probes make, from the files in
 ``fixtures/system/<machine>/`` (``gb10`` unless CLAIMS_FAKE_MACHINE names another;
-CLAIMS_FAKE_SMI, its older name, still works):
+CLAIMS_FAKE_SMI, its older name, still works; an absolute path names a machine folder
+laid out the same way elsewhere):
 
 * ``nvidia-smi``: ``nvidia_smi.txt`` (the table); ``-q``: ``nvidia_smi_q.txt``;
   ``-L``: ``nvidia_smi_L.txt`` where the machine has one;
@@ -37,6 +38,8 @@ def machine_dir() -> Path:
     """The recorded machine the fakes answer for (CLAIMS_FAKE_MACHINE, default gb10), under
     the fixtures folder :mod:`claims.testing.recordings` names."""
     name = os.environ.get("CLAIMS_FAKE_MACHINE") or os.environ.get("CLAIMS_FAKE_SMI") or "gb10"
+    if os.path.isabs(name):  # a machine folder of one's own, laid out as fixtures/system/*
+        return Path(name)
     return recordings.fixtures_dir() / "system" / name
 
 

@@ -221,6 +221,10 @@ def test_the_cuda_toolkit_wheel_form_counts_as_torchs_own_runtime(tmp_path):
     assert any(r.startswith("cuda-toolkit[cublas,cudart,") for r in requirements)
     components = _measurement(claim, "CUDA components through cuda-toolkit")["measured"]
     assert {"cudart", "cublas", "nvrtc"} <= set(components)
+    # torch 2.13.0's real metadata brings the post's three wheels: no false difference.
+    wheels = _measurement(claim, "runtime wheels")
+    assert {"nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cudnn-cu13"} <= set(wheels["measured"])
+    assert wheels["note"].startswith("includes the post's"), wheels["note"]
 
 
 def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
@@ -244,8 +248,8 @@ def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
 
 
 def test_a_mig_slice_is_matched_to_its_gpu_and_judged_as_a_slice(tmp_path):
-    path, env = _fake_path(tmp_path, "h100-mig")
-    mig = "MIG-33333333-3333-3333-3333-333333333333"
+    path, env = _fake_path(tmp_path, "a100-mig")
+    mig = "MIG-66666666-6666-6666-6666-666666666666"
     proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
                           path=path, extra_env={**env, "CUDA_VISIBLE_DEVICES": mig})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
@@ -257,7 +261,10 @@ def test_a_mig_slice_is_matched_to_its_gpu_and_judged_as_a_slice(tmp_path):
                         "the MIG slice has its own pool within its GPU's memory")
     assert pool["holds"] is True
     name = _measurement(claims["W1-TORCH-VALIDATE"], "torch and nvidia-smi name the same device")
-    assert name["measured"] == "NVIDIA H100 80GB HBM3 MIG 3g.40gb" and name["holds"] is True
+    assert name["measured"] == "NVIDIA A100-SXM4-80GB MIG 3g.40gb" and name["holds"] is True
+    # The slice's rate is held to its GPU's published peak (an upper bound for a slice).
+    share = _measurement(claims["W1-SPEEDUP-RANGE"], "FP32 share of published peak")
+    assert share["measured"] is not None and "A100" in share["note"]
 
 
 
@@ -294,3 +301,98 @@ def test_require_live_fails_when_auto_cannot_ask_nvidia_smi(tmp_path):
     assert "--claims-require-live: the profile could not be detected" in proc.stdout
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "nvidia-smi could not name its GPU" in html
+
+
+# What each gpu claim must conclude on each recorded machine (fixtures/system/README.md
+# names the public captures each is transcribed from). A simulated check's verdict stays
+# "not run (simulated)"; its record keeps what the check concluded (simulated_conclusion).
+R, NA, NR = "reproduced", "not-applicable", "not-run"
+_ALL = sorted(GPU_CLAIMS)
+_DISCRETE = {**dict.fromkeys(_ALL, R), "W1-NVCC": NA, "W1-SHARED-BANDWIDTH": NA}
+MACHINE_TABLE: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
+    # machine: (profile, environment, claim -> conclusion)
+    "gb10": ("dgx-spark", {}, dict.fromkeys(_ALL, R)),
+    "gb10-580.95": ("dgx-spark", {}, dict.fromkeys(_ALL, R)),
+    # Datacenter boxes: no toolkit recorded, dedicated memory.
+    "h200-570": ("generic", {}, _DISCRETE),
+    "h200-580": ("generic", {}, _DISCRETE),
+    "h100": ("generic", {}, _DISCRETE),  # one of 256 CPUs offline: W1-CPU still holds
+    "a100-mig": ("generic", {"CUDA_VISIBLE_DEVICES": "MIG-66666666-6666-6666-6666-666666666666"},
+                 _DISCRETE),
+    # nvidia-smi sees the GPUs, torch is a CPU build: the tier cannot run, and says why.
+    "h200-cpu-torch": ("generic", {}, dict.fromkeys(_ALL, NR)),
+}
+
+
+def _conclusion(claim: dict[str, Any]) -> str:
+    (check,) = _live(claim)
+    if check.get("status") in (NA, NR):
+        return str(check["status"])
+    return str(check.get("simulated_conclusion", check["verdict"]))
+
+
+@pytest.mark.parametrize("machine", sorted(MACHINE_TABLE))
+def test_each_recorded_machine_reaches_the_verdicts_a_reviewer_expects(tmp_path, machine):
+    profile, extra, expected = MACHINE_TABLE[machine]
+    path, env = _fake_path(tmp_path, machine)
+    proc, evidence = _run(tmp_path, f"--claims-profile={profile}", "-p", "claims.testing.fake_cuda",
+                          path=path, extra_env={**env, **extra})
+    assert evidence, proc.stdout[-3000:] + proc.stderr[-2000:]
+    claims = _claims(evidence)
+    got = {cid: _conclusion(claim) for cid, claim in claims.items()}
+    assert got == expected, {cid: (got[cid], claims[cid]["reason"]) for cid in got
+                             if got[cid] != expected.get(cid)}
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "reproduced" not in {c["verdict"] for c in claims.values()}
+    if machine == "h200-cpu-torch":
+        reasons = {c["reason"] for c in claims.values()}
+        assert all("was built without CUDA" in (r or "") for r in reasons), reasons
+
+
+def _variant(tmp_path: Path, base: str, change: Any) -> Path:
+    """A machine folder outside fixtures/: ``base`` with ``change(record)`` applied."""
+    import shutil
+
+    target = tmp_path / "machines" / f"{base}-variant"
+    shutil.copytree(ROOT / "fixtures" / "system" / base, target)
+    record = json.loads((target / "machine.json").read_text(encoding="utf-8"))
+    change(record)
+    (target / "machine.json").write_text(json.dumps(record), encoding="utf-8")
+    return target
+
+
+def test_a_newer_minor_of_the_ceilings_cuda_runs_on_the_driver(tmp_path):
+    # NVIDIA's minor-version compatibility: a cu132 torch and a 13.1 toolkit on an R580
+    # driver (ceiling 13.0) are a healthy stack, not a refutation.
+    def newer(record: dict[str, Any]) -> None:
+        record["torch"].update(version="2.13.0+cu132", cuda="13.2")
+        record["toolkit"]["nvcc_version"] = "Cuda compilation tools, release 13.1, V13.1.80\n"
+
+    machine = _variant(tmp_path, "gb10", newer)
+    path, env = _fake_path(tmp_path, "gb10")
+    proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
+                          "--claim=W1-CUDA-CEILING", "--claim=W1-NVCC", path=path,
+                          extra_env={**env, "CLAIMS_FAKE_MACHINE": str(machine)})
+    assert evidence, proc.stdout[-3000:] + proc.stderr[-3000:]
+    claims = _claims(evidence)
+    got = {cid: _conclusion(claims[cid]) for cid in ("W1-CUDA-CEILING", "W1-NVCC")}
+    assert got == {"W1-CUDA-CEILING": R, "W1-NVCC": R}, claims
+    strict = _measurement(claims["W1-CUDA-CEILING"],
+                          "torch's CUDA build at or below the header's version")
+    assert strict["measured"] is False  # the post's wording is shown, not judged
+    match = _measurement(claims["W1-NVCC"], "the toolkit's release matches the driver's ceiling")
+    assert match["measured"] is False
+
+
+@pytest.mark.parametrize("variable, value", [("NVIDIA_TF32_OVERRIDE", "1"),
+                                             ("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1")])
+def test_a_tf32_override_makes_the_fp32_series_not_applicable_by_name(tmp_path, variable, value):
+    path, env = _fake_path(tmp_path, "h200-580")
+    _, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
+                       "--claim=W1-TF32-FASTER", "--claim=W1-SPEEDUP-RANGE", path=path,
+                       extra_env={**env, variable: value})
+    claims = _claims(evidence)
+    for cid in ("W1-TF32-FASTER", "W1-SPEEDUP-RANGE"):
+        (check,) = _live(claims[cid])
+        assert check["status"] == NA, check
+        assert f"{variable}={value}" in check["message"], check["message"]

@@ -9,11 +9,16 @@ the evidence it keeps, the bounds) runs as it would on a machine.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pty
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +233,196 @@ def test_an_environment_the_script_did_not_make_is_never_removed(tmp_path):
     assert proc.returncode == 3
     assert "was not made by this script" in (kept / "failure.txt").read_text(encoding="utf-8")
     assert (theirs / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("machine, index", [
+    ("h200-570", "the cu126 index https://download.pytorch.org/whl/cu126: driver 570.124.06"),
+    ("h200-580", "PyPI's cu130 build: driver 580.65.06 is R580 or later"),
+])
+def test_a_dry_run_names_the_torch_index_the_driver_can_run(tmp_path, machine, index):
+    # torch 2.13 exists as cu126 and cu130 builds only: a 570 driver gets cu126 (there is
+    # no 2.13 cu128 wheel), a 580 driver PyPI's cu130. Nothing is installed.
+    env = {**_fake_machine_env(tmp_path, machine), "DRY_RUN": "1",
+           "VENV": str(tmp_path / "venv"), "PYTHON": _python_without_torch()}
+    proc, kept = _certify(tmp_path, env, timeout=120)
+    log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
+    assert proc.returncode == 0, log[-3000:]
+    assert f"dry run: would install 'torch>=2.13,<2.14' from {index}" in log
+    assert not (tmp_path / "venv").exists()
+
+
+def test_a_driver_older_than_every_torch_build_is_refused_by_name(tmp_path):
+    bin_dir = tmp_path / "oldbin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 470.256.02\n", encoding="utf-8")
+    smi.chmod(0o755)
+    env = {"PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")]), "DRY_RUN": "1",
+           "VENV": str(tmp_path / "venv"), "PYTHON": _python_without_torch()}
+    proc, kept = _certify(tmp_path, env, timeout=120)
+    assert proc.returncode == 3
+    failure = (kept / "failure.txt").read_text(encoding="utf-8")
+    assert "driver 470.256.02 is older than every CUDA build of torch 2.13" in failure
+
+
+def _python_without_torch() -> str:
+    """An interpreter without torch, so the script takes its install branch."""
+    for candidate in ("/usr/bin/python3", _base_python()):
+        probe = subprocess.run([candidate, "-c", "import sys, importlib.util; "
+                                "sys.exit(sys.version_info < (3, 11) or "
+                                "importlib.util.find_spec('torch') is not None)"],
+                               capture_output=True, timeout=60, check=False)
+        if probe.returncode == 0:
+            return candidate
+    pytest.skip("no Python 3.11+ without torch on this machine")
+
+
+SLOW_PLUGIN = """
+import os, time
+
+
+def pytest_runtest_call(item):
+    # One deliberately slow check: the run is interrupted while it sleeps, after the
+    # checks before it have finished.
+    if item.name == os.environ["SLOW_TEST"]:
+        with open(os.environ["SLOW_MARKER"], "w") as fh:
+            fh.write(item.nodeid)
+        time.sleep(300)
+"""
+SLOW_TEST = "test_nvcc_installed_off_path"
+FINISHED_BEFORE = ("W1-ARCH", "W1-CPU", "W1-SMI-FIELDS", "W1-CUDA-CEILING")
+
+
+def _interruptible_env(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "slow_plugin.py").write_text(SLOW_PLUGIN, encoding="utf-8")
+    marker = tmp_path / "slow-started"
+    env = {**os.environ, **_fake_machine_env(tmp_path, "gb10"), "SKIP_INSTALL": "1",
+           "VENV": str(_wrapper_venv(tmp_path / "venv")), "PROFILE": "dgx-spark",
+           "PYTHONPATH": str(plugins), "SLOW_TEST": SLOW_TEST, "SLOW_MARKER": str(marker),
+           "REPORTS": str(tmp_path / "reports")}
+    for key in ("PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST"):
+        env.pop(key, None)
+    return env, marker
+
+
+def _wait_for(marker: Path, proc_alive: Any, limit_s: float = 400) -> None:
+    deadline = time.monotonic() + limit_s
+    while not marker.exists():
+        assert proc_alive(), "gpu-certify.sh ended before the slow check started"
+        assert time.monotonic() < deadline, "the slow check never started"
+        time.sleep(0.2)
+
+
+def _assert_interrupted_run_kept(tmp_path: Path, status: int) -> None:
+    (kept,) = sorted((tmp_path / "reports").glob("gpu-certify-*"))
+    log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
+    assert "stopping pytest (SIGINT)" in log, log[-3000:]
+    assert (kept / "exit-status.txt").read_text().strip() == str(status), log[-3000:]
+    evidence = _evidence(kept)
+    # pytest ended through its own interrupt path: its session finished and wrote the
+    # evidence (exit status 2, "interrupted"); the run was not complete, and says so.
+    assert evidence["run"]["pytest"]["exit_status"] == 2, evidence["run"].get("pytest")
+    assert evidence["run"]["complete"] is False
+    claims = {c["id"]: c for c in evidence["claims"]}
+    for cid in FINISHED_BEFORE:
+        live = [c for c in claims[cid]["checks"] if c["source"] == "live"]
+        assert live and all(c["outcome"] == "passed" for c in live), (cid, claims[cid])
+    assert not [c for c in claims["W1-NVCC"]["checks"] if c["source"] == "live"
+                and c["outcome"] == "passed"]
+    assert "Incomplete run." in (kept / "report.html").read_text(encoding="utf-8")
+    assert (kept / "pytest.log").is_file()
+    assert log.rstrip().endswith(f"copies in {kept}"), log[-500:]
+    assert f"exit status {status};" in log
+
+
+def test_ctrl_c_in_a_terminal_stops_pytest_through_its_interrupt_path(tmp_path):
+    env, marker = _interruptible_env(tmp_path)
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a session of its own, the pty its controlling terminal
+        try:
+            os.chdir(ROOT)
+            os.execvpe("bash", ["bash", str(SCRIPT), "-p", "slow_plugin", "-p",
+                                "claims.testing.fake_cuda"], env)
+        finally:
+            os._exit(127)
+    output = bytearray()
+    status: int | None = None
+
+    def drain(wait_s: float) -> None:
+        ready, _, _ = select.select([fd], [], [], wait_s)
+        if ready:
+            with contextlib.suppress(OSError):  # EIO once the terminal's last user is gone
+                output.extend(os.read(fd, 65536))
+
+    def alive() -> bool:
+        nonlocal status
+        drain(0.1)
+        if status is None:
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(code)
+        return status is None
+
+    try:
+        _wait_for(marker, alive)
+        # Ctrl-C: SIGINT to the terminal's foreground process group.
+        os.killpg(os.tcgetpgrp(fd), signal.SIGINT)
+        deadline = time.monotonic() + 240
+        while alive():
+            assert time.monotonic() < deadline, bytes(output[-3000:]).decode(errors="replace")
+    finally:
+        if status is None:
+            os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    assert status == 130, bytes(output[-3000:]).decode(errors="replace")
+    _assert_interrupted_run_kept(tmp_path, 130)
+
+
+def test_sigterm_stops_pytest_through_its_interrupt_path_too(tmp_path):
+    env, marker = _interruptible_env(tmp_path)
+    proc = subprocess.Popen(["bash", str(SCRIPT), "-p", "slow_plugin", "-p",
+                             "claims.testing.fake_cuda"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        _wait_for(marker, lambda: proc.poll() is None)
+        proc.send_signal(signal.SIGTERM)  # the script alone, as `kill PID` does
+        status = proc.wait(timeout=240)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert status == 143
+    _assert_interrupted_run_kept(tmp_path, 143)
+
+
+SLOW_LINK_PYTHON = '''#!/bin/sh
+# A stand-in interpreter: new enough, no torch, and a pip whose download never ends.
+case "$1" in
+    -c) exit 0 ;;                       # the version check
+    -) cat >/dev/null; exit 1 ;;        # "is there a CUDA torch?": no
+    -m)
+        if [ "$2" = venv ]; then
+            mkdir -p "$3/bin" && cp "$0" "$3/bin/python" && exit 0
+        fi
+        if [ "$2" = pip ]; then echo "Collecting torch (a slow link)"; exec sleep 120; fi ;;
+esac
+exit 0
+'''
+
+
+def test_an_install_that_runs_past_its_limit_says_so_and_exits_124(tmp_path):
+    fake = tmp_path / "slowpy"
+    fake.write_text(SLOW_LINK_PYTHON, encoding="utf-8")
+    fake.chmod(0o755)
+    env = {**_fake_machine_env(tmp_path, "h200-580"), "PYTHON": str(fake),
+           "VENV": str(tmp_path / "venv"), "RUN_TIMEOUT": "6"}
+    proc, kept = _certify(tmp_path, env, timeout=120)
+    assert proc.returncode == 124, (kept / "gpu-certify.log").read_text(encoding="utf-8")
+    failure = (kept / "failure.txt").read_text(encoding="utf-8")
+    assert failure.startswith("installing torch: pip install 'torch>=2.13,<2.14' from PyPI ran "
+                              "past its time limit"), failure
+    assert (kept / "exit-status.txt").read_text().strip() == "124"

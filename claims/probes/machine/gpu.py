@@ -6,8 +6,10 @@ What this probe measures, and in which unit:
   in Week 1), as the median of several timed runs after a warm-up, and the
   rate it implies in TFLOP/s = 2·n³ / t / 10¹² (n³ multiply-adds, two
   floating-point operations each);
-* on the CPU with every thread torch may use (``torch.set_num_threads`` is set
-  to ``os.cpu_count()`` for the measurement and restored afterwards);
+* on the CPU with every CPU this process may run on (``torch.set_num_threads`` is
+  set to :func:`claims.probes.machine.system.usable_cpus` for the measurement and
+  restored afterwards: the affinity mask, capped by a cgroup CPU quota, not the
+  host's count a container would see in ``os.cpu_count()``);
 * on a CUDA device with TF32 explicitly off (``allow_tf32 = False`` and
   float32 matmul precision "highest": true FP32) and then on ("high": the
   tensor cores round inputs to TF32). The settings in force are recorded with
@@ -39,7 +41,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -64,6 +66,7 @@ __all__ = [
     "matmul_flops",
     "peak_for",
     "precision_state",
+    "tf32_override",
     "tflops",
 ]
 
@@ -116,8 +119,43 @@ PEAKS: dict[str, Peak] = {
 
 
 def peak_for(device_name: str) -> Peak | None:
-    """The published peak of a device by its torch name, if this table knows it."""
-    return PEAKS.get(device_name.strip())
+    """The published peak of a device by its torch name, if this table knows it.
+
+    A MIG slice (torch names it "<GPU name> MIG 3g.40gb") gets its GPU's peak: a slice
+    runs on a share of the GPU's SMs, so the whole GPU's peak bounds it from above,
+    which is what the plausibility check needs.
+    """
+    name = device_name.strip()
+    return PEAKS.get(name) or PEAKS.get(name.split(" MIG ", 1)[0])
+
+
+# Environment variables that change what a float32 matmul runs as behind torch's back:
+# NVIDIA's libraries read NVIDIA_TF32_OVERRIDE (0 forbids TF32 whatever the program
+# asks; NVIDIA documents it as a debugging switch), torch reads
+# TORCH_ALLOW_TF32_CUBLAS_OVERRIDE (1 lets cuBLAS use TF32 even with allow_tf32 False).
+TF32_OVERRIDES = ("NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")
+
+
+def tf32_override(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the FP32/TF32 series cannot be told apart here (None: nothing overrides them).
+
+    With either variable set, the "FP32" series may run on TF32 tensor cores or the
+    "TF32" series without them, whatever the probe sets: the comparison would not be
+    FP32 against TF32.
+    """
+    env = os.environ if environ is None else environ
+    nvidia = env.get("NVIDIA_TF32_OVERRIDE")
+    if nvidia is not None and nvidia.strip() != "":
+        if nvidia.strip() == "0":
+            return ("NVIDIA_TF32_OVERRIDE=0 forbids TF32 in NVIDIA's libraries, so the TF32 "
+                    "series would run as FP32")
+        return (f"NVIDIA_TF32_OVERRIDE={nvidia.strip()} overrides the TF32 setting of "
+                "NVIDIA's libraries, so the FP32 series may not be true FP32")
+    torch_override = env.get("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "").strip()
+    if torch_override and torch_override != "0":
+        return (f"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE={torch_override} lets cuBLAS use TF32 "
+                "with allow_tf32 off, so the FP32 series would run as TF32")
+    return None
 
 
 def matmul_flops(n: int) -> int:
@@ -299,7 +337,8 @@ def bench_matmul(
 ) -> MatmulResult:
     """Time ``a @ b`` for two random nxn float32 matrices on ``device``.
 
-    ``threads`` (CPU only) defaults to ``os.cpu_count()``. On CUDA every timed
+    ``threads`` (CPU only) defaults to the CPUs this process may use
+    (:func:`~claims.probes.machine.system.usable_cpus`). On CUDA every timed
     call synchronizes the device before it returns, so the clock stops when
     the product is finished, not when it is queued. TF32 is set explicitly
     for the runs (``precision``) and restored afterwards.
@@ -313,10 +352,10 @@ def bench_matmul(
         name = str(torch.cuda.get_device_name(0))
         want_threads = None
     elif device == "cpu":
-        from claims.probes.machine.system import cpu_model
+        from claims.probes.machine.system import cpu_model, usable_cpus
 
         name = cpu_model()
-        want_threads = threads or os.cpu_count() or 1
+        want_threads = threads or usable_cpus()
     else:
         raise ValueError(f"device must be 'cpu' or 'cuda', not {device!r}")
     step = _product(torch, device, n, seed)

@@ -164,6 +164,8 @@ def parse_smi_table(text: str, *, source: str = "nvidia-smi") -> list[SmiGpuRow]
     ``+---`` rule. Its first line holds index, name and persistence mode; its
     second holds fan/temperature/performance/power, then Memory-Usage in the
     middle cell. Both the three-line (R525+) and two-line (older) layouts fit.
+    The table ends at a line that does not start with ``|`` or at the next table's
+    title (``Processes:``, ``MIG devices:``), blank line between or not.
     """
     _check_size(text, source)
     lines = text.splitlines()
@@ -183,7 +185,9 @@ def parse_smi_table(text: str, *, source: str = "nvidia-smi") -> list[SmiGpuRow]
             if block:
                 rows.append(_gpu_row(block, source, number))
             break
-        if "Processes:" in line:
+        if "Processes:" in line or "MIG devices:" in line:
+            # The next table begins. R535 prints the MIG table straight after the GPU
+            # table's closing rule, without the blank line that ends it elsewhere.
             break
         block.append(tuple(cell.strip() for cell in line.strip().strip("|").split("|")))
     else:

@@ -4,11 +4,12 @@ What this probe measures, and in which unit:
 
 * OS name (``/etc/os-release``), kernel release and machine architecture
   (``uname -m``: ``aarch64`` on a DGX Spark, ``x86_64`` on an Intel Mac);
-* CPU model names and how many logical CPUs each has, from ``lscpu`` (which
+* CPU model names and how many online logical CPUs each has, from ``lscpu`` (which
   prints one "Model name" section per core type on a hybrid ARM chip such as
   the Spark's 10 Cortex-X925 + 10 Cortex-A725) cross-checked with
   ``/proc/cpuinfo`` (one block per logical CPU; on ARM only the numeric
-  "CPU part", which :data:`ARM_PARTS` names);
+  "CPU part", which :data:`ARM_PARTS` names); the CPUs this process may use
+  (:func:`usable_cpus`: affinity mask and cgroup quota), for benchmark threads;
 * total memory in bytes (``MemTotal`` of ``/proc/meminfo``), and the string
   ``free -h`` shows for it (:func:`free_h_size` reproduces procps's rounding:
   "121Gi" means at least 121 and less than 122 GiB, not 121 ± 0.5);
@@ -43,6 +44,8 @@ __all__ = [
     "CpuInventory",
     "CpuModel",
     "LscpuInfo",
+    "cgroup_cpu_limit",
+    "count_cpu_list",
     "cpu_inventory",
     "cpu_model",
     "fingerprint",
@@ -58,6 +61,7 @@ __all__ = [
     "parse_free",
     "parse_lscpu",
     "parse_meminfo",
+    "usable_cpus",
 ]
 
 NVIDIA_SMI_TIMEOUT_S = nvidia.NVIDIA_SMI_TIMEOUT_S
@@ -117,8 +121,66 @@ def read_proc(name: str) -> str:
 
 
 def logical_cpus() -> int:
-    """The logical CPUs this machine has (``os.cpu_count()``; 0 when unknown)."""
+    """The machine's online logical CPUs (``os.cpu_count()``; 0 when unknown).
+
+    Python asks the kernel for the CPUs *online* (``_SC_NPROCESSORS_ONLN``): a CPU taken
+    offline, or SMT switched off at run time, is not counted, while lscpu's ``CPU(s)``
+    counts every CPU present (its ``Off-line CPU(s) list`` names the others).
+    """
     return os.cpu_count() or 0
+
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def cgroup_cpu_limit(root: Path = CGROUP_ROOT) -> float | None:
+    """The CPU quota of this process's cgroup in CPUs (``cpu.max`` "200000 100000" = 2.0).
+
+    cgroup v2 (``cpu.max`` of the process's own cgroup, read from ``/proc/self/cgroup``)
+    first, then v1 (``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``). None without a quota
+    ("max", -1) or where neither can be read.
+    """
+    try:
+        lines = read_proc("self/cgroup").splitlines()
+    except OSError:
+        lines = []
+    v2 = next((ln.split(":", 2)[2] for ln in lines if ln.startswith("0::")), None)
+    candidates = []
+    if v2 is not None:
+        candidates.append(("v2", root / v2.lstrip("/"), "cpu.max"))
+        candidates.append(("v2", root, "cpu.max"))
+    candidates.append(("v1", root / "cpu", "cpu.cfs_quota_us"))
+    candidates.append(("v1", root / "cpu,cpuacct", "cpu.cfs_quota_us"))
+    for kind, folder, name in candidates:
+        try:
+            text = (folder / name).read_text(encoding="utf-8").split()
+            if kind == "v2":
+                if not text or text[0] == "max":
+                    return None
+                return int(text[0]) / int(text[1] if len(text) > 1 else 100000)
+            quota = int(text[0])
+            period = int((folder / "cpu.cfs_period_us").read_text(encoding="utf-8").split()[0])
+        except (OSError, ValueError, IndexError, ZeroDivisionError):
+            continue
+        return None if quota <= 0 or period <= 0 else quota / period
+    return None
+
+
+def usable_cpus() -> int:
+    """How many CPUs this process can keep busy: the CPUs its affinity mask allows
+    (``os.sched_getaffinity``), at most its cgroup's CPU quota rounded up; at least 1.
+
+    ``os.cpu_count()`` is the host's count, which inside a container limited to two
+    CPUs is the wrong number of threads for a benchmark.
+    """
+    try:
+        allowed = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no affinity API (macOS)
+        allowed = os.cpu_count() or 1
+    limit = cgroup_cpu_limit()
+    if limit is not None:
+        allowed = min(allowed, max(1, -(-int(limit * 1000) // 1000)))
+    return max(1, allowed)
 
 
 def machine_arch() -> str:
@@ -152,9 +214,27 @@ class LscpuInfo:
     """The facts ``lscpu`` prints: architecture, logical CPU count, core types."""
 
     architecture: str | None
-    cpus: int | None
+    cpus: int | None  # CPU(s): every CPU present, online or not
     models: tuple[CpuModel, ...]
     fields: dict[str, str] = field(default_factory=dict)  # top-level "Key: value" lines
+    online: int | None = None  # how many CPUs the On-line CPU(s) list names
+    offline: int | None = None  # how many the Off-line CPU(s) list names (0 when absent)
+
+
+def count_cpu_list(text: str | None) -> int | None:
+    """How many CPUs a kernel CPU list names ("0-254" -> 255, "0,2-3" -> 3); None if not one."""
+    if text is None or not text.strip():
+        return None
+    total = 0
+    for part in text.strip().split(","):
+        m = re.fullmatch(r"\s*([0-9]+)(?:-([0-9]+))?\s*", part)
+        if not m:
+            return None
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if hi < lo:
+            return None
+        total += hi - lo + 1
+    return total
 
 
 _LSCPU_LINE = re.compile(r"^(?P<indent>\s*)(?P<key>[^:]+?):\s*(?P<value>.*?)\s*$")
@@ -166,7 +246,7 @@ def _int_or_none(value: str | None) -> int | None:
     if value is None:
         return None
     value = value.strip()
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def parse_lscpu(text: str, *, source: str = "lscpu") -> LscpuInfo:
@@ -198,6 +278,11 @@ def parse_lscpu(text: str, *, source: str = "lscpu") -> LscpuInfo:
             if key not in sections[0] and key in top:
                 sections[0][key] = top[key]
     cpus = _int_or_none(top.get("CPU(s)"))
+    online = count_cpu_list(top.get("On-line CPU(s) list"))
+    offline = count_cpu_list(top.get("Off-line CPU(s) list"))
+    # The CPUs that run code: with a CPU offline (or SMT switched off at run time) lscpu's
+    # CPU(s) still counts it; the On-line list does not.
+    running = online if online is not None else cpus
     models = []
     for sec in sections:
         # The post's listing appends notes such as "(10 performance cores)"; the
@@ -213,18 +298,23 @@ def parse_lscpu(text: str, *, source: str = "lscpu") -> LscpuInfo:
             count = threads * per_socket * (sockets if sockets is not None else clusters or 1)
         elif threads is not None and per_cluster is not None:
             count = threads * per_cluster * (clusters if clusters is not None else 1)
-        if len(sections) == 1 and cpus is not None and count is not None and count != cpus:
-            # One model, but threads x cores x sockets is not CPU(s): a hybrid x86 CPU (Intel
-            # P-cores with two threads, E-cores with one) gets one section whose "Thread(s)
-            # per core" is the P-cores' 2 and whose cores count both kinds (2 x 24 = 48 for
-            # 32 logical CPUs). The logical CPUs of the only model are CPU(s) itself.
-            count = cpus
+        if len(sections) == 1 and running is not None and count is not None \
+                and count != running:
+            # One model, but threads x cores x sockets is not the CPUs running: a hybrid
+            # x86 CPU (Intel P-cores with two threads, E-cores with one) gets one section
+            # whose "Thread(s) per core" is the P-cores' 2 and whose cores count both kinds
+            # (2 x 24 = 48 for 32 logical CPUs); with a CPU offline lscpu recounts threads
+            # and cores from what is left. The logical CPUs of the only model are the
+            # online ones.
+            count = running
         models.append(CpuModel(name, count))
     return LscpuInfo(
         architecture=top.get("Architecture") or None,
         cpus=cpus,
         models=tuple(models),
         fields=top,
+        online=online,
+        offline=offline if offline is not None else (0 if online is not None else None),
     )
 
 
@@ -261,7 +351,7 @@ class CpuInventory:
     """CPU facts of this machine, with where each came from."""
 
     arch: str
-    logical_cpus: int  # os.cpu_count()
+    logical_cpus: int  # os.cpu_count(): the online CPUs
     models: tuple[CpuModel, ...]  # from lscpu when it gave counts, else /proc/cpuinfo
     lscpu: LscpuInfo | None
     cpuinfo_counts: dict[str, int]
@@ -278,6 +368,8 @@ class CpuInventory:
             "logical_cpus": self.logical_cpus,
             "models": [{"name": m.name, "count": m.count} for m in self.models],
             "lscpu_cpus": self.lscpu.cpus if self.lscpu else None,
+            "lscpu_online": self.lscpu.online if self.lscpu else None,
+            "lscpu_offline": self.lscpu.offline if self.lscpu else None,
             "cpuinfo_counts": dict(self.cpuinfo_counts),
             "problems": list(self.problems),
         }
@@ -341,7 +433,7 @@ def parse_meminfo(text: str, *, source: str = "/proc/meminfo") -> dict[str, int]
         if not sep:
             continue
         parts = rest.split()
-        if not parts or not parts[0].isdigit():
+        if not parts or not (parts[0].isascii() and parts[0].isdigit()):
             raise InputError(f"line {number}: {key.strip()} has no numeric value", path=source,
                              field=key.strip())
         scale = 1024 if len(parts) > 1 and parts[1] == "kB" else 1

@@ -40,6 +40,7 @@ from typing import Any
 from claims.probes.errors import PrerequisiteMissing, ProbeError
 
 __all__ = [
+    "CUDA_TOOLKIT_WHEELS",
     "CudaRequirement",
     "DeviceFacts",
     "LibraryOrigin",
@@ -55,6 +56,7 @@ __all__ = [
     "fresh_python",
     "import_torch",
     "parse_proc_maps",
+    "runtime_wheels",
     "runtime_without_toolkit",
     "tensor_device",
     "tf32_defaults",
@@ -349,6 +351,24 @@ def classify_libraries(paths: Iterable[str], *, prefix: str | None = None,
     return out
 
 
+# The nvidia-* runtime wheels each component (extra) of NVIDIA's cuda-toolkit
+# meta-package brings, as the Requires-Dist of cuda-toolkit 13.0.3 (the version torch
+# 2.13.0 pins, on PyPI) lists them for Linux; torch's own extras only.
+CUDA_TOOLKIT_WHEELS: dict[str, tuple[str, ...]] = {
+    "cublas": ("nvidia-cublas", "nvidia-cuda-nvrtc"),
+    "cudart": ("nvidia-cuda-runtime",),
+    "cufft": ("nvidia-cufft", "nvidia-nvjitlink"),
+    "cufile": ("nvidia-cufile",),
+    "cupti": ("nvidia-cuda-cupti",),
+    "curand": ("nvidia-curand",),
+    "cusolver": ("nvidia-cusolver", "nvidia-cublas", "nvidia-cusparse", "nvidia-nvjitlink"),
+    "cusparse": ("nvidia-cusparse", "nvidia-nvjitlink"),
+    "nvjitlink": ("nvidia-nvjitlink",),
+    "nvrtc": ("nvidia-cuda-nvrtc",),
+    "nvtx": ("nvidia-nvtx",),
+}
+
+
 @dataclass(frozen=True)
 class CudaRequirement:
     """One of torch's declared CUDA dependencies, in either of the two forms wheels use.
@@ -371,6 +391,23 @@ class CudaRequirement:
     def components(self) -> tuple[str, ...]:
         """What it brings: the wheel's own name, or the toolkit's components (its extras)."""
         return (self.name,) if self.form == "nvidia-wheel" else self.extras
+
+    @property
+    def wheels(self) -> tuple[str, ...]:
+        """The nvidia-* wheels it installs: its own name, or what each toolkit component
+        resolves to (:data:`CUDA_TOOLKIT_WHEELS`; an unknown component keeps its name)."""
+        if self.form == "nvidia-wheel":
+            return (self.name.lower().replace("_", "-"),)
+        out: dict[str, None] = {}
+        for extra in self.extras:
+            for wheel in CUDA_TOOLKIT_WHEELS.get(extra, (f"cuda-toolkit[{extra}]",)):
+                out.setdefault(wheel, None)
+        return tuple(out)
+
+
+def runtime_wheels(requirements: Iterable[CudaRequirement]) -> list[str]:
+    """Every nvidia-* wheel torch's CUDA requirements install, in either form, sorted."""
+    return sorted({w for r in requirements for w in r.wheels})
 
 
 def cuda_requirements(requires: Iterable[str] | None = None) -> list[CudaRequirement]:

@@ -208,6 +208,12 @@ def _observe_version(check: Check, figure: str, measured: Any, *, unit: str | No
 
 
 @pytest.fixture(scope="session")
+def stated() -> Callable[[Check, str], str | None]:
+    """``stated(check, figure)``: the text of a stated figure of the check's claims."""
+    return stated_text
+
+
+@pytest.fixture(scope="session")
 def observe_version() -> Callable[..., None]:
     """``observe_version(check, figure, measured)``: a version beside the post's, never failed."""
     return _observe_version

@@ -34,22 +34,8 @@ UNIFIED_POOL_SHARE = 0.02
 # nvidia-smi -q: 551 MiB of an H100's 81559 MiB, 0.7%); 5% bounds that on every GPU the suite
 # knows while a device sharing system memory would differ by far more.
 DISCRETE_RESERVED_SHARE = 0.05
-# "Top-end discrete card" (W1-SHARED-BANDWIDTH): the lowest memory bandwidth among the current
-# top-end discrete GPUs, NVIDIA's GeForce RTX 5090 (1,792 GB/s, NVIDIA's specifications);
-# datacenter cards (H100 SXM 3,350 GB/s, H200 4,800 GB/s) are faster still, so a shared pool
-# below this is below every top-end card's dedicated VRAM.
-TOP_END_DISCRETE_GB_S = 1792.0
-# The bars for the two vague Week 1 claims, the same in the recorded and gpu tiers.
-# "Much faster" (W1-TF32-FASTER): TF32 runs float32 products on tensor cores, which
-# NVIDIA rates at several times the FP32 peak on every TF32-capable GPU; 1.5x is far
-# above run-to-run noise (a few percent) yet below any such GPU's nominal gain, so it
-# fails only when TF32 did not take effect. The post's Spark shows 2.24x.
-TF32_MUCH_FASTER = 1.5
-# "Far slower" (W1-COLD-KERNEL): the first call loads kernels and creates the cuBLAS
-# handle, tens to hundreds of ms, against a few ms warm; 5x (half an order of
-# magnitude) is more than a warm call slowed by a busy neighbour, and the post's
-# Spark shows 17.7x.
-COLD_FAR_SLOWER = 5.0
+# The readings of the vague words ("much faster", "far slower", "a top-end discrete card")
+# are catalog figures of their claims (claims/catalog/W1.toml), read with check.premise.
 
 
 @pytest.mark.claim("W1-ARCH")
@@ -94,9 +80,20 @@ def test_cpu_cores_by_type(check):
     if not counts or any(c is None for c in counts):
         not_run(f"no per-type core counts from lscpu or /proc/cpuinfo ({'; '.join(inv.problems)})")
     total = sum(c for c in counts if c is not None)
+    # Every count is of the CPUs online: os.cpu_count() counts those, and so does lscpu's
+    # On-line list; its CPU(s) also counts CPUs taken offline (or SMT switched off at run
+    # time), which run nothing.
     check.measure("cores counted per type add up to the logical CPUs", total,
-                  holds=total == inv.logical_cpus, expected=f"{inv.logical_cpus} (os.cpu_count)")
-    if inv.lscpu is not None and inv.lscpu.cpus is not None:
+                  holds=total == inv.logical_cpus,
+                  expected=f"{inv.logical_cpus} (os.cpu_count: the CPUs online)")
+    if inv.lscpu is not None and inv.lscpu.online is not None:
+        check.measure("lscpu's On-line CPU(s) list counts the logical CPUs", inv.lscpu.online,
+                      holds=inv.lscpu.online == inv.logical_cpus,
+                      expected=str(inv.logical_cpus))
+        if inv.lscpu.offline:
+            check.observe("CPUs offline (lscpu's Off-line CPU(s) list)", inv.lscpu.offline,
+                          note=f"lscpu's CPU(s) is {inv.lscpu.cpus}, online and offline")
+    elif inv.lscpu is not None and inv.lscpu.cpus is not None:
         check.measure("lscpu's CPU(s) equals the logical CPUs", inv.lscpu.cpus,
                       holds=inv.lscpu.cpus == inv.logical_cpus, expected=str(inv.logical_cpus))
 
@@ -236,10 +233,25 @@ def test_torch_cuda_build_within_driver_ceiling(check, smi, observe_version):
     observe_version(check, "torch CUDA build", build.cuda)
     if ceiling is None or build.cuda is None:
         not_run(f"nothing to compare: nvidia-smi's CUDA version is {ceiling}, "
-                f"torch's is {build.cuda}")
-    check.measure("torch's CUDA build is at or below the driver's ceiling", build.cuda,
-                  holds=version_tuple(build.cuda)[:2] <= version_tuple(ceiling)[:2],
-                  expected=f"<= {ceiling}")
+                f"torch's is {build.cuda}" + (" (a CPU build of torch: install a CUDA build)"
+                                               if build.cuda is None else ""))
+    built, top = version_tuple(build.cuda)[:2], version_tuple(ceiling)[:2]
+    # NVIDIA's minor-version compatibility: a build for the ceiling's CUDA major (any
+    # minor, 13.2 on a 13.0 ceiling) or an older major runs on the driver; a newer major
+    # needs a newer driver. The post's stricter "at or below" is shown beside it.
+    runs = built[0] <= top[0]
+    check.observe("torch's CUDA build at or below the header's version", built <= top,
+                  note="the post's wording; above it within the same major the build still "
+                       "runs (NVIDIA: minor-version compatibility)")
+    if not runs:
+        # The rule predicts that torch cannot use the GPU: that is what is checked.
+        check.measure("a build for a newer CUDA major than the ceiling cannot use the GPU",
+                      build.cuda_available, holds=not build.cuda_available,
+                      expected=f"torch.cuda.is_available() False: CUDA {build.cuda} on a "
+                               f"{ceiling} ceiling")
+        return
+    check.measure("torch's CUDA build is one the driver runs (the ceiling's major or older)",
+                  build.cuda, holds=runs, expected=f"CUDA {top[0]}.x or older ({ceiling} ceiling)")
     from_driver = cuda_driver_version()
     if from_driver is not None:
         check.measure("the header's CUDA version is the driver's own (cuDriverGetVersion)",
@@ -248,6 +260,9 @@ def test_torch_cuda_build_within_driver_ceiling(check, smi, observe_version):
                       expected=ceiling)
     else:
         check.note("libcuda could not be asked for its version (cuDriverGetVersion)")
+    if not build.cuda_available:
+        not_run(f"torch {build.version} sees no CUDA device, though the driver should run "
+                f"its CUDA {build.cuda} build: see W1-TORCH-VALIDATE")
     device = tensor_device()
     check.measure("a tensor lands on the GPU under this pairing", device,
                   holds=device.startswith("cuda"), expected="cuda:0")
@@ -278,20 +293,43 @@ def test_nvcc_installed_off_path(check, smi, machine_profile, observe_version):
     ceiling = smi.header.cuda_version
     if ceiling is None:
         not_run("nvidia-smi printed no CUDA version to compare the toolkit with")
-    check.measure("the toolkit's release does not exceed the driver's ceiling", version.release,
-                  holds=version_tuple(version.release) <= version_tuple(ceiling)[:2],
-                  expected=f"<= {ceiling}")
+    release, top = version_tuple(version.release)[:2], version_tuple(ceiling)[:2]
+    check.observe("the toolkit's release matches the driver's ceiling", release == top,
+                  note=f"release {version.release}, ceiling {ceiling} (the Spark's 13.0 and 13.0)")
+    # NVIDIA's minor-version compatibility: a toolkit of the ceiling's CUDA major runs on the
+    # driver, a newer minor included (13.1 or 13.2 on a 13.0 ceiling); a newer major does not.
+    check.measure("the toolkit's release is one the driver runs (the ceiling's major or older)",
+                  version.release, holds=release[0] <= top[0],
+                  expected=f"CUDA {top[0]}.x or older ({ceiling} ceiling)")
 
 
 @pytest.mark.claim("W1-TORCH-OWN-RUNTIME")
-def test_torch_brings_its_own_cuda_runtime(check, observe_version):
-    from claims.probes.machine.torch_cuda import cuda_requirements, runtime_without_toolkit
+def test_torch_brings_its_own_cuda_runtime(check, stated):
+    from claims.probes.machine.torch_cuda import (
+        cuda_requirements,
+        runtime_wheels,
+        runtime_without_toolkit,
+    )
 
     requirements = cuda_requirements()
     check.observe("torch's CUDA requirements", [str(r) for r in requirements],
                   note="nvidia-* wheels, or NVIDIA's cuda-toolkit[components] meta-package")
-    names = sorted({r.name for r in requirements if r.form == "nvidia-wheel"})
-    observe_version(check, "runtime wheels", names)
+    # Both forms resolve to nvidia-* wheels: torch 2.13.0 names cudart and cuBLAS through
+    # cuda-toolkit[cudart,cublas,...], which installs nvidia-cuda-runtime and nvidia-cublas.
+    names = runtime_wheels(requirements)
+    listed = stated(check, "runtime wheels")
+    post = sorted(listed.split(", ")) if listed else []
+    missing = [w for w in post if w not in names]
+    # The post lists three of the wheels pip installed ("... (aarch64 wheels)"): they
+    # are compared as a part of this torch's, the rest is shown.
+    check.observe("runtime wheels", names,
+                  note=None if not post else (
+                      f"includes the post's {', '.join(post)}" if not missing else
+                      f"differs from the post's {', '.join(post)} on its Spark (no "
+                      f"{', '.join(missing)}): a version difference, reported, not a failure"))
+    if post and missing:
+        check.note(f"runtime wheels: this torch installs {', '.join(names)}; the post listed "
+                   f"{', '.join(post)}")
     toolkit = [r for r in requirements if r.form == "cuda-toolkit"]
     if toolkit:
         check.observe("CUDA components through cuda-toolkit", sorted(
@@ -393,21 +431,21 @@ def _peak_note(check: Check, result: Any) -> None:
 
 @pytest.mark.claim("W1-SPEEDUP-RANGE")
 def test_gpu_matmul_speedup(check, matmul_store, matmul_settings, benchmarked_cuda):
+    _no_tf32_override()
     cpu = matmul_store.get("cpu", "fp32")
     gpu = benchmarked_cuda("fp32")
     _attach_series(check, cpu, gpu)
     check.fact("matmul.cpu_threads", cpu.threads)
     check.observe("CPU FP32 median", cpu.median_ms, unit="ms",
-                  note=f"{cpu.tflops:.3g} TFLOP/s, {cpu.threads} threads; the post: 172.57 ms")
+                  note=f"{cpu.tflops:.3g} TFLOP/s, {cpu.threads} threads")
     check.observe("GPU FP32 median", gpu.median_ms, unit="ms",
-                  note=f"{gpu.tflops:.3g} TFLOP/s, TF32 off; the post: 7.67 ms")
+                  note=f"{gpu.tflops:.3g} TFLOP/s, TF32 off")
     speedup = cpu.median_s / gpu.median_s
     check.measure("GPU faster than CPU", round(speedup, 2), unit="x", holds=speedup > 1,
                   expected="> 1x")
     if matmul_settings.stated_size:
         check.against("predicted speedup", speedup, unit="x")
-        check.observe("speedup beside the post's", round(speedup, 2), unit="x",
-                      note="the post recorded 22.5x on its Spark")
+        check.against("recorded speedup", round(speedup, 2), unit="x")
     else:
         check.note(f"n = {matmul_settings.n}: the post's figures are for "
                    f"n = {matmul_settings.stated_n}; "
@@ -425,6 +463,7 @@ def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmarked
     if dev.capability < (8, 0):
         not_applicable(f"{dev.name} (capability {dev.capability}) has no TF32 tensor cores; "
                        "TF32 needs capability 8.0 or later")
+    _no_tf32_override()
     fp32 = matmul_store.get("cuda", "fp32")
     tf32 = benchmarked_cuda("tf32")
     _attach_series(check, fp32, tf32)
@@ -435,12 +474,18 @@ def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmarked
                   holds=not fp32.allow_tf32 and fp32.float32_matmul_precision == "highest",
                   expected="allow_tf32 False, precision highest")
     ratio = tf32.tflops / fp32.tflops
+    much = check.premise("TF32 much faster than FP32")
     check.measure("TF32 much faster than FP32", round(ratio, 2), unit="x",
-                  holds=ratio >= TF32_MUCH_FASTER, expected=f">= {TF32_MUCH_FASTER}x",
-                  note="the post: 40.1 / 17.9 = 2.24x")
-    check.observe("TF32 median", tf32.median_ms, unit="ms", note="the post: 3.42 ms")
-    check.observe("TF32 rate", round(tf32.tflops, 2), unit="TFLOP/s", note="the post: 40.1")
-    check.observe("FP32 rate", round(fp32.tflops, 2), unit="TFLOP/s", note="the post: 17.9")
+                  holds=ratio >= much, expected=f">= {much:g}x (the catalog's reading)")
+    if matmul_settings.stated_size:
+        # The post's own run, shown beside this one (not judged: claims/catalog/W1.toml).
+        check.against("TF32 time", round(tf32.median_ms, 3), unit="ms")
+        check.against("FP32 time", round(fp32.median_ms, 3), unit="ms")
+        check.against("TF32 rate", round(tf32.tflops, 2), unit="TFLOP/s")
+        check.against("FP32 rate", round(fp32.tflops, 2), unit="TFLOP/s")
+    else:
+        check.note(f"n = {matmul_settings.n}: the post's times and rates are for "
+                   f"n = {matmul_settings.stated_n}")
     _peak_note(check, fp32)
     _peak_note(check, tf32)
     rows = [fp32.chart_row(), tf32.chart_row()]
@@ -457,13 +502,17 @@ def test_first_gpu_call_is_cold(check, matmul_settings):
     result = cold_in_fresh_process("cuda", n=matmul_settings.n, warm_runs=matmul_settings.runs)
     check.attach("fresh-process timing", result, kind="json")
     cold, warm = float(result["cold_ms"]), float(result["warm_median_ms"])
-    check.observe("cold first call", round(cold, 2), unit="ms", note="the post: 135.73 ms")
-    check.observe("warm median", round(warm, 3), unit="ms", note="the post: 7.67 ms")
     ratio = cold / warm
+    far = check.premise("first call far slower than warm calls")
     check.measure("first call far slower than warm calls", round(ratio, 1), unit="x",
-                  holds=ratio >= COLD_FAR_SLOWER, expected=f">= {COLD_FAR_SLOWER:g}x",
-                  note="the post: 135.73 / 7.67 = 17.7x")
-    if not matmul_settings.stated_size:
+                  holds=ratio >= far, expected=f">= {far:g}x (the catalog's reading)")
+    if matmul_settings.stated_size:
+        # The post's own run, shown beside this one (not judged: claims/catalog/W1.toml).
+        check.against("cold first call", round(cold, 2), unit="ms")
+        check.against("warm call", round(warm, 3), unit="ms")
+    else:
+        check.observe("cold first call", round(cold, 2), unit="ms")
+        check.observe("warm median", round(warm, 3), unit="ms")
         check.note(f"n = {matmul_settings.n}; the post timed n = {matmul_settings.stated_n}")
 
 
@@ -493,10 +542,20 @@ def test_shared_memory_bandwidth(check, machine_profile):
     if not dev.is_integrated:
         not_applicable(f"{dev.name} has dedicated memory ({rate:.0f} GB/s measured); the claim "
                        "compares a shared pool with a discrete card's VRAM")
+    top_end = check.premise("top-end discrete bandwidth")
     check.measure("the shared pool is slower than a top-end discrete card's VRAM",
-                  round(rate, 1), unit="GB/s", holds=rate < TOP_END_DISCRETE_GB_S,
-                  expected=f"< {TOP_END_DISCRETE_GB_S:,.0f} GB/s (GeForce RTX 5090, the slowest "
+                  round(rate, 1), unit="GB/s", holds=rate < top_end,
+                  expected=f"< {top_end:,.0f} GB/s (GeForce RTX 5090, the slowest "
                            "top-end discrete card)")
+
+
+def _no_tf32_override() -> None:
+    """Not applicable where the environment decides TF32 behind the probe's back."""
+    from claims.probes.machine.gpu import tf32_override
+
+    why = tf32_override()
+    if why is not None:
+        not_applicable(f"{why}; unset it to compare FP32 with TF32")
 
 
 def _copy_mib() -> int:

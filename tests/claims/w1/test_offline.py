@@ -20,17 +20,8 @@ from claims.testkit import Check, Interval, not_run
 pytestmark = pytest.mark.offline
 
 STATED_N = 4096
-# The bars for the two vague Week 1 claims, the same in the recorded and gpu tiers.
-# "Much faster" (W1-TF32-FASTER): TF32 runs float32 products on tensor cores, which
-# NVIDIA rates at several times the FP32 peak on every TF32-capable GPU; 1.5x is far
-# above run-to-run noise (a few percent) yet below any such GPU's nominal gain, so it
-# fails only when TF32 did not take effect. The post's Spark shows 2.24x.
-TF32_MUCH_FASTER = 1.5
-# "Far slower" (W1-COLD-KERNEL): the first call loads kernels and creates the cuBLAS
-# handle, tens to hundreds of ms, against a few ms warm; 5x (half an order of
-# magnitude) is more than a warm call slowed by a busy neighbour, and the post's
-# Spark shows 17.7x.
-COLD_FAR_SLOWER = 5.0
+# The readings of "much faster" and "far slower" are catalog figures of their claims
+# (claims/catalog/W1.toml), read with check.premise, the same in the recorded and gpu tiers.
 
 
 @pytest.fixture
@@ -253,8 +244,9 @@ def _benchmark_times(post_output: Callable[[str, str], str]) -> dict[str, str]:
 def _ratio_at_least(check: Check, name: str, slow_ms: str, fast_ms: str, floor: float) -> None:
     """The ratio of two printed times, their rounding carried along, held to ``floor``."""
     ratio = Interval.stated(slow_ms) / Interval.stated(fast_ms)
-    check.measure(name, str(ratio), unit="x", holds=ratio.lo >= floor,
-                  expected=f">= {floor:g}x")
+    # Named as the catalog's reading it is held to, so `claims audit` sees the ratio when
+    # it moves that bar.
+    check.measure(name, ratio, unit="x", holds=ratio.lo >= floor, expected=f">= {floor:g}x")
 
 
 @pytest.mark.claim("W1-TF32-FASTER")
@@ -270,7 +262,7 @@ def test_recorded_tf32_speed(check, post_output):
         rate = matmul_flops(STATED_N) / (Interval.stated(ms) * 1e-3) * 1e-12
         check.against(f"{precision} rate", rate, note=f"2·4096³ / {precision} time")
     _ratio_at_least(check, "TF32 much faster than FP32", printed["FP32"], printed["TF32"],
-                    TF32_MUCH_FASTER)
+                    check.premise("TF32 much faster than FP32"))
 
 
 @pytest.mark.claim("W1-COLD-KERNEL")
@@ -279,7 +271,7 @@ def test_recorded_cold_call(check, post_output):
     check.against("cold first call", float(times["GPU cold"]))
     check.against("warm call", float(times["GPU FP32"]))
     _ratio_at_least(check, "first call far slower than warm calls", times["GPU cold"],
-                    times["GPU FP32"], COLD_FAR_SLOWER)
+                    times["GPU FP32"], check.premise("first call far slower than warm calls"))
 
 
 @pytest.mark.claim("W1-PYPI-CUDA13-WHEELS", source="recorded")

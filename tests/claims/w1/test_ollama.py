@@ -19,11 +19,8 @@ from claims.testkit import not_run
 
 pytestmark = pytest.mark.ollama
 
-# If decode were compute-bound it would run near the prefill rate (the same arithmetic
-# per token); at 5x slower at least four fifths of every decode step is spent on
-# something other than arithmetic, the weight reads, so bandwidth rather than compute
-# limits it. The recorded phi4 run on the Spark shows about 17x.
-PREFILL_OVER_DECODE_MIN = 5.0
+# The reading of "limited by memory bandwidth" (prefill at least 5x the decode rate per
+# token) is a catalog figure of W1-DECODE-BANDWIDTH, read with check.premise.
 
 
 @pytest.mark.claim("W1-DECODE-BANDWIDTH")
@@ -71,11 +68,12 @@ def test_decode_is_bandwidth_bound(live, check):
             unit="TFLOP/s",
             note="2 FLOP per parameter per token",
         )
+    floor = check.premise("prefill over decode, per token")
     check.measure(
         "prefill over decode, per token",
         round(ratio, 1),
-        holds=ratio >= PREFILL_OVER_DECODE_MIN,
+        holds=ratio >= floor,
         unit="x",
-        expected=f"at least {PREFILL_OVER_DECODE_MIN:g}x: the same weights serve many "
+        expected=f"at least {floor:g}x: the same weights serve many "
         "prompt tokens at once but only one generated token",
     )

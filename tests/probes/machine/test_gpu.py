@@ -242,3 +242,25 @@ def test_bandwidth_table_cites_sources_and_knows_mig_slices():
     assert mig is not None and mig.gb_per_s == 3350.0
     assert gpu.bandwidth_peak_for("NVIDIA RTX PRO 6000") is None
     assert all(p.source and p.gb_per_s > 0 for p in gpu.BANDWIDTH_PEAKS.values())
+
+
+def test_a_mig_slice_is_bounded_by_its_gpus_peak():
+    whole = gpu.peak_for("NVIDIA A100-SXM4-80GB")
+    assert whole is not None and gpu.peak_for("NVIDIA A100-SXM4-80GB MIG 3g.40gb") is whole
+    assert gpu.peak_for("NVIDIA H100 80GB HBM3 MIG 1g.10gb") is not None
+    assert gpu.peak_for("NVIDIA Unknown MIG 1g.5gb") is None
+
+
+@pytest.mark.parametrize("env, named", [
+    ({}, None),
+    ({"NVIDIA_TF32_OVERRIDE": "1"}, "NVIDIA_TF32_OVERRIDE=1"),
+    ({"NVIDIA_TF32_OVERRIDE": "0"}, "NVIDIA_TF32_OVERRIDE=0"),
+    ({"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": "1"}, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1"),
+    ({"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": "0"}, None),
+    ({"NVIDIA_TF32_OVERRIDE": ""}, None),
+])
+def test_tf32_override_variables_are_named(env, named):
+    why = gpu.tf32_override(env)
+    assert (why is None) is (named is None)
+    if named is not None:
+        assert why is not None and why.startswith(named)

@@ -37,6 +37,10 @@ def read(name: str) -> str:
     ("w1-post/nvidia_smi.txt", "580.159.03", "13.0"),
     ("gb10/nvidia_smi.txt", "580.159.03", "13.0"),
     ("h100/nvidia_smi.txt", "570.124.06", "12.8"),
+    ("gb10-580.95/nvidia_smi.txt", "580.95.05", "13.0"),
+    ("h200-570/nvidia_smi.txt", "570.124.06", "12.8"),
+    ("h200-580/nvidia_smi.txt", "580.65.06", "13.0"),
+    ("a100-mig/nvidia_smi.txt", "535.161.08", "12.2"),
 ])
 def test_header_gives_driver_and_cuda_ceiling(name, driver, cuda):
     header = nvidia.parse_smi_header(read(name))
@@ -76,6 +80,13 @@ T4_TWO_LINE_TABLE = """\
                  True, id="h100-two-gpus-with-memory"),
     pytest.param(T4_TWO_LINE_TABLE, [(0, "Tesla T4", "0MiB / 15109MiB")], True,
                  id="older-two-line-layout"),
+    # R535 prints the MIG table straight after the GPU table, no blank line between.
+    pytest.param(read("a100-mig/nvidia_smi.txt"),
+                 [(0, "NVIDIA A100-SXM4-80GB", "87MiB / 81920MiB")], True,
+                 id="mig-table-without-a-blank-line"),
+    pytest.param(read("h200-570/nvidia_smi.txt"),
+                 [(0, "NVIDIA H200", "1MiB / 143771MiB"), (1, "NVIDIA H200", "1MiB / 143771MiB")],
+                 True, id="h200-r570"),
 ])
 def test_table_lists_each_gpu_with_its_memory_usage(text, gpus, reported):
     rows = nvidia.parse_smi_table(text)
@@ -285,11 +296,11 @@ def test_no_match_among_several_gpus_says_why_and_one_gpu_is_its_own_match():
 
 
 def test_the_mig_fixtures_agree_with_each_other():
-    (row,) = nvidia.parse_smi_query_csv(read("h100-mig/query_gpu.csv"), GPU_QUERY_FIELDS)
+    (row,) = nvidia.parse_smi_query_csv(read("a100-mig/query_gpu.csv"), GPU_QUERY_FIELDS)
     assert row["mig.mode.current"] == "Enabled"
-    (gpu,) = nvidia.parse_smi_table(read("h100-mig/nvidia_smi.txt"))
-    assert gpu.memory_usage == "13MiB /  81559MiB"
-    report = nvidia.parse_smi_q(read("h100-mig/nvidia_smi_q.txt"))
+    (gpu,) = nvidia.parse_smi_table(read("a100-mig/nvidia_smi.txt"))
+    assert gpu.memory_usage == "87MiB / 81920MiB"
+    report = nvidia.parse_smi_q(read("a100-mig/nvidia_smi_q.txt"))
     assert report.gpu_field(row["pci.bus_id"], "MIG Mode", "Current") == "Enabled"
     assert report.gpu_field(row["pci.bus_id"], "MIG devices", "Device 0", "FB Memory Usage",
                             "Total") == "40192 MiB"

@@ -53,9 +53,11 @@ Model name:          Intel(R) Core(TM) i5-1038NG7 CPU @ 2.00GHz
     # "(10 performance cores)" is the author's note, not lscpu output: no count is invented.
     pytest.param(read("w1-post/lscpu.txt"), "aarch64", 20,
                  [("Cortex-X925", None), ("Cortex-A725", None)], id="post-trimmed-no-counts"),
-    pytest.param(read("h100/lscpu.txt"), "x86_64", 224,
-                 [("Intel(R) Xeon(R) Platinum 8480+", 224)],
-                 id="two-socket-x86-threads-cores-sockets"),
+    # One CPU offline (vllm-project/vllm#5537's EPYC): CPU(s) still counts it, the
+    # model's logical CPUs are the 255 online ones, whatever threads x cores x sockets say.
+    pytest.param(read("h100/lscpu.txt"), "x86_64", 256,
+                 [("AMD EPYC 7742 64-Core Processor", 255)],
+                 id="two-socket-x86-one-cpu-offline"),
     pytest.param(LSCPU_CLUSTERS, "aarch64", 8, [("Cortex-A78AE", 8)],
                  id="clusters-instead-of-sockets"),
     pytest.param(LSCPU_FLAT, "x86_64", 4, [("Intel(R) Core(TM) i5-1038NG7 CPU @ 2.00GHz", 4)],
@@ -73,7 +75,8 @@ def test_local_lscpu_counts_add_up_to_this_machines_cpus():
     out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10,
                          env={**os.environ, "LC_ALL": "C"}, check=True).stdout
     info = system.parse_lscpu(out)
-    assert info.cpus == os.cpu_count()
+    # os.cpu_count() counts the CPUs online, as lscpu's On-line list does.
+    assert (info.online if info.online is not None else info.cpus) == os.cpu_count()
     counts = [m.count for m in info.models]
     if counts and None not in counts:
         assert sum(c for c in counts if c is not None) == os.cpu_count()
@@ -225,3 +228,45 @@ def test_a_hybrid_intel_cpu_counts_its_logical_cpus_not_threads_times_cores():
 def test_read_proc_is_the_one_door_to_proc(monkeypatch):
     monkeypatch.setattr(system, "read_proc", lambda name: "MemTotal: 1024 kB\n")
     assert system.memory_bytes() == 1024 * 1024
+
+
+@pytest.mark.parametrize("text, count", [
+    ("0-19", 20), ("0-254", 255), ("255", 1), ("0,2-3,8", 4), ("", None), ("0-x", None),
+    ("5-1", None), ("²", None),
+])
+def test_cpu_lists_count_as_the_kernel_writes_them(text, count):
+    assert system.count_cpu_list(text) == count
+
+
+def test_lscpu_names_its_online_and_offline_cpus():
+    info = system.parse_lscpu(read("h100/lscpu.txt"))
+    assert (info.cpus, info.online, info.offline) == (256, 255, 1)
+    spark = system.parse_lscpu(read("gb10/lscpu.txt"))
+    assert (spark.cpus, spark.online, spark.offline) == (20, 20, 0)
+
+
+def _cgroup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(system, "read_proc", lambda name: "0::/job\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("files, limit", [
+    ({"job/cpu.max": "150000 100000\n"}, 1.5),
+    ({"job/cpu.max": "max 100000\n"}, None),
+    ({"cpu/cpu.cfs_quota_us": "200000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 2.0),
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+    ({}, None),
+])
+def test_cgroup_cpu_quota_in_cpus(tmp_path, monkeypatch, files, limit):
+    assert system.cgroup_cpu_limit(_cgroup(tmp_path, monkeypatch, files)) == limit
+
+
+def test_usable_cpus_is_the_affinity_mask_capped_by_the_quota(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    monkeypatch.setattr(system, "cgroup_cpu_limit", lambda root=None: 1.5)
+    assert system.usable_cpus() == 2  # 1.5 CPUs of quota keep two threads busy
+    monkeypatch.setattr(system, "cgroup_cpu_limit", lambda root=None: None)
+    assert system.usable_cpus() == 64  # the mask, not os.cpu_count()

@@ -307,3 +307,27 @@ def test_elf_machine_of_this_interpreter(tmp_path):
     text.write_text("#!/bin/sh\n")
     assert torch_cuda.elf_machine(text) is None
     assert torch_cuda.elf_machine(tmp_path / "absent") is None
+
+
+def _recorded_requires(machine: str) -> list[str]:
+    import json
+
+    root = Path(__file__).resolve().parents[3] / "fixtures" / "system" / machine
+    loaded: list[str] = json.loads((root / "machine.json").read_text("utf-8"))["requires"]
+    return loaded
+
+
+def test_torch_2_13_declares_cudart_and_cublas_through_the_cuda_toolkit():
+    # torch 2.13.0's real Requires-Dist (PyPI, both architectures): cudart and cuBLAS are
+    # components of cuda-toolkit[...]==13.0.3, which installs the nvidia-* wheels.
+    reqs = torch_cuda.cuda_requirements(_recorded_requires("gb10"))
+    wheels = torch_cuda.runtime_wheels(reqs)
+    assert {"nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cudnn-cu13"} <= set(wheels)
+    assert {"nvidia-cuda-nvrtc", "nvidia-nccl-cu13", "nvidia-nvjitlink"} <= set(wheels)
+    assert not [w for w in wheels if w.startswith("cuda-toolkit[")]
+
+
+def test_the_older_one_wheel_per_library_form_maps_to_itself():
+    reqs = torch_cuda.cuda_requirements(_recorded_requires("h200-570"))
+    assert "nvidia-cuda-runtime-cu12" in torch_cuda.runtime_wheels(reqs)
+    assert torch_cuda.cuda_requirements(_recorded_requires("h200-cpu-torch")) == []

@@ -1,0 +1,215 @@
+"""The benchmark procedures that feed the timing rules: sample pools, pairs, alternation.
+
+Values are drawn lazily (:class:`SamplePool`): a claim asks its rule for a
+decision, the rule's sequential plan asks for values, and the pool runs more
+requests only when the values already measured are too few. Several claims
+can read one pool (the Week 2 benchmark serves five), each through its own
+value function and plan; the requests are shared, never repeated.
+
+Two designs, both paired so that a busy machine's drift cancels:
+
+* :func:`alternating_pairs` — two conditions sent alternately, in the order
+  A B, B A, A B, ... (so neither condition always goes first, and a reload
+  that a switch of condition causes falls on each condition equally often);
+* :func:`cold_warm_pairs` — an unload (settled: /api/ps stably without the
+  model), a cold request, then the same request warm.
+
+Every request is streamed and timed by :func:`claims.probes.live.timing.measure_stream`:
+the client's clock beside the server's own durations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from claims.probes.live.timing import StreamTiming, measure_stream
+
+__all__ = [
+    "Pair",
+    "SamplePool",
+    "Timed",
+    "alternating_pairs",
+    "cold_warm_pairs",
+    "log_ratio_pairs",
+]
+
+S = TypeVar("S")
+
+
+class SamplePool(Generic[S]):
+    """Measured items, extended on demand by ``take(k)`` (which returns up to k new ones).
+
+    ``cap`` bounds the items the pool will ever hold, whatever the claims ask.
+    """
+
+    def __init__(self, take: Callable[[int], list[S]], cap: int) -> None:
+        self._take = take
+        self.cap = cap
+        self.items: list[S] = []
+
+    def extend(self, k: int) -> int:
+        """Measure up to ``k`` more items (never past the cap); returns how many came."""
+        k = min(k, self.cap - len(self.items))
+        if k <= 0:
+            return 0
+        new = self._take(k)[:k]
+        self.items.extend(new)
+        return len(new)
+
+    def drawer(self, value: Callable[[S], float | None]) -> Callable[[int], list[float]]:
+        """A ``draw(k)`` for :func:`claims.timing.rules.decide`: the next k values.
+
+        Items whose value is None (a reply without the field) are skipped; the
+        draw returns fewer than asked only when the pool is at its cap or the
+        server stopped giving items.
+        """
+        position = 0
+
+        def draw(k: int) -> list[float]:
+            nonlocal position
+            out: list[float] = []
+            while len(out) < k:
+                if position >= len(self.items) and self.extend(k - len(out)) == 0:
+                    break
+                v = value(self.items[position])
+                position += 1
+                if v is not None:
+                    out.append(float(v))
+            return out
+
+        return draw
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One streamed request of a benchmark: its condition, its body, its timing."""
+
+    label: str
+    condition: Any
+    body: dict[str, Any]
+    timing: StreamTiming
+    cold: bool = False
+    switched: bool = False  # the condition differs from the request before it
+
+    def exchange(self) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        final = {k: v for k, v in self.timing.final.items() if k != "context"}
+        return (
+            self.label,
+            {**self.body, "stream": True},
+            {"streamed_text": self.timing.text, "final_chunk": final},
+        )
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "condition": self.condition,
+            "cold": self.cold,
+            "switched": self.switched,
+            **self.timing.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two requests compared with each other: ``a`` and ``b`` (e.g. 2048 and 4096, cold, warm)."""
+
+    a: Timed
+    b: Timed
+
+    def ratio(self, value: Callable[[Timed], float | None]) -> float | None:
+        """value(b) / value(a), or None when either is missing or not positive."""
+        va, vb = value(self.a), value(self.b)
+        if va is None or vb is None or va <= 0 or vb <= 0:
+            return None
+        return vb / va
+
+
+def log_ratio_pairs(pairs: Sequence[Pair], value: Callable[[Timed], float | None]) -> list[float]:
+    """The ratios b/a of the pairs that have both values (for a report table)."""
+    return [r for r in (p.ratio(value) for p in pairs) if r is not None]
+
+
+def _stream(
+    client: Any, body: Mapping[str, Any], total_timeout: float
+) -> StreamTiming:
+    return measure_stream(
+        client, "/api/generate", body, text_key="response", total_timeout=total_timeout
+    )
+
+
+def alternating_pairs(
+    client: Any,
+    conditions: tuple[Any, Any],
+    body_for: Callable[[Any, int], dict[str, Any]],
+    label_for: Callable[[Any, int], str],
+    *,
+    cap: int,
+    total_timeout: float = 600.0,
+    on_request: Callable[[Timed], None] | None = None,
+) -> SamplePool[Pair]:
+    """A pool of pairs of the two ``conditions``, sent A B, B A, A B, ...
+
+    ``body_for(condition, pair_index)`` gives each request's body;
+    ``on_request`` sees each request as it is done (e.g. to read /api/ps once
+    per condition).
+    """
+    a, b = conditions
+    previous: list[Any] = []
+
+    def one(condition: Any, index: int) -> Timed:
+        body = body_for(condition, index)
+        timing = _stream(client, body, total_timeout)
+        switched = bool(previous) and previous[-1] != condition
+        previous.append(condition)
+        item = Timed(label_for(condition, index), condition, body, timing, switched=switched)
+        if on_request is not None:
+            on_request(item)
+        return item
+
+    pool: SamplePool[Pair]
+
+    def take(k: int) -> list[Pair]:
+        out: list[Pair] = []
+        for _ in range(k):
+            index = len(pool.items) + len(out)
+            order = (a, b) if index % 2 == 0 else (b, a)
+            done = {c: one(c, index) for c in order}
+            out.append(Pair(done[a], done[b]))
+        return out
+
+    pool = SamplePool(take, cap)
+    return pool
+
+
+def cold_warm_pairs(
+    client: Any,
+    unload: Callable[[], Any],
+    body_for: Callable[[int], dict[str, Any]],
+    *,
+    cap: int,
+    total_timeout: float = 600.0,
+) -> SamplePool[Pair]:
+    """A pool of (warm, cold) pairs: ``unload()``, the cold request, the same request warm.
+
+    Pair.a is the warm request and Pair.b the cold one, so Pair.ratio gives cold
+    over warm.
+    """
+    pool: SamplePool[Pair]
+
+    def take(k: int) -> list[Pair]:
+        out: list[Pair] = []
+        for _ in range(k):
+            index = len(pool.items) + len(out)
+            body = body_for(index)
+            unload()
+            cold = Timed(f"pair {index + 1} cold", "cold", body,
+                         _stream(client, body, total_timeout), cold=True, switched=True)
+            warm = Timed(f"pair {index + 1} warm", "warm", body,
+                         _stream(client, body, total_timeout))
+            out.append(Pair(warm, cold))
+        return out
+
+    pool = SamplePool(take, cap)
+    return pool

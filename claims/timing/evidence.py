@@ -14,7 +14,7 @@ from typing import Any
 from claims.plugin.outcomes import not_run
 from claims.timing.rules import Decision
 
-__all__ = ["record"]
+__all__ = ["against_range", "record"]
 
 
 def record(
@@ -51,3 +51,27 @@ def record(
             note=note,
         )
     )
+
+
+def against_range(
+    check: Any,
+    name: str,
+    values: list[float],
+    *,
+    model: str,
+    note: str,
+    samples: str | None = None,
+) -> None:
+    """Compare the range of repeated runs, [slowest, fastest], with a stated figure.
+
+    A stated "23.4 to 23.5 tok/s" agrees when it overlaps the runs' range, each
+    figure with its printed precision (the figures are phi4-on-a-Spark ones,
+    compared only for that case by ``check.against``'s model and profile).
+    """
+    from claims.figures import Interval
+
+    if samples is not None:
+        check.attach(samples, values, kind="json")
+    if not values:
+        not_run(f"{name}: no run reported the value")
+    check.against(name, Interval(min(values), max(values)), model=model, note=note)

@@ -25,9 +25,11 @@ from claims.timing.rules import AtLeast, Plan, Within
 
 __all__ = [
     "ALTERNATED",
+    "ALTERNATED_BUDGET_S",
     "CLOCK_AGREEMENT",
     "COLD_OVER_WARM",
     "PAIRED",
+    "PAIRED_BUDGET_S",
     "RECORDED",
     "change_band",
     "cross_ratios",
@@ -39,6 +41,11 @@ ALTERNATED = Plan(looks=(12, 24, 36), kind="signed-rank", log=True)
 # Paired values of two kinds: 9 is the smallest sample whose sign-test interval
 # (its whole range) reaches the first look's share, 15 the cap.
 PAIRED = Plan(looks=(9, 15), kind="sign")
+# Seconds each benchmark may spend growing its sample: on a quiet 2-core machine the
+# alternated benchmark's first look takes about 30 s and the cold pairs' about 25 s;
+# a machine too busy to reach a decision within these gets "not run", in bounded time.
+ALTERNATED_BUDGET_S = 75.0
+PAIRED_BUDGET_S = 45.0
 # A document's printed table is the population it describes: judged on every value.
 RECORDED = Plan(looks=(1,), kind="every value")
 

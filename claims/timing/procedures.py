@@ -20,11 +20,13 @@ the client's clock beside the server's own durations.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from claims.probes.live.timing import StreamTiming, measure_stream
+from claims.timing.rules import Decision, Form, Plan, decide
 
 __all__ = [
     "Pair",
@@ -32,6 +34,7 @@ __all__ = [
     "Timed",
     "alternating_pairs",
     "cold_warm_pairs",
+    "decide_pool",
     "log_ratio_pairs",
 ]
 
@@ -41,42 +44,72 @@ S = TypeVar("S")
 class SamplePool(Generic[S]):
     """Measured items, extended on demand by ``take(k)`` (which returns up to k new ones).
 
-    ``cap`` bounds the items the pool will ever hold, whatever the claims ask.
+    ``cap`` bounds the items the pool will ever hold, whatever the claims ask;
+    ``budget_s`` bounds the seconds spent measuring them (a machine so busy that
+    the cap would take minutes gets an undecided verdict, not a run past its
+    time). :attr:`stopped` says why the pool stopped growing, when it did.
     """
 
-    def __init__(self, take: Callable[[int], list[S]], cap: int) -> None:
+    def __init__(
+        self,
+        take: Callable[[int], list[S]],
+        cap: int,
+        *,
+        budget_s: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._take = take
         self.cap = cap
+        self.budget_s = budget_s
+        self._clock = clock
+        self.spent_s = 0.0
         self.items: list[S] = []
+        self.stopped: str | None = None
 
     def extend(self, k: int) -> int:
-        """Measure up to ``k`` more items (never past the cap); returns how many came."""
+        """Measure up to ``k`` more items (never past the cap or budget); returns how many came."""
         k = min(k, self.cap - len(self.items))
         if k <= 0:
+            self.stopped = f"the pool is at its cap of {self.cap}"
             return 0
+        if self.budget_s is not None and self.spent_s >= self.budget_s:
+            self.stopped = (
+                f"the benchmark spent its time budget ({self.spent_s:.0f} s of "
+                f"{self.budget_s:g} s) after {len(self.items)} items"
+            )
+            return 0
+        began = self._clock()
         new = self._take(k)[:k]
+        self.spent_s += self._clock() - began
         self.items.extend(new)
         return len(new)
 
-    def drawer(self, value: Callable[[S], float | None]) -> Callable[[int], list[float]]:
+    def drawer(
+        self, value: Callable[[S], float | Sequence[float | None] | None]
+    ) -> Callable[[int], list[float]]:
         """A ``draw(k)`` for :func:`claims.timing.rules.decide`: the next k values.
 
-        Items whose value is None (a reply without the field) are skipped; the
-        draw returns fewer than asked only when the pool is at its cap or the
-        server stopped giving items.
+        ``value`` gives an item's value, or several (one per request of a pair).
+        Missing values (None: a reply without the field) are skipped; the draw
+        returns fewer than asked only when the pool is at its cap or the server
+        stopped giving items.
         """
         position = 0
+        pending: list[float] = []
 
         def draw(k: int) -> list[float]:
             nonlocal position
             out: list[float] = []
             while len(out) < k:
-                if position >= len(self.items) and self.extend(k - len(out)) == 0:
+                if pending:
+                    out.append(pending.pop(0))
+                    continue
+                if position >= len(self.items) and self.extend(1) == 0:
                     break
                 v = value(self.items[position])
                 position += 1
-                if v is not None:
-                    out.append(float(v))
+                many = v if isinstance(v, Sequence) else [v]
+                pending.extend(float(x) for x in many if x is not None)
             return out
 
         return draw
@@ -146,6 +179,7 @@ def alternating_pairs(
     label_for: Callable[[Any, int], str],
     *,
     cap: int,
+    budget_s: float | None = None,
     total_timeout: float = 600.0,
     on_request: Callable[[Timed], None] | None = None,
 ) -> SamplePool[Pair]:
@@ -179,7 +213,7 @@ def alternating_pairs(
             out.append(Pair(done[a], done[b]))
         return out
 
-    pool = SamplePool(take, cap)
+    pool = SamplePool(take, cap, budget_s=budget_s)
     return pool
 
 
@@ -189,6 +223,7 @@ def cold_warm_pairs(
     body_for: Callable[[int], dict[str, Any]],
     *,
     cap: int,
+    budget_s: float | None = None,
     total_timeout: float = 600.0,
 ) -> SamplePool[Pair]:
     """A pool of (warm, cold) pairs: ``unload()``, the cold request, the same request warm.
@@ -211,5 +246,21 @@ def cold_warm_pairs(
             out.append(Pair(warm, cold))
         return out
 
-    pool = SamplePool(take, cap)
+    pool = SamplePool(take, cap, budget_s=budget_s)
     return pool
+
+
+def decide_pool(
+    pool: SamplePool[S],
+    value: Callable[[S], float | Sequence[float | None] | None],
+    form: Form,
+    plan: Plan,
+    *,
+    unit: str = "",
+) -> Decision:
+    """:func:`claims.timing.rules.decide` on a pool's values; the evidence says why it stopped."""
+    decision = decide(pool.drawer(value), form, plan, unit=unit)
+    extra: dict[str, Any] = {"measured_s": round(pool.spent_s, 1), "items": len(pool.items)}
+    if pool.stopped:
+        extra["stopped"] = pool.stopped
+    return replace(decision, extra={**decision.extra, **extra})

@@ -247,8 +247,10 @@ class Decision:
 
     def describe(self) -> str:
         """One sentence for a note or a not-run reason."""
+        stopped = self.extra.get("stopped")
+        short = f" (sampling stopped: {stopped})" if stopped and self.outcome == "undecided" else ""
         return (
-            f"{self.interval_text()} against {self.form.describe()}: {self.outcome}; "
+            f"{self.interval_text()} against {self.form.describe()}: {self.outcome}{short}; "
             f"chance of refuting a true claim at most {self.false_refutation_chance:.2%} "
             f"({len(self.looks)} look(s): {self.plan.describe()})"
         )

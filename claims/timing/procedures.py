@@ -36,6 +36,8 @@ __all__ = [
     "cold_warm_pairs",
     "decide_pool",
     "log_ratio_pairs",
+    "repeated_requests",
+    "timed_pairs",
 ]
 
 S = TypeVar("S")
@@ -264,3 +266,43 @@ def decide_pool(
     if pool.stopped:
         extra["stopped"] = pool.stopped
     return replace(decision, extra={**decision.extra, **extra})
+
+
+def repeated_requests(
+    client: Any,
+    body_for: Callable[[int], dict[str, Any]],
+    *,
+    cap: int,
+    budget_s: float | None = None,
+    before: Callable[[int], None] | None = None,
+    total_timeout: float = 600.0,
+) -> SamplePool[Timed]:
+    """A pool of single streamed requests (``before(i)`` runs first, e.g. an unload)."""
+    pool: SamplePool[Timed]
+
+    def take(k: int) -> list[Timed]:
+        out: list[Timed] = []
+        for _ in range(k):
+            index = len(pool.items) + len(out)
+            if before is not None:
+                before(index)
+            body = body_for(index)
+            out.append(Timed(f"request {index + 1}", "repeat", body,
+                             _stream(client, body, total_timeout), cold=before is not None))
+        return out
+
+    pool = SamplePool(take, cap, budget_s=budget_s)
+    return pool
+
+
+def timed_pairs(
+    run: Callable[[int], tuple[float, float]], *, cap: int, budget_s: float | None = None
+) -> SamplePool[tuple[float, float]]:
+    """A pool of (a, b) durations from ``run(i)`` (seconds, e.g. one batched and one sequential)."""
+    pool: SamplePool[tuple[float, float]]
+
+    def take(k: int) -> list[tuple[float, float]]:
+        return [run(len(pool.items) + i) for i in range(k)]
+
+    pool = SamplePool(take, cap, budget_s=budget_s)
+    return pool

@@ -52,7 +52,8 @@ class LoadingEndpoints(InventoryEndpoints):
         Unloading is asynchronous on the server, so the reply alone proves
         nothing; /api/ps is polled every ``poll_interval`` seconds until the model
         has been absent for UNLOAD_STABLE_S (a settle rule, claims.timing.settle), for
-        at most ``timeout`` seconds (then :class:`~claims.probes.live.ollama_api.errors.ServerTimeout`).
+        at most ``timeout`` seconds (then
+        :class:`~claims.probes.live.ollama_api.errors.ServerTimeout`).
         """
         reply = json_object(
             self.post_json("/api/generate", {"model": model, "keep_alive": 0, "stream": False}),

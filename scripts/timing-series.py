@@ -38,7 +38,9 @@ def main(evidence: str, out: str) -> None:
                         "values": rule["values"],
                     }
                 if claim["id"] == "MC-KEEPALIVE" and label.startswith("GET /api/ps after"):
-                    settles[label] = json.loads(att["content"])
+                    # Only the settle rule's record (no address of the server).
+                    exchange = json.loads(att["content"])
+                    settles[label] = json.loads(exchange.get("reply_excerpt") or "null")
     machine = run.get("machine", {})
     record = {
         "provenance": {

@@ -1,9 +1,11 @@
 """Settle rules on scripted reads: stable means unchanged for the stated interval.
 
-The reads are scripted against a fake clock, so no test sleeps. The series are
-the shapes seen on the real servers (fixtures/timing/README.md): Ollama 0.31.2
-showed the previous expires_at for 0.3 s after a keep_alive "24h" reply, then the
-new one; 0.32.15 wrote one expiry twice, a millisecond apart, after a fresh load.
+The reads are scripted against a fake clock, so no test sleeps, in the shapes seen
+on the real servers (fixtures/timing/: 0.31.2 showed the previous expires_at at the
+first read after a keep_alive "24h" reply and the new one 20 ms later; 0.32.15
+rewrote one expiry a millisecond later after a fresh load); the delays are made
+longer here, as a busy machine makes them. tests/timing/test_recorded_series.py
+replays the recorded reads themselves.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ class Script:
 
 
 def test_a_late_write_is_waited_for_not_taken_early() -> None:
-    # 0.31.2: the old expiry for 0.3 s after the reply, then the 24-hour one.
+    # 0.31.2's shape, slowed: the old expiry for 0.3 s after the reply, then the 24-hour one.
     s = Script([(0.0, "old"), (0.3, "new")])
     got = settle(s.read, RULE, done=lambda v: v != "old", clock=s.clock, sleep=s.sleep)
     assert got.value == "new" and got.stable
@@ -52,7 +54,7 @@ def test_a_late_write_is_waited_for_not_taken_early() -> None:
 
 
 def test_a_millisecond_change_is_not_a_settled_state() -> None:
-    # 0.32.15 after a fresh load: the expiry written, rewritten 1 ms later, then stable.
+    # 0.32.15's shape after a fresh load: the expiry written, rewritten 1 ms later.
     s = Script([(0.0, "19:42:44.4548"), (0.02, "19:42:44.4557")])
     got = settle(s.read, RULE, clock=s.clock, sleep=s.sleep)
     assert got.value == "19:42:44.4557" and got.stable

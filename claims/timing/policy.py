@@ -27,7 +27,7 @@ __all__ = [
     "ALTERNATED",
     "ALTERNATED_BUDGET_S",
     "CLOCK_AGREEMENT",
-    "COLD_OVER_WARM",
+    "COLD_ABOVE_WARM",
     "PAIRED",
     "PAIRED_BUDGET_S",
     "RECORDED",
@@ -51,7 +51,7 @@ RECORDED = Plan(looks=(1,), kind="every value")
 
 # The general form of a cold/warm claim on any model and machine: a cold request
 # waits longer than a warm one (cold over warm above 1).
-COLD_OVER_WARM = AtLeast(1.0, strict=True)
+COLD_ABOVE_WARM = AtLeast(1.0, strict=True)
 # Two clocks timing the same tokens agree within a quarter either way on a log
 # scale; a wrong unit is off by a factor of 1,000.
 CLOCK_AGREEMENT = Within(0.8, 1.25)

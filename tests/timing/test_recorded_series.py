@@ -19,7 +19,7 @@ from claims.timing import AtLeast, decide_values
 from claims.timing.policy import (
     ALTERNATED,
     CLOCK_AGREEMENT,
-    COLD_OVER_WARM,
+    COLD_ABOVE_WARM,
     PAIRED,
     change_band,
 )
@@ -29,8 +29,8 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "timing"
 VERSIONS = ("0.31.2", "0.32.15")
 # The rule of each recorded series (the claim's test in tests/claims/ uses the same).
 RULES: dict[str, tuple[Any, Any]] = {
-    "W2-COLD-TTFT": (COLD_OVER_WARM, PAIRED),
-    "W2-LOAD-DURATION": (COLD_OVER_WARM, PAIRED),
+    "W2-COLD-TTFT": (COLD_ABOVE_WARM, PAIRED),
+    "W2-LOAD-DURATION": (COLD_ABOVE_WARM, PAIRED),
     "W2-TOKS-PER-SEC": (CLOCK_AGREEMENT, PAIRED),
     "MC-TOKS-FORMULA": (CLOCK_AGREEMENT, PAIRED),
     "W2-PREFILL-FASTER": (AtLeast(2.0), PAIRED),

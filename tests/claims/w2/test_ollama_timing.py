@@ -35,7 +35,7 @@ from claims.timing.policy import (
     ALTERNATED,
     ALTERNATED_BUDGET_S,
     CLOCK_AGREEMENT,
-    COLD_OVER_WARM,
+    COLD_ABOVE_WARM,
     PAIRED,
     PAIRED_BUDGET_S,
     change_band,
@@ -290,7 +290,7 @@ def _cold_warm(live: Any, check: Any, cold_pairs: SamplePool[Pair], value: Any, 
             f"the post's bar is for phi4 on the Spark; {live.model_name} on the "
             f"{check.profile} profile is judged by the general form, cold over warm above 1",
         )
-        form, expected = COLD_OVER_WARM, f"above 1, the median over pairs: {what}"
+        form, expected = COLD_ABOVE_WARM, f"above 1, the median over pairs: {what}"
     decision = decide_pool(cold_pairs, lambda p: p.ratio(value), form, PAIRED, unit="x")
     show_requests(live, [t for p in cold_pairs.items for t in (p.b, p.a)],
                   "cold (after a settled unload) and warm requests")

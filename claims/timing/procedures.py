@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from statistics import median
 from typing import Any, Generic, TypeVar
 
 from claims.probes.live.timing import StreamTiming, measure_stream
@@ -34,6 +35,7 @@ __all__ = [
     "Timed",
     "alternating_pairs",
     "cold_warm_pairs",
+    "decide_alternation",
     "decide_pool",
     "log_ratio_pairs",
     "repeated_requests",
@@ -306,3 +308,77 @@ def timed_pairs(
 
     pool = SamplePool(take, cap, budget_s=budget_s)
     return pool
+
+
+def decide_alternation(
+    pool: SamplePool[Pair],
+    value: Callable[[Pair], float | None],
+    form: Form,
+    plan: Plan,
+    *,
+    unit: str = "",
+    rates: Callable[[Pair], tuple[float | None, float | None]] | None = None,
+    max_contention: float | None = None,
+) -> Decision:
+    """:func:`decide_pool` for alternated pairs, with a check of the pairs' order.
+
+    The signed-rank interval rests on the two requests of a pair being
+    exchangeable. A position effect (the second request of every pair faster, as
+    a warmed cache or a periodic neighbour can make it) breaks that; the
+    alternation puts condition A first in even pairs and B first in odd ones, so
+    such an effect shows as the two halves disagreeing. A refutation stands only
+    when each half's median, on its own, lies on the refuting side of the bar;
+    otherwise the claim is undecided (this can only remove refutations).
+
+    ``rates`` (each pair's two rates) and ``max_contention``: a refutation also
+    needs a machine quiet enough that the conditions are comparable. The run's
+    contention is the upper over the lower quartile of each condition's own rates;
+    beyond ``max_contention`` the requests of one condition varied more than any
+    effect the band is about, and other work on the machine can interact with
+    what the conditions change (on Ollama 0.31.2 under heavy load, 4096's runner
+    decoded at 0.1-0.4x 2048's in five pairs of five, while a quiet run gave 0.99).
+    """
+    decision = decide_pool(pool, value, form, plan, unit=unit)
+    if decision.outcome != "refuted":
+        return decision
+    halves: list[list[float]] = [[], []]
+    for i, pair in enumerate(pool.items[: len(decision.values) + 64]):
+        v = value(pair)
+        if v is not None:
+            halves[i % 2].append(v)
+    medians = [float(median(h)) if h else None for h in halves]
+    agree = all(
+        m is not None and form.judge(m, m) == "refuted" for m in medians
+    )
+    extra = {**decision.extra, "order_halves_medians": medians}
+    contention = None
+    if rates is not None and max_contention is not None:
+        contention = _contention([rates(p) for p in pool.items])
+        extra["contention"] = contention
+    if agree and (contention is None or max_contention is None or contention <= max_contention):
+        return replace(decision, extra=extra)
+    if agree:
+        undecided = replace(decision.looks[-1], outcome="undecided")
+        extra["stopped"] = (
+            f"the machine is too busy to refute: one condition's own rates varied "
+            f"{contention:.2f}-fold between its quartiles (a refutation needs at most "
+            f"{max_contention:g})"
+        )
+        return replace(decision, looks=(*decision.looks[:-1], undecided), extra=extra)
+    undecided = replace(decision.looks[-1], outcome="undecided")
+    extra["stopped"] = (
+        f"the pairs with one condition first and those with the other first disagree "
+        f"(medians {medians}): an order effect, not the conditions"
+    )
+    return replace(decision, looks=(*decision.looks[:-1], undecided), extra=extra)
+
+
+def _contention(rates: Sequence[tuple[float | None, float | None]]) -> float:
+    """The larger, over the two conditions, of upper quartile over lower quartile of its rates."""
+    worst = 1.0
+    for side in (0, 1):
+        xs = sorted(v for r in rates if (v := r[side]) is not None and v > 0)
+        if len(xs) >= 4:
+            q1, q3 = xs[len(xs) // 4], xs[(3 * len(xs)) // 4]
+            worst = max(worst, q3 / q1 if q1 > 0 else float("inf"))
+    return worst

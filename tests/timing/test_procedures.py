@@ -102,3 +102,51 @@ def test_repeated_requests_and_timed_pairs(client) -> None:
     assert pool.extend(5) == 2 and pool.items[1].label == "request 2"
     pairs = timed_pairs(lambda i: (1.0, 2.0 + i), cap=3)
     assert pairs.extend(3) == 3 and pairs.items[2] == (1.0, 4.0)
+
+
+def test_an_order_effect_cannot_refute_an_alternated_claim() -> None:
+    from claims.timing.procedures import decide_alternation
+
+    # Pairs with A first read far above the band, pairs with B first mostly inside it
+    # (a position effect on top of skewed noise): the signed-rank interval of all of
+    # them lies above the band, but one half alone does not refute.
+    odd = [1.0, 1.2, 1.0, 1.0, 1.2, 1.0, 1.2, 1.0, 1.2, 1.0, 1.0, 1.2, 1.0, 1.0, 1.2, 1.0, 1.2, 1.0]
+    ratios = [3.0 if i % 2 == 0 else odd[i // 2] for i in range(36)]
+    pool: SamplePool[float] = SamplePool(lambda k: ratios[len(pool.items):][:k], cap=36)
+    plain = decide_pool(pool, lambda r: r, change_band(5), ALTERNATED)
+    assert plain.outcome == "refuted"
+    decision = decide_alternation(pool, lambda r: r, change_band(5), ALTERNATED)  # type: ignore[arg-type]
+    assert decision.outcome == "undecided" and "order effect" in decision.extra["stopped"]
+    # A real effect moves both halves alike and still refutes.
+    same: SamplePool[float] = SamplePool(lambda k: [1.3] * k, cap=36)
+    assert decide_alternation(same, lambda r: r, change_band(5), ALTERNATED).outcome == "refuted"  # type: ignore[arg-type]
+
+
+def test_a_busy_machine_cannot_refute_an_alternated_claim() -> None:
+    from claims.timing.procedures import Pair, Timed, decide_alternation
+
+    class Rate:
+        def __init__(self, rate: float) -> None:
+            self.rate = rate
+
+    # 4096 at a third of 2048 in every pair, but 2048's own rate swings 8-42 tok/s
+    # (the shape of a heavily loaded 0.31.2 run, fixtures/timing/ollama-0.31.2.json).
+    speeds = [9.3, 42.5, 8.6, 16.7, 7.7, 30.0] * 6
+    pool: SamplePool[Pair] = SamplePool(
+        lambda k: [Pair(Rate(s), Rate(s / 3)) for s in speeds[len(pool.items):][:k]],  # type: ignore[arg-type]
+        cap=36,
+    )
+
+    def ratio(p: Pair) -> float:
+        return p.b.rate / p.a.rate  # type: ignore[attr-defined]
+
+    def rates(p: Pair) -> tuple[float, float]:
+        return p.a.rate, p.b.rate  # type: ignore[attr-defined]
+
+    assert Timed  # the real pairs hold Timed requests; the rule reads only the rates
+    busy = decide_alternation(pool, ratio, change_band(5), ALTERNATED, rates=rates,
+                              max_contention=1.5)
+    assert busy.outcome == "undecided" and "too busy" in busy.extra["stopped"]
+    quiet: SamplePool[Pair] = SamplePool(lambda k: [Pair(Rate(40.0), Rate(13.0))] * k, cap=36)  # type: ignore[arg-type]
+    assert decide_alternation(quiet, ratio, change_band(5), ALTERNATED, rates=rates,
+                              max_contention=1.5).outcome == "refuted"

@@ -36,6 +36,7 @@ from claims.timing.policy import (
     ALTERNATED_BUDGET_S,
     CLOCK_AGREEMENT,
     COLD_ABOVE_WARM,
+    MAX_CONTENTION,
     PAIRED,
     PAIRED_BUDGET_S,
     change_band,
@@ -46,6 +47,7 @@ from claims.timing.procedures import (
     Timed,
     alternating_pairs,
     cold_warm_pairs,
+    decide_alternation,
     decide_pool,
 )
 
@@ -249,8 +251,10 @@ def test_num_ctx_does_not_change_decode_speed(live, check, alternation):
     """
     check.against("contexts", list(BENCH_CONTEXTS))
     band = check.premise("decode rate change bar")
-    decision = decide_pool(
-        alternation.pool, lambda p: p.ratio(decode_rate), change_band(band), ALTERNATED, unit="x"
+    decision = decide_alternation(
+        alternation.pool, lambda p: p.ratio(decode_rate), change_band(band), ALTERNATED,
+        unit="x", rates=lambda p: (decode_rate(p.a), decode_rate(p.b)),
+        max_contention=MAX_CONTENTION,
     )
     items = alternation.requests()
     rates = [r for r in (decode_rate(t) for t in items) if r is not None]

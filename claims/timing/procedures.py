@@ -261,13 +261,39 @@ def decide_pool(
     plan: Plan,
     *,
     unit: str = "",
+    rates: Callable[[S], tuple[float | None, float | None]] | None = None,
+    max_contention: float | None = None,
 ) -> Decision:
-    """:func:`claims.timing.rules.decide` on a pool's values; the evidence says why it stopped."""
+    """:func:`claims.timing.rules.decide` on a pool's values; the evidence says why it stopped.
+
+    With ``rates`` (two rates per item, e.g. each request's prefill and decode rate)
+    and ``max_contention``, a refutation also needs a quiet enough machine
+    (:func:`_busy`): this can only remove refutations.
+    """
     decision = decide(pool.drawer(value), form, plan, unit=unit)
     extra: dict[str, Any] = {"measured_s": round(pool.spent_s, 1), "items": len(pool.items)}
     if pool.stopped:
         extra["stopped"] = pool.stopped
-    return replace(decision, extra={**decision.extra, **extra})
+    decision = replace(decision, extra={**decision.extra, **extra})
+    if rates is not None and max_contention is not None:
+        decision = _busy(decision, [rates(i) for i in pool.items], max_contention)
+    return decision
+
+
+def _busy(
+    decision: Decision, rates: Sequence[tuple[float | None, float | None]], limit: float
+) -> Decision:
+    """A refutation made undecided when the run's contention exceeds ``limit``."""
+    contention = _contention(rates)
+    extra = {**decision.extra, "contention": round(contention, 3), "max_contention": limit}
+    if decision.outcome != "refuted" or contention <= limit:
+        return replace(decision, extra=extra)
+    extra["stopped"] = (
+        f"the machine is too busy to refute: the requests' own rates varied "
+        f"{contention:.2f}-fold between their quartiles (a refutation needs at most {limit:g})"
+    )
+    undecided = replace(decision.looks[-1], outcome="undecided")
+    return replace(decision, looks=(*decision.looks[:-1], undecided), extra=extra)
 
 
 def repeated_requests(
@@ -338,7 +364,9 @@ def decide_alternation(
     what the conditions change (on Ollama 0.31.2 under heavy load, 4096's runner
     decoded at 0.1-0.4x 2048's in five pairs of five, while a quiet run gave 0.99).
     """
-    decision = decide_pool(pool, value, form, plan, unit=unit)
+    decision = decide_pool(
+        pool, value, form, plan, unit=unit, rates=rates, max_contention=max_contention
+    )
     if decision.outcome != "refuted":
         return decision
     halves: list[list[float]] = [[], []]
@@ -351,20 +379,8 @@ def decide_alternation(
         m is not None and form.judge(m, m) == "refuted" for m in medians
     )
     extra = {**decision.extra, "order_halves_medians": medians}
-    contention = None
-    if rates is not None and max_contention is not None:
-        contention = _contention([rates(p) for p in pool.items])
-        extra["contention"] = contention
-    if agree and (contention is None or max_contention is None or contention <= max_contention):
-        return replace(decision, extra=extra)
     if agree:
-        undecided = replace(decision.looks[-1], outcome="undecided")
-        extra["stopped"] = (
-            f"the machine is too busy to refute: one condition's own rates varied "
-            f"{contention:.2f}-fold between its quartiles (a refutation needs at most "
-            f"{max_contention:g})"
-        )
-        return replace(decision, looks=(*decision.looks[:-1], undecided), extra=extra)
+        return replace(decision, extra=extra)
     undecided = replace(decision.looks[-1], outcome="undecided")
     extra["stopped"] = (
         f"the pairs with one condition first and those with the other first disagree "

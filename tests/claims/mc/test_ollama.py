@@ -203,7 +203,7 @@ def test_tokens_per_second_formula(live, check):
     within CLOCK_AGREEMENT. Per request the ratio of the two rates; the sign test's
     interval of their median decides (claims.timing.policy.PAIRED).
     """
-    from claims.timing.policy import CLOCK_AGREEMENT, PAIRED, PAIRED_BUDGET_S
+    from claims.timing.policy import CLOCK_AGREEMENT, MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
     from claims.timing.procedures import decide_pool, repeated_requests
 
     body = {"model": live.model_name, "prompt": COUNT_PROMPT, "options": bounded(16)}
@@ -214,7 +214,9 @@ def test_tokens_per_second_formula(live, check):
         server, client = t.timing.server.decode_tokens_per_s, t.timing.client_decode_tokens_per_s
         return server / client if server and client else None
 
-    decision = decide_pool(pool, clocks, CLOCK_AGREEMENT, PAIRED, unit="x")
+    decision = decide_pool(pool, clocks, CLOCK_AGREEMENT, PAIRED, unit="x",
+                           rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
+                           max_contention=MAX_CONTENTION)
     first = pool.items[0]
     live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
     server = first.timing.server
@@ -915,7 +917,7 @@ def test_prefill_far_faster_than_decode(live, check):
     prompt cache; the sign test's interval of the median ratio decides
     (claims.timing.policy.PAIRED).
     """
-    from claims.timing.policy import PAIRED, PAIRED_BUDGET_S
+    from claims.timing.policy import MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
     from claims.timing.procedures import decide_pool, repeated_requests
 
     def body(i: int) -> dict[str, Any]:
@@ -933,7 +935,9 @@ def test_prefill_far_faster_than_decode(live, check):
         return pre / dec if pre and dec else None
 
     bar = check.premise("far slower bar")
-    decision = decide_pool(pool, ratio, AtLeast(bar), PAIRED, unit="x")
+    decision = decide_pool(pool, ratio, AtLeast(bar), PAIRED, unit="x",
+                           rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
+                           max_contention=MAX_CONTENTION)
     first = pool.items[0]
     live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
     check.observe("prompt tokens", first.timing.server.prompt_eval_count, unit="tokens")

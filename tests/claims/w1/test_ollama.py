@@ -32,7 +32,7 @@ def test_decode_is_bandwidth_bound(live, check):
 
     from claims.timing import AtLeast
     from claims.timing.evidence import record
-    from claims.timing.policy import PAIRED, PAIRED_BUDGET_S
+    from claims.timing.policy import MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
     from claims.timing.procedures import decide_pool, repeated_requests
 
     model = live.model()
@@ -57,7 +57,9 @@ def test_decode_is_bandwidth_bound(live, check):
         return pre / dec if pre and dec else None
 
     bar = check.premise("prefill over decode bar")
-    decision = decide_pool(pool, ratio, AtLeast(bar), PAIRED, unit="x")
+    decision = decide_pool(pool, ratio, AtLeast(bar), PAIRED, unit="x",
+                           rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
+                           max_contention=MAX_CONTENTION)
     first = pool.items[0]
     live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
     d = first.timing.server

@@ -156,6 +156,11 @@ def decode_rate(t: Timed) -> float | None:
     return t.timing.server.decode_tokens_per_s
 
 
+def decode_rates(p: Pair) -> tuple[float | None, float | None]:
+    """A pair's two decode rates: how busy the machine was (claims.timing.policy)."""
+    return decode_rate(p.a), decode_rate(p.b)
+
+
 # --- Concept 3 ----------------------------------------------------------------------------
 @pytest.mark.claim("W2-TOKS-PER-SEC")
 def test_tokens_per_second(live, check, week2_reply, alternation):
@@ -185,7 +190,8 @@ def test_tokens_per_second(live, check, week2_reply, alternation):
             out.append(server / client if server and client else None)
         return out
 
-    decision = decide_pool(alternation.pool, clocks, CLOCK_AGREEMENT, PAIRED, unit="x")
+    decision = decide_pool(alternation.pool, clocks, CLOCK_AGREEMENT, PAIRED, unit="x",
+                           rates=decode_rates, max_contention=MAX_CONTENTION)
     rates = [d.decode_tokens_per_s] + [
         r for r in (decode_rate(t) for t in alternation.requests()) if r is not None
     ]
@@ -228,7 +234,8 @@ def test_prefill_faster_than_decode(live, check, week2_reply, alternation):
             out.append(pre / dec if pre and dec else None)
         return out
 
-    decision = decide_pool(alternation.pool, ratios, AtLeast(bar), PAIRED, unit="x")
+    decision = decide_pool(alternation.pool, ratios, AtLeast(bar), PAIRED, unit="x",
+                           rates=decode_rates, max_contention=MAX_CONTENTION)
     show_requests(live, alternation.requests(), "the alternated benchmark's requests")
     record(
         check,
@@ -253,8 +260,7 @@ def test_num_ctx_does_not_change_decode_speed(live, check, alternation):
     band = check.premise("decode rate change bar")
     decision = decide_alternation(
         alternation.pool, lambda p: p.ratio(decode_rate), change_band(band), ALTERNATED,
-        unit="x", rates=lambda p: (decode_rate(p.a), decode_rate(p.b)),
-        max_contention=MAX_CONTENTION,
+        unit="x", rates=decode_rates, max_contention=MAX_CONTENTION,
     )
     items = alternation.requests()
     rates = [r for r in (decode_rate(t) for t in items) if r is not None]

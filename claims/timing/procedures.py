@@ -23,7 +23,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from statistics import median
 from typing import Any, Generic, TypeVar
 
 from claims.probes.live.timing import StreamTiming, measure_stream
@@ -346,47 +345,22 @@ def decide_alternation(
     rates: Callable[[Pair], tuple[float | None, float | None]] | None = None,
     max_contention: float | None = None,
 ) -> Decision:
-    """:func:`decide_pool` for alternated pairs, with a check of the pairs' order.
+    """:func:`decide_pool` for alternated pairs of one kind, with the busy-machine guard.
 
-    The signed-rank interval rests on the two requests of a pair being
-    exchangeable. A position effect (the second request of every pair faster, as
-    a warmed cache or a periodic neighbour can make it) breaks that; the
-    alternation puts condition A first in even pairs and B first in odd ones, so
-    such an effect shows as the two halves disagreeing. A refutation stands only
-    when each half's median, on its own, lies on the refuting side of the bar;
-    otherwise the claim is undecided (this can only remove refutations).
-
-    ``rates`` (each pair's two rates) and ``max_contention``: a refutation also
-    needs a machine quiet enough that the conditions are comparable. The run's
-    contention is the upper over the lower quartile of each condition's own rates;
-    beyond ``max_contention`` the requests of one condition varied more than any
-    effect the band is about, and other work on the machine can interact with
-    what the conditions change (on Ollama 0.31.2 under heavy load, 4096's runner
-    decoded at 0.1-0.4x 2048's in five pairs of five, while a quiet run gave 0.99).
+    The alternation puts condition A first in even pairs and B first in odd ones,
+    so a position effect (the second request of a pair faster) cancels in the
+    ratios' centre; with the looks of claims.timing.policy an interval cannot lie
+    outside a band while half the pairs' median lies inside it, so no separate
+    order check is needed. ``rates`` (each pair's two rates) and
+    ``max_contention``: a refutation also needs a machine quiet enough that the
+    conditions are comparable (:func:`_busy`): under heavier contention other
+    work can interact with what the conditions change (on Ollama 0.31.2 under
+    heavy load, 4096's runner decoded at 0.1-0.4x 2048's in five pairs of five,
+    while a quiet run gave 0.99).
     """
-    decision = decide_pool(
+    return decide_pool(
         pool, value, form, plan, unit=unit, rates=rates, max_contention=max_contention
     )
-    if decision.outcome != "refuted":
-        return decision
-    halves: list[list[float]] = [[], []]
-    for i, pair in enumerate(pool.items[: len(decision.values) + 64]):
-        v = value(pair)
-        if v is not None:
-            halves[i % 2].append(v)
-    medians = [float(median(h)) if h else None for h in halves]
-    agree = all(
-        m is not None and form.judge(m, m) == "refuted" for m in medians
-    )
-    extra = {**decision.extra, "order_halves_medians": medians}
-    if agree:
-        return replace(decision, extra=extra)
-    undecided = replace(decision.looks[-1], outcome="undecided")
-    extra["stopped"] = (
-        f"the pairs with one condition first and those with the other first disagree "
-        f"(medians {medians}): an order effect, not the conditions"
-    )
-    return replace(decision, looks=(*decision.looks[:-1], undecided), extra=extra)
 
 
 def _contention(rates: Sequence[tuple[float | None, float | None]]) -> float:

@@ -149,12 +149,26 @@ class Plan:
     kind: Kind = "sign"
     log: bool = False
     alpha: float = ALPHA
+    # Per look, when the looks differ in kind (e.g. signed-rank first, then sign):
+    # each look's interval holds its own share of alpha, so the union bound holds.
+    kinds: tuple[Kind, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.looks or list(self.looks) != sorted(set(self.looks)) or self.looks[0] < 1:
             raise ValueError(f"looks must be increasing positive sizes, got {self.looks}")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+        if self.kinds and len(self.kinds) != len(self.looks):
+            raise ValueError("kinds, when given, name one kind per look")
+
+    def kind_at(self, size: int) -> Kind:
+        """The interval kind of the look at ``size`` values (the last look's beyond the cap)."""
+        if not self.kinds:
+            return self.kind
+        for look, kind in zip(self.looks, self.kinds, strict=True):
+            if size <= look:
+                return kind
+        return self.kinds[-1]
 
     @property
     def miss_each_side(self) -> float:
@@ -167,9 +181,10 @@ class Plan:
             if any(v <= 0 for v in xs):
                 raise ValueError("a ratio taken on the log scale must be positive")
             xs = [math.log(v) for v in xs]
-        if self.kind == "sign":
+        kind = self.kind_at(len(xs))
+        if kind == "sign":
             est = median_interval(xs, self.miss_each_side)
-        elif self.kind == "signed-rank":
+        elif kind == "signed-rank":
             est = shift_interval(xs, self.miss_each_side)
         else:
             est = whole_range(xs)
@@ -190,8 +205,13 @@ class Plan:
         if self.kind == "every value":
             return "every recorded value (the table is the population, no sampling error)"
         scale = " of the log-ratios" if self.log else ""
+        kinds = (
+            " / ".join(f"{k} at {n}" for n, k in zip(self.looks, self.kinds, strict=True))
+            if self.kinds
+            else f"{self.kind} at {', '.join(map(str, self.looks))}"
+        )
         return (
-            f"{self.kind} interval{scale} at {', '.join(map(str, self.looks))} values, "
+            f"{kinds} values{scale}, "
             f"{self.alpha:.0%} split evenly across the looks"
         )
 

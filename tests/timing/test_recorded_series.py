@@ -37,6 +37,7 @@ RULES: dict[str, tuple[Any, Any]] = {
     "MC-TOKS-FORMULA": (CLOCK_AGREEMENT, PAIRED),
     "W2-PREFILL-FASTER": (AtLeast(2.0), PAIRED),
     "MC-PREFILL-DECODE": (AtLeast(2.0), PAIRED),
+    "W1-DECODE-BANDWIDTH": (AtLeast(5.0), PAIRED),
     "W2-NUMCTX-NOT-SPEED": (change_band(5.0), ALTERNATED),
 }
 

@@ -22,6 +22,7 @@ import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from claims.probes.live.ollama_api import OllamaClient, ReplyError
@@ -155,6 +156,25 @@ class StreamTiming:
         span = self.total_ns - self.ttft_ns
         return (count - 1) * NS_PER_S / span if span > 0 else None
 
+    @property
+    def median_token_tokens_per_s(self) -> float | None:
+        """1 / the median time between streamed token lines (tokens/s, client clock).
+
+        Each streamed line after the first text carries one token; the median gap is
+        the typical time of one decode step, which a burst of other work on the
+        machine (a few steps preempted) does not move, unlike the mean that
+        eval_count / eval_duration gives. The final line (statistics, no token) is
+        left out. None with fewer than 4 gaps.
+        """
+        if self.first_text_line is None:
+            return None
+        offsets = self.line_offsets_ns[self.first_text_line : max(self.lines - 1, 0)]
+        gaps = sorted(b - a for a, b in pairwise(offsets))
+        if len(gaps) < 4:
+            return None
+        mid = statistics.median(gaps)
+        return NS_PER_S / mid if mid > 0 else None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path,
@@ -163,6 +183,7 @@ class StreamTiming:
             "first_text_line": self.first_text_line,
             "lines": self.lines,
             "client_decode_tokens_per_s": self.client_decode_tokens_per_s,
+            "median_token_tokens_per_s": self.median_token_tokens_per_s,
             "done_reason": self.final.get("done_reason"),
             **self.server.to_json(),
         }

@@ -46,6 +46,7 @@ from claims.probes.live.ollama_serve import (
     max_overlap,
 )
 from claims.testkit import not_applicable, not_run
+from claims.timing.settle import SettleRule, settle
 
 pytestmark = pytest.mark.ollama
 
@@ -66,6 +67,10 @@ SPAN_TOKENS = 24
 # to notice it started.
 LONG_TOKENS = 2048
 STARTED_TIMEOUT_S = 60.0
+# A runner starting or exiting: its pid set is settled when unchanged for half a second.
+RUNNERS_SETTLE = SettleRule(stable_s=0.5, timeout_s=20.0, poll_s=0.05)
+# /api/ps after a load that may evict another model: settled when unchanged for 0.5 s.
+RESIDENT_SETTLE = SettleRule(stable_s=0.5, timeout_s=20.0, poll_s=0.05)
 # A second model for the residency checks when the server has one model only:
 # the same GGUF with bytes appended (another SHA-256, so another blob and runner).
 VARIANT = "claims-variant:latest"
@@ -162,9 +167,13 @@ class Private:
         return VARIANT
 
     def runner(self) -> ChildProcess:
-        """The server's one model runner (a child started with --model)."""
-        assert self.server is not None
-        found = [c for c in self.server.children() if "--model" in c.argv]
+        """The server's one model runner (a child started with --model), once settled.
+
+        A runner that was just replaced (killed, or unloaded for another model) can
+        still be listed while it exits; the set of runner pids is read until it stays
+        the same for RUNNERS_SETTLE.stable_s (claims.timing.settle).
+        """
+        found = self.runners()
         if len(found) != 1:
             raise ServeError(
                 f"expected one runner process under the server, found {len(found)}: "
@@ -173,8 +182,19 @@ class Private:
         return found[0]
 
     def runners(self) -> list[ChildProcess]:
+        """The runner children, read until their pids are unchanged (a settle rule)."""
+        from claims.timing.settle import settle
+
         assert self.server is not None
-        return [c for c in self.server.children() if "--model" in c.argv]
+        server = self.server
+
+        def pids() -> tuple[int, ...]:
+            return tuple(sorted(c.pid for c in server.children() if "--model" in c.argv))
+
+        settled = settle(pids, RUNNERS_SETTLE)
+        if not settled.stable:
+            raise ServeError(f"the server's runner processes did not settle: {settled.describe()}")
+        return [c for c in server.children() if c.pid in settled.value]
 
     def log_since(self, offset: int) -> str:
         assert self.server is not None
@@ -353,7 +373,9 @@ def _residency(private: Private, group: Group) -> dict[str, Any]:
     private.client.load(first)
     pid_before = {c.pid for c in private.runners()}
     private.client.load(second)
-    resident = sorted(str(m.get("name")) for m in private.client.ps())
+    resident = list(settle(
+        lambda: tuple(sorted(str(m.get("name")) for m in private.client.ps())), RESIDENT_SETTLE
+    ).value)
     private.client.load(first)  # the chat model again, after the embedding step
     pids_after = {c.pid for c in private.runners()}
     return {"first": first, "second": second, "resident": resident,

@@ -11,6 +11,7 @@ The weight bytes read per second during decode are reported beside it.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 
@@ -19,61 +20,80 @@ from claims.testkit import not_run
 
 pytestmark = pytest.mark.ollama
 
-# The reading of "limited by memory bandwidth" (prefill at least 5x the decode rate per
-# token) is a catalog figure of W1-DECODE-BANDWIDTH, read with check.premise.
+# If decode were compute-bound it would run near the prefill rate (the same arithmetic
+# per token); the catalog's "prefill over decode, per token" (5x) leaves at least four fifths
+# of every decode step to something other than arithmetic, the weight reads. One
+# request's ratio is scheduling noise on a shared CPU: requests are repeated and the
+# median ratio decided by claims.timing.policy.PAIRED (sign test, stated chance).
 
 
 @pytest.mark.claim("W1-DECODE-BANDWIDTH")
 def test_decode_is_bandwidth_bound(live, check):
-    from claims.probes.live.timing import ServerDurations
+
+    from claims.timing import AtLeast
+    from claims.timing.evidence import record
+    from claims.timing.policy import MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
+    from claims.timing.procedures import decide_pool, repeated_requests
 
     model = live.model()
-    # A fresh nonce keeps the prompt out of Ollama's prompt cache.
-    prompt = (
-        f"Reference {uuid.uuid4().hex}. "
-        + " ".join(
-            f"Line {i}: a matrix multiply reads each weight once per batch of tokens."
-            for i in range(20)
+
+    def body(i: int) -> dict[str, Any]:
+        # A fresh nonce keeps the prompt out of Ollama's prompt cache.
+        prompt = (
+            f"Reference {uuid.uuid4().hex}. "
+            + " ".join(
+                f"Line {i}: a matrix multiply reads each weight once per batch of tokens."
+                for i in range(20)
+            )
+            + "\nSummarise in one sentence."
         )
-        + "\nSummarise in one sentence."
-    )
-    reply = live.generate(
-        "long prompt, short answer",
-        {"model": model.name, "prompt": prompt, "options": bounded(16)},
-    )
-    d = ServerDurations.from_final(reply)
+        return {"model": model.name, "prompt": prompt, "options": bounded(16)}
+
+    pool = repeated_requests(live.client, body, cap=PAIRED.looks[-1], budget_s=PAIRED_BUDGET_S)
+
+    def ratio(t: Any) -> float | None:
+        s = t.timing.server
+        pre, dec = s.prefill_tokens_per_s, s.decode_tokens_per_s
+        return pre / dec if pre and dec else None
+
+    bar = check.premise("prefill over decode, per token")
+    decision = decide_pool(pool, ratio, AtLeast(bar), PAIRED, unit="x",
+                           rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
+                           max_contention=MAX_CONTENTION)
+    first = pool.items[0]
+    live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
+    d = first.timing.server
     if d.prefill_tokens_per_s is None or d.decode_tokens_per_s is None:
         not_run("the reply lacks prompt_eval or eval timings")
-    ratio = d.prefill_tokens_per_s / d.decode_tokens_per_s
     check.observe(
         "prefill",
-        round(d.prefill_tokens_per_s, 1),
+        [round(t.timing.server.prefill_tokens_per_s or 0, 1) for t in pool.items],
         unit="tok/s",
         note=f"{d.prompt_eval_count} prompt tokens",
     )
-    check.observe("decode", round(d.decode_tokens_per_s, 2), unit="tok/s")
+    decode = [t.timing.server.decode_tokens_per_s or 0 for t in pool.items]
+    check.observe("decode", [round(x, 2) for x in decode], unit="tok/s")
+    best = max(decode)
     if model.size:
         check.observe(
             "weight bytes read per second in decode",
-            round(model.size * d.decode_tokens_per_s / 1e9, 1),
+            round(model.size * best / 1e9, 1),
             unit="GB/s",
-            note=f"model size {model.size:,} B x decode tokens/s (every weight read "
-            "once per token)",
+            note=f"model size {model.size:,} B x the fastest decode tokens/s (every weight "
+            "read once per token)",
         )
     params = model.model_info.get("general.parameter_count")
     if isinstance(params, int):
         check.observe(
             "decode arithmetic",
-            round(2 * params * d.decode_tokens_per_s / 1e12, 3),
+            round(2 * params * best / 1e12, 3),
             unit="TFLOP/s",
-            note="2 FLOP per parameter per token",
+            note="2 FLOP per parameter per token, at the fastest decode",
         )
-    floor = check.premise("prefill over decode, per token")
-    check.measure(
+    record(
+        check,
         "prefill over decode, per token",
-        round(ratio, 1),
-        holds=ratio >= floor,
-        unit="x",
-        expected=f"at least {floor:g}x: the same weights serve many "
+        decision,
+        expected=f"at least {bar:g}x, the median over requests: the same weights serve many "
         "prompt tokens at once but only one generated token",
     )

@@ -1,103 +1,37 @@
-"""W2 claims measured against a live Ollama server (the ollama tier).
+"""W2's non-timing claims measured against a live Ollama server (the ollama tier).
 
-The requests are Week 2's own (prompts, options, num_predict 96 for the
-benchmark), sent to the model under test (--ollama-model, default phi4).
-Figures the post states for phi4 on the Spark are compared only when phi4 is
-under test (and, for timings, on the dgx-spark profile); otherwise the claim's
-general form is checked and those figures are reported not applicable.
-
-Timings are compared as the range of the repeated runs: a stated "23.4 to 23.5
-tok/s" agrees when it overlaps [slowest, fastest] of the warm runs, each
-figure with its printed precision. Figures that describe one recorded run only
-(its exact token count, its 46 ms prefill) are recorded beside the live value,
-not compared: a new run is a new sample, not a replay.
-
-Cold starts unload the model first and therefore need --ollama-allow-unload; without
-it those checks are reported not run after the warm measurements are recorded.
+The requests are Week 2's own prompts and options, sent to the model under test
+(--ollama-model, default phi4). Figures the post states for phi4 on the Spark
+are compared only when phi4 is under test; otherwise the claim's general form
+is checked and those figures are reported not applicable. Figures that describe
+one recorded run only (its exact token count) are recorded beside the live
+value, not compared: a new run is a new sample, not a replay.
 
 Every request is bounded (num_predict) and, unless the claim is about randomness,
 greedy with Week 2's seed 42 (claims.probes.live.ollama_api.usage.bounded): a base
 model may never stop on its own, and a verdict must not hang on a sampled token.
-Timing comparisons keep a margin taken from the measured spread of the repeated
-warm runs and the clock's measured resolution (claims.probes.live.ollama_api.margins);
-the evidence shows both.
+The timing claims (Concepts 3 and 6) are in test_ollama_timing.py.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from statistics import median
 from typing import Any
 
 import pytest
 
 from claims.probes.live.ollama_api.usage import bounded
-from claims.testkit import Interval, model_matches, needs_flag, not_run
+from claims.testkit import model_matches, not_run
 
 pytestmark = pytest.mark.ollama
 
-WEEK2_PROMPT = "Explain Kubernetes scheduling in three sentences."
 TAGLINE_PROMPT = "Give me a one-sentence tagline for a coffee shop."
 NAME_PROMPT = "Reply with one invented coffee shop name and nothing else."
-BENCH_CONTEXTS = (2048, 4096)
-# The blocks in the order they run: the post's two, then 2048 again. Decode speed on
-# a shared machine drifts by several percent within a minute (a run measured 4096
-# 9% faster than the 2048 block before it, the next -4%), so the claim that the
-# context does not change the speed is judged against the 2048 block on either side
-# of the 4096 one (an A-B-A design): drift moves the two comparisons apart, a real
-# effect of the context moves both alike.
-BENCH_BLOCKS = (*BENCH_CONTEXTS, BENCH_CONTEXTS[0])
-# Per context: run 1 cold (after an unload), then warm runs. The post ran two warm;
-# four let the rate claims compare the two fastest of each context, which a single
-# stalled run on a shared CPU cannot decide (claims.probes.live.ollama_api.margins).
-BENCH_RUNS = 5
-# The post's benchmark asks for 96 tokens; 24 (as in the captures) time the first token,
-# the load and the decode rate as well, and keep the six runs to seconds on a slow CPU.
-BENCH_NUM_PREDICT = 24
-BENCH_OPTIONS = bounded(BENCH_NUM_PREDICT)
-# Week 2's own request sends only model and prompt; here it is bounded (32 tokens) and
-# made greedy, which none of the claims about its reply depends on.
-WEEK2_OPTIONS = bounded(32)
 # W2-TEMP-VARIES: samples drawn until two differ, at most this many (see the test).
 TEMP_VARIES_MAX_SAMPLES = 8
 # How a generate reply may end (Ollama's llm DoneReason: stop, length; "load" and
 # "unload" answer requests without a prompt).
 DONE_REASONS = ("stop", "length")
-SIZE_DISPLAY = re.compile(r"^(\d+(?:\.\d)?) (B|KB|MB|GB|TB)$")
-# The bars that decide the vague claims, the same in every tier of each claim
-# (tests/claims/w2/test_recorded.py explains them): "much faster per token" is at
-# least twice the rate; "seconds" against the post's slowest warm first token
-# (0.20 s) is a factor of 5; "seconds" against "about a tenth of a second" of load
-# is a factor of 10.
-PREFILL_MUCH_FASTER = 2.0
-COLD_OVER_WARM_TTFT = 5.0
-COLD_OVER_WARM_LOAD = 10.0
-# W2-NUMCTX-NOT-SPEED: "did not change decode speed". The post's own rates at the two
-# contexts differ by under 0.5%; 5% is ten times that, wide enough for the run-to-run
-# noise of a warm model on a shared machine, narrow enough that a real per-token
-# cost of the larger cache (which would grow with the context) would show.
-NUMCTX_RATE_CHANGE_MAX = 0.05
-# W2-TOKS-PER-SEC: eval_count / eval_duration against the client's own clock over
-# the streamed tokens. A wrong unit is off by a factor of 1,000; the two clocks time
-# slightly different spans (the client's adds transfer and chunk batching, the
-# server's leaves out the first token), which moves the ratio by some percent, so
-# 0.8-1.25 (a quarter either way on a log scale) tells the two cases apart.
-CLIENT_CLOCK_RATIO = (0.8, 1.25)
-
-
-def span(values: list[float]) -> Interval:
-    """The range of repeated measurements, for comparison with a stated figure."""
-    return Interval(min(values), max(values))
-
-
-def against_span(
-    live: Any, name: str, values: list[float], *, note: str, samples: str | None = None
-) -> None:
-    """Compare the range of repeated runs with the stated figure, attaching the runs first."""
-    if samples is not None:
-        live.check.attach(samples, values, kind="json")
-    live.check.against(name, span(values), model=live.model_name, note=note)
 
 
 def all_identical(check: Any, texts: list[str], expected: str, **kw: Any) -> None:
@@ -110,15 +44,6 @@ def all_identical(check: Any, texts: list[str], expected: str, **kw: Any) -> Non
         expected=expected,
         **kw,
     )
-
-
-def displayed_size(size: int) -> tuple[float, str]:
-    """A byte count as `ollama list` / `ollama ps` print it ("9.1 GB")."""
-    from claims.probes.files.ollama_store import human_bytes
-
-    m = SIZE_DISPLAY.match(human_bytes(size))
-    assert m is not None, human_bytes(size)
-    return float(m.group(1)), m.group(2)
 
 
 def model_figures(claim: Any) -> dict[str, list[Any]]:
@@ -136,123 +61,6 @@ def strip_quotes(text: str) -> str:
     if len(text) >= 2 and text[0] in "\"“'" and text[-1] in "\"”'":
         return text[1:-1].strip()
     return text
-
-
-# --- shared measurements ----------------------------------------------------------------
-@dataclass
-class Week2Reply:
-    body: dict[str, Any]
-    reply: dict[str, Any]
-    client_ns: int
-
-    def recorded_by(self, live: Any) -> dict[str, Any]:
-        """The reply, its exchange attached to ``live``'s check (every claim it serves shows it)."""
-        live.exchange(
-            "POST /api/generate (Week 2 request)", "POST", "/api/generate", self.body, self.reply
-        )
-        return self.reply
-
-
-@pytest.fixture(scope="module")
-def week2_reply(ollama_client: Any, ollama_model: Any) -> Week2Reply:
-    """Week 2's non-streaming generate request, sent once and shared (Concepts 2-3)."""
-    body = {
-        "model": ollama_model.name,
-        "prompt": WEEK2_PROMPT,
-        "stream": False,
-        "options": dict(WEEK2_OPTIONS),
-    }
-    reply = ollama_client.post_json("/api/generate", body)
-    # The request's own round trip, without the session's accounting reads of /api/ps.
-    return Week2Reply(body, reply, ollama_client.last_request_ns)
-
-
-@dataclass
-class BenchRow:
-    context: int
-    run: int
-    cold: bool
-    timing: Any
-    block: int = 0  # index into BENCH_BLOCKS
-
-    @property
-    def label(self) -> str:
-        kind = "cold" if self.cold else "first" if self.run == 1 else "warm"
-        again = " again," if self.block >= len(BENCH_CONTEXTS) else ""
-        return f"ctx {self.context}{again} run {self.run} ({kind})"
-
-
-@dataclass
-class Benchmark:
-    rows: list[BenchRow]
-    ps: dict[int, dict[str, Any] | None]
-    unloaded: bool
-    exchanges: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-
-    def warm(self, context: int | None = None, block: int | None = None) -> list[BenchRow]:
-        return [
-            r
-            for r in self.rows
-            if r.run > 1 and context in (None, r.context) and block in (None, r.block)
-        ]
-
-    def cold(self) -> list[BenchRow]:
-        return [r for r in self.rows if r.cold]
-
-
-@pytest.fixture(scope="module")
-def week2_bench(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> Benchmark:
-    """Week 2's Concept 6 benchmark: per block of BENCH_BLOCKS, one cold run then warm runs.
-
-    Without --ollama-allow-unload the first run at each context is kept but marked
-    "first" (it may include a reload for the new num_ctx) and no cold figure
-    is claimed from it.
-    """
-    from claims.probes.live.ollama_api import find_model
-    from claims.probes.live.timing import measure_stream
-
-    bench = Benchmark(rows=[], ps={}, unloaded=claims_settings.allow_unload)
-    for block, context in enumerate(BENCH_BLOCKS):
-        for run in range(1, BENCH_RUNS + 1):
-            cold = run == 1 and claims_settings.allow_unload
-            if cold:
-                ollama_client.unload(ollama_model.name, timeout=60.0)
-            body = {
-                "model": ollama_model.name,
-                "prompt": WEEK2_PROMPT,
-                "options": {**BENCH_OPTIONS, "num_ctx": context},
-            }
-            timing = measure_stream(
-                ollama_client, "/api/generate", body, text_key="response", total_timeout=600.0
-            )
-            row = BenchRow(context, run, cold, timing, block)
-            bench.rows.append(row)
-            final = {k: v for k, v in timing.final.items() if k != "context"}
-            bench.exchanges.append(
-                (
-                    row.label,
-                    {**body, "stream": True},
-                    {"streamed_text": timing.text, "final_chunk": final},
-                )
-            )
-        if context not in bench.ps:  # the 2048 control block asks /api/ps nothing new
-            bench.ps[context] = find_model(ollama_client.ps(), ollama_model.name)
-    return bench
-
-
-def record_benchmark(live: Any, bench: Benchmark) -> None:
-    for label, body, reply in bench.exchanges:
-        live.exchange(label, "POST", "/api/generate", body, reply)
-    live.check.attach(
-        "benchmark rows",
-        [{"label": r.label, **r.timing.to_json()} for r in bench.rows],
-        kind="json",
-    )
-    live.check.chart(
-        "ttft",
-        [r.timing.chart_row(r.label, cold=r.cold) for r in bench.rows],
-        title=f"{live.model_name}: client TTFT beside the server's phases",
-    )
 
 
 # --- Concept 1 --------------------------------------------------------------------------
@@ -286,7 +94,10 @@ def test_list_ids_and_sizes(live, check, catalog):
                 note="not pulled here, so its ID and size are not compared",
             )
             continue
-        value, unit = displayed_size(int(entry["size"]))
+        from claims.probes.files.ollama_store import human_bytes
+
+        shown, unit = human_bytes(int(entry["size"])).split()  # "9.1 GB", as ollama list prints
+        value = float(shown)
         for fig in figures:
             if fig.name.endswith(" ID"):
                 check.against(fig.name, str(entry["digest"])[:12], model=entry["name"])
@@ -420,7 +231,7 @@ def test_response_fields(live, check, reply_checks, week2_reply):
         reply.get("done_reason"),
         holds=reply.get("done_reason") in DONE_REASONS,
         expected=" or ".join(DONE_REASONS) + " (a natural stop, or the num_predict/context limit)",
-        note=f"request bounded by num_predict {WEEK2_OPTIONS['num_predict']}",
+        note=f"request bounded by num_predict {week2_reply.body['options']['num_predict']}",
     )
     durations = {
         k: reply.get(k)
@@ -570,123 +381,6 @@ def test_context_is_the_conversation(live, check, week2_reply):
             holds=same,
             expected="true (phi4's ordinary ids are cl100k_base's)",
         )
-
-
-# --- Concept 3 ----------------------------------------------------------------------------
-@pytest.mark.claim("W2-TOKS-PER-SEC")
-def test_tokens_per_second(live, check, week2_reply, week2_bench):
-    from claims.probes.live.timing import ServerDurations
-
-    reply = week2_reply.recorded_by(live)
-    d = ServerDurations.from_final(reply)
-    if d.decode_tokens_per_s is None:
-        check.measure(
-            "eval_count and eval_duration present",
-            reply.get("eval_count"),
-            holds=False,
-            expected="both present and non-zero",
-        )
-        return
-    check.observe("eval_count (this run)", d.eval_count, unit="tokens")
-    check.observe("decode time (this run)", round((d.eval_ns or 0) / 1e9, 3), unit="s")
-    rates = [d.decode_tokens_per_s] + [
-        r.timing.server.decode_tokens_per_s
-        for r in week2_bench.warm()
-        if r.timing.server.decode_tokens_per_s is not None
-    ]
-    against_span(
-        live,
-        "tokens per second",
-        rates,
-        samples="decode rates (tok/s)",
-        note=f"range of {len(rates)} runs: the Week 2 request and the warm week2_bench runs",
-    )
-    # That the formula is the generation speed, not merely a ratio of two fields: the
-    # streamed warm runs also time the tokens on the client's clock.
-    pairs = [
-        (r.timing.server.decode_tokens_per_s, r.timing.client_decode_tokens_per_s)
-        for r in week2_bench.warm()
-        if r.timing.server.decode_tokens_per_s and r.timing.client_decode_tokens_per_s
-    ]
-    if not pairs:
-        check.measure(
-            "streamed warm runs timed on both clocks",
-            0,
-            holds=False,
-            expected="eval_count, eval_duration and a first-to-last token span",
-        )
-        return
-    low, high = CLIENT_CLOCK_RATIO
-    ratios = [server / client for server, client in pairs]
-    check.measure(
-        "eval_count / eval_duration over the client-clock rate",
-        [round(x, 3) for x in ratios],
-        holds=all(low <= x <= high for x in ratios),
-        expected=f"between {low} and {high} in every warm run: the formula times the "
-        "generated tokens in seconds",
-        note="client rate: (eval_count - 1) over first-to-last streamed text",
-    )
-
-
-@pytest.mark.claim("W2-PREFILL-FASTER")
-def test_prefill_faster_than_decode(live, check, week2_reply, week2_bench):
-    """Prefill's per-token rate against decode's, over every request that timed both.
-
-    One request's 8- to 20-token prefill lasts tens of milliseconds, so a single
-    sample is scheduling noise on a shared CPU (a contended run once read 0.84x
-    from one such sample). The Week 2 request and the benchmark's six runs each
-    report both rates; the bar is judged on the fastest samples and decided only
-    when the fastest and second-fastest agree (claims.probes.live.ollama_api.margins).
-    """
-    from claims.probes.live.ollama_api.margins import BestRates
-    from claims.probes.live.timing import ServerDurations
-
-    reply = week2_reply.recorded_by(live)
-    record_benchmark(live, week2_bench)
-    d = ServerDurations.from_final(reply)
-    check.against(
-        "prompt tokens",
-        d.prompt_eval_count,
-        model=live.model_name,
-        note="Ollama may count fewer when a cached prompt prefix is reused",
-    )
-    samples = [("Week 2 request", d)] + [(r.label, r.timing.server) for r in week2_bench.rows]
-    timed = [
-        (label, s.prefill_tokens_per_s, s.decode_tokens_per_s)
-        for label, s in samples
-        if s.prefill_tokens_per_s and s.decode_tokens_per_s
-    ]
-    check.observe("prefill time (Week 2 request)", round((d.prompt_eval_ns or 0) / 1e6, 2),
-                  unit="ms")
-    check.observe(
-        "prefill and decode rates per request",
-        {label: [round(p, 1), round(r, 2)] for label, p, r in timed},
-        unit="tok/s",
-        note="[prefill, decode] of each request that reports both",
-    )
-    if len(timed) < 2:
-        not_run(
-            f"{len(timed)} of {len(samples)} replies report both prompt_eval and eval timings "
-            "(Ollama omits zero durations; a fully cached prompt reports none); two are needed"
-        )
-    rates = BestRates.of([p for _, p, _ in timed], [r for _, _, r in timed])
-    check.attach("prefill over decode: samples", rates.to_json(), kind="json")
-    verdict = rates.decide(lambda ratio: ratio >= PREFILL_MUCH_FASTER)
-    if verdict is None:
-        not_run(
-            f"the fastest samples give {rates.best:.2f}x and the second-fastest "
-            f"{rates.runner_up:.2f}x, either side of the {PREFILL_MUCH_FASTER:g}x bar; the "
-            "requests' own scatter decides nothing, rerun on a quieter machine"
-        )
-    check.measure(
-        "prefill per-token rate over decode rate",
-        [round(rates.best, 2), round(rates.runner_up, 2)],
-        unit="x",
-        holds=verdict is True,
-        expected=f">= {PREFILL_MUCH_FASTER:g}x ('much faster') for the fastest and the "
-        "second-fastest samples",
-        note=f"fastest and second-fastest of {len(timed)} requests, each rate on its own",
-    )
 
 
 # --- Concept 4 ----------------------------------------------------------------------------
@@ -900,278 +594,4 @@ def test_chat_streams_ndjson(live, check):
         {"streamed": joined, "stream_false": whole["message"]["content"]},
         holds=joined == whole["message"]["content"],
         expected="the same text as the non-streamed reply (temperature 0, seed 42)",
-    )
-
-
-# --- Concept 6 ----------------------------------------------------------------------------
-def documents_case(live: Any) -> bool:
-    """Whether the document's own bars apply: its model (phi4) on its machine (a Spark)."""
-    return model_matches("phi4", live.model_name) and live.check.profile == "dgx-spark"
-
-
-def documents_bar(live: Any, name: str, ratio: float, bar: float, expected: str) -> None:
-    """The document's own cold/warm factor: judged for its case, otherwise shown beside it.
-
-    Only phi4 on a Spark is held to the post's factor (``ratio >= bar``); any other
-    model or machine is judged by :func:`cold_beyond_warm`'s margin, and the ratio
-    is recorded with the reason it is not compared.
-    """
-    if documents_case(live):
-        live.check.measure(
-            name, round(ratio, 1), holds=ratio >= bar, unit="x", expected=expected
-        )
-    else:
-        live.check.observe(
-            name,
-            round(ratio, 1),
-            unit="x",
-            note=f"the post's {bar:g}x bar is for phi4 on the Spark; {live.model_name} on "
-            f"the {live.check.profile} profile is judged by the margin",
-        )
-
-
-def cold_beyond_warm(
-    live: Any, name: str, cold: list[float], warm: list[float], resolution_s: float, what: str
-) -> None:
-    """The general form: every cold value exceeds the slowest warm one by a justified margin.
-
-    A cold request pays a model load that a warm one does not; that load has to
-    show as more than the warm runs' own jitter and more than the clock's
-    resolution can blur (claims.probes.live.ollama_api.margins).
-    """
-    from claims.probes.live.ollama_api.margins import separation_margin
-
-    margin = separation_margin(warm, resolution_s)
-    live.check.attach(f"{name}: margin", margin.to_json(), kind="json")
-    live.check.observe(f"{name}: clock resolution", resolution_s, unit="s")
-    live.check.observe(f"{name}: spread of the warm runs", round(margin.spread_s, 6), unit="s")
-    gap = min(cold) - max(warm)
-    if abs(gap) <= margin.margin_s:
-        # Inside the noise band the runs decide nothing either way: neither a
-        # confirmation nor a refutation (a busy machine's jitter, not the runtime).
-        not_run(
-            f"{name}: the cold runs differ from the slowest warm run by {gap:.3g} s, within "
-            f"the margin {margin.margin_s:.3g} s that the warm runs' own spread sets; rerun "
-            "on a quieter machine to decide it"
-        )
-    live.check.measure(
-        f"{name}: fastest cold minus slowest warm",
-        round(gap, 4),
-        holds=gap > margin.margin_s,
-        unit="s",
-        expected=f"more than the margin, {margin.margin_s:.4g} s: {what}",
-        note=margin.describe(),
-    )
-
-
-@pytest.mark.claim("W2-COLD-TTFT")
-def test_cold_ttft_far_above_warm(live, check, week2_bench):
-    from claims.probes.live.ollama_api.margins import clock_resolution_s
-
-    record_benchmark(live, week2_bench)
-    warm = [r.timing.ttft_ms / 1000 for r in week2_bench.warm() if r.timing.ttft_ms is not None]
-    against_span(
-        live,
-        "warm TTFT",
-        warm,
-        samples="warm TTFT samples (s)",
-        note=f"range of {len(warm)} warm runs, num_predict {BENCH_NUM_PREDICT}",
-    )
-    needs_flag(
-        live.settings.allow_unload, "--ollama-allow-unload", "measuring a cold start (unload first)"
-    )
-    cold = [r.timing.ttft_ms / 1000 for r in week2_bench.cold() if r.timing.ttft_ms is not None]
-    against_span(
-        live,
-        "cold TTFT",
-        cold,
-        samples="cold TTFT samples (s)",
-        note=f"range of {len(cold)} cold runs (after unload)",
-    )
-    cold_beyond_warm(
-        live,
-        "first token",
-        cold,
-        warm,
-        clock_resolution_s(),
-        "the cold request waits for the model load before its first token",
-    )
-    # The extra wait is the load: what the cold runs report as load_duration beyond
-    # the warm ones, beside what they waited beyond the warm first token.
-    extra_load = [
-        (r.timing.server.load_ms or 0) / 1000 - median(
-            [(w.timing.server.load_ms or 0) / 1000 for w in week2_bench.warm()]
-        )
-        for r in week2_bench.cold()
-    ]
-    check.observe(
-        "cold runs: extra TTFT and extra load_duration over the warm medians",
-        {
-            "extra TTFT (s)": [round(c - median(warm), 3) for c in cold],
-            "extra load_duration (s)": [round(x, 3) for x in extra_load],
-        },
-    )
-    documents_bar(
-        live,
-        "cold TTFT over warm TTFT",
-        min(cold) / median(warm),
-        COLD_OVER_WARM_TTFT,
-        f"cold at least {COLD_OVER_WARM_TTFT:g}x the warm median "
-        "(the post saw about 35x; its bar for phi4 on the Spark)",
-    )
-
-
-@pytest.mark.claim("W2-LOAD-DURATION")
-def test_load_duration_cold_versus_warm(live, check, week2_bench):
-    from claims.probes.live.ollama_api.margins import server_resolution_s
-
-    record_benchmark(live, week2_bench)
-    warm = [r.timing.server.load_ms for r in week2_bench.warm() if r.timing.server.load_ms]
-    # The catalog's ranges are the recorded rows: a live run is judged cold against warm.
-    check.observe("warm load_duration", [round(x, 1) for x in warm], unit="ms")
-    needs_flag(
-        live.settings.allow_unload, "--ollama-allow-unload", "measuring a cold load (unload first)"
-    )
-    cold = [r.timing.server.load_ms for r in week2_bench.cold() if r.timing.server.load_ms]
-    check.observe("cold load_duration", [round(x, 1) for x in cold], unit="ms")
-    check.observe("slowest cold load", round(max(cold) / 1000, 3), unit="s")
-    reported = [
-        int(r.timing.final.get("load_duration") or 0) for r in week2_bench.rows
-    ]
-    cold_beyond_warm(
-        live,
-        "load_duration",
-        [c / 1000 for c in cold],
-        [w / 1000 for w in warm],
-        server_resolution_s(reported),
-        "a cold request reports the model load that warm requests do not pay",
-    )
-    documents_bar(
-        live,
-        "cold load over warm load",
-        min(cold) / max(warm),
-        COLD_OVER_WARM_LOAD,
-        f"cold load_duration at least {COLD_OVER_WARM_LOAD:g}x every warm one "
-        "(seconds against ~0.1 s; the post's bar for phi4 on the Spark)",
-    )
-
-
-@pytest.mark.claim("W2-NUMCTX-NOT-SPEED")
-def test_num_ctx_does_not_change_decode_speed(live, check, week2_bench):
-    """The warm decode rate at 4096 against 2048, in an A-B-A design, fastest runs first.
-
-    Other work only slows a run down, so each block is read through its fastest
-    and second-fastest runs (claims.probes.live.ollama_api.margins.BestRates); the
-    machine's drift is caught by comparing the 4096 block with the 2048 block
-    before it and with the one after it. The claim holds when all four ratios are
-    within the bar, is refuted when all four are beyond it on the same side, and
-    is not decided otherwise.
-    """
-    from claims.probes.live.ollama_api.margins import BestRates
-
-    record_benchmark(live, week2_bench)
-    check.against("contexts", list(BENCH_CONTEXTS))
-    blocks = [
-        [
-            r.timing.server.decode_tokens_per_s
-            for r in week2_bench.warm(block=i)
-            if r.timing.server.decode_tokens_per_s is not None
-        ]
-        for i in range(len(BENCH_BLOCKS))
-    ]
-    flat = [x for block in blocks for x in block]
-    against_span(live, "decode rate", flat, note="range of the warm runs of every block")
-    small, large = BENCH_CONTEXTS
-    before, middle, after = blocks
-    check.observe(
-        "warm decode rates per block",
-        {f"{small} before": [round(x, 2) for x in before],
-         f"{large}": [round(x, 2) for x in middle],
-         f"{small} after": [round(x, 2) for x in after]},
-        unit="tok/s",
-    )
-    try:
-        pairs = {"before": BestRates.of(middle, before), "after": BestRates.of(middle, after)}
-    except ValueError as exc:
-        not_run(f"warm decode rates at {large} over {small}: {exc}")
-    for side, pair in pairs.items():
-        check.attach(f"decode rate at {large} over {small} {side}: samples", pair.to_json(),
-                     kind="json")
-    ratios = [r for pair in pairs.values() for r in (pair.best, pair.runner_up)]
-    changes = [round(100 * (r - 1), 2) for r in ratios]
-    bar = NUMCTX_RATE_CHANGE_MAX
-    if all(abs(r - 1) < bar for r in ratios):
-        verdict = True
-    elif all(r - 1 >= bar for r in ratios) or all(1 - r >= bar for r in ratios):
-        verdict = False
-    else:
-        not_run(
-            f"the decode rate at {large} changed {changes[0]:+.1f}% / {changes[1]:+.1f}% "
-            f"against the {small} runs before it and {changes[2]:+.1f}% / {changes[3]:+.1f}% "
-            f"against those after it (fastest / second-fastest), not all on one side of "
-            f"±{bar:.0%}: the machine's drift decides nothing, rerun on a quieter machine"
-        )
-    check.measure(
-        f"decode rate change from {small} to {large}",
-        changes,
-        holds=verdict,
-        unit="%",
-        expected=f"within ±{bar:.0%} against the {small} runs before and after, fastest and "
-        "second-fastest (an 18-token prompt uses neither context fully)",
-        note=f"[before: fastest, second; after: fastest, second] of {len(before)}, "
-        f"{len(middle)} and {len(after)} warm runs",
-    )
-
-
-@pytest.mark.claim("W2-PS-CONTEXT")
-def test_ps_reports_the_requested_context(live, check, week2_bench):
-    entry = week2_bench.ps.get(BENCH_CONTEXTS[-1])
-    live.exchange("GET /api/ps after the 4096 runs", "GET", "/api/ps", None, {"entry": entry})
-    if entry is None:
-        check.measure(
-            "model listed by /api/ps",
-            None,
-            holds=False,
-            expected="the model still loaded right after its runs",
-        )
-        return
-    if "context_length" not in entry:
-        not_run(f"Ollama {live.version} does not report context_length in /api/ps (v0.10.0+)")
-    check.against("CONTEXT", entry["context_length"])
-    check.against("ID", str(entry.get("digest", ""))[:12], model=live.model_name)
-    size, vram = entry.get("size"), entry.get("size_vram")
-    if isinstance(size, int) and isinstance(vram, int) and size > 0:
-        from claims.probes.live.ollama_api.display import processor_column
-
-        text = processor_column(size, vram)
-        check.against("PROCESSOR", text, note=f"size_vram {vram:,} of size {size:,} bytes")
-        value, unit = displayed_size(size)
-        check.against(
-            "SIZE",
-            value,
-            unit=unit,
-            model=live.model_name,
-            note=f"{size:,} bytes, printed as ollama ps does",
-        )
-
-
-@pytest.mark.claim("W2-CTX-MEMORY")
-def test_larger_context_takes_more_memory(live, check, week2_bench):
-    sizes = {c: (week2_bench.ps.get(c) or {}).get("size") for c in BENCH_CONTEXTS}
-    live.exchange("GET /api/ps after each context", "GET", "/api/ps", None, week2_bench.ps)
-    if not all(isinstance(s, int) for s in sizes.values()):
-        check.measure(
-            "loaded sizes reported",
-            sizes,
-            holds=False,
-            expected="/api/ps lists the model with a size after each context's runs",
-        )
-        return
-    small, large = (int(sizes[c] or 0) for c in BENCH_CONTEXTS)
-    check.measure(
-        "loaded size at 4096 over 2048",
-        {"2048": small, "4096": large, "growth": large - small},
-        holds=large > small,
-        unit="B",
-        expected="the 4096-token load takes more memory than the 2048-token load",
     )

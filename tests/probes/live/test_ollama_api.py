@@ -501,7 +501,7 @@ def test_garbage_streams_end_in_a_clear_error(payload: bytes) -> None:
             assert str(exc).startswith("/api/generate")
 
 
-# --- usage accounting and timing margins -------------------------------------------------
+# --- usage accounting -------------------------------------------------------------------
 def test_usage_counts_loads_tokens_and_bounds(fake: FakeOllama, client: OllamaClient) -> None:
     from claims.probes.live.ollama_api.usage import Usage, bounded
 
@@ -554,50 +554,6 @@ def test_bound_and_sampling_labels() -> None:
     assert sampling_of("/api/generate", {"options": {"temperature": 0}}) == "fixed"
     assert sampling_of("/api/generate", {"options": {"temperature": 1, "seed": 4}}) == "fixed"
     assert sampling_of("/api/generate", {}) == "random (no seed and no temperature)"
-
-
-def test_margins_from_resolution_and_spread() -> None:
-    from claims.probes.live.ollama_api.margins import (
-        clock_resolution_s,
-        separation_margin,
-        server_resolution_s,
-    )
-
-    # Ollama 0.31.2's durations (captures 10, 16): microsecond steps.
-    assert server_resolution_s([36_379_000, 447_286_000, 1000]) == 1e-6
-    assert server_resolution_s([297_387_661]) == 1e-9
-    assert server_resolution_s([]) == 1e-9
-    margin = separation_margin([0.25, 0.30, 0.27], 1e-6)
-    assert margin.margin_s == pytest.approx(0.15)
-    assert separation_margin([0.2, 0.2], 1e-3).margin_s == pytest.approx(0.01)
-    assert 0 < clock_resolution_s() < 1e-3
-    with pytest.raises(ValueError, match="no reference"):
-        separation_margin([], 1e-6)
-
-
-def test_best_rates_decide_only_when_the_two_fastest_samples_agree() -> None:
-    from claims.probes.live.ollama_api.margins import BestRates
-
-    # The lead's real gemma3:270m runs: prefill ~150 tok/s, decode ~35 tok/s, one
-    # request stalled by a contended CPU (5.2 and 6.2 tok/s).
-    quiet = BestRates.of([150.2, 148.5, 5.2, 80.9], [31.7, 37.1, 6.2, 32.3])
-    assert quiet.best == pytest.approx(150.2 / 37.1)
-    assert quiet.runner_up == pytest.approx(148.5 / 32.3)
-    assert quiet.decide(lambda r: r >= 2.0) is True
-    assert quiet.decide(lambda r: r >= 5.0) is False
-    # One fast prefill sample alone does not carry the bar.
-    straddling = BestRates.of([300.0, 60.0, 55.0], [40.0, 39.0])
-    assert straddling.best > 2.0 > straddling.runner_up
-    assert straddling.decide(lambda r: r >= 2.0) is None
-    assert BestRates.of([1.0, 2.0], [4.0, 2.0]).to_json()["first_rates"] == [2.0, 1.0]
-
-
-@pytest.mark.parametrize("first", [[], [10.0], [10.0, 0.0], [10.0, -1.0]])
-def test_best_rates_need_two_positive_samples_of_each(first: list[float]) -> None:
-    from claims.probes.live.ollama_api.margins import BestRates
-
-    with pytest.raises(ValueError, match="two positive samples"):
-        BestRates.of(first, [1.0, 2.0])
 
 
 def test_owner_pid_finds_the_process_holding_a_listening_socket() -> None:

@@ -155,3 +155,20 @@ def test_samples_keep_raw_values() -> None:
         Samples.of([], "ms")
     with pytest.raises(ValueError):
         repeat(lambda: None, 0)  # type: ignore[arg-type, return-value]
+
+
+def test_the_median_step_rate_ignores_a_preempted_burst() -> None:
+    from claims.probes.live.timing import ServerDurations, StreamTiming
+
+    # A first text line at 100 ms, then tokens every 20 ms, except one step held up
+    # 400 ms by other work; the last line is the statistics.
+    offsets = [0, 100_000_000]
+    for gap in [20, 20, 420, 20, 20, 20, 20]:
+        offsets.append(offsets[-1] + gap * 1_000_000)
+    offsets.append(offsets[-1] + 5_000_000)
+    timing = StreamTiming("/api/generate", 100_000_000, offsets[-1], 1, len(offsets), "x", {},
+                          ServerDurations.from_final({}), tuple(offsets))
+    assert timing.median_token_tokens_per_s == pytest.approx(50.0)
+    short = StreamTiming("/api/generate", 1, 3, 1, 3, "x", {}, ServerDurations.from_final({}),
+                         (0, 1, 3))
+    assert short.median_token_tokens_per_s is None

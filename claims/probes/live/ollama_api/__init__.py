@@ -16,7 +16,6 @@ The modules, each named for what it holds:
 * :mod:`.names` - model names as Ollama compares them (``phi4`` = ``phi4:latest``);
 * :mod:`.usage` - what a session cost the server: requests, model loads, generated
   tokens, and how each generation was bounded and sampled;
-* :mod:`.margins` - margins for timing comparisons from measured resolution and jitter;
 * :mod:`.display` - what the ``ollama`` CLI prints from API values (``ollama ps``'s PROCESSOR);
 * :mod:`.payloads` - request bodies, and whole replies decoded and shape-checked;
 * :mod:`.stream` - NDJSON line framing, bounded buffering, per-line arrival times;

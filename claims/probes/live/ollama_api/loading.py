@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,14 +14,20 @@ from claims.probes.live.ollama_api.payloads import json_object, request_body
 __all__ = ["LoadingEndpoints", "UnloadResult"]
 
 
+# A model has left /api/ps when it stays absent this long (s): an unload completes
+# a moment after its reply, and a read at that moment can still list it.
+UNLOAD_STABLE_S = 0.2
+
+
 @dataclass(frozen=True)
 class UnloadResult:
-    """How an unload went: seconds until /api/ps no longer listed the model."""
+    """How an unload went: seconds until /api/ps stably no longer listed the model."""
 
     model: str
     done_reason: str | None
     seconds_until_gone: float
     polls: int
+    reads: dict[str, Any] | None = None  # the settle rule's record (claims.timing.settle)
 
 
 class LoadingEndpoints(InventoryEndpoints):
@@ -45,26 +50,31 @@ class LoadingEndpoints(InventoryEndpoints):
         """Unload ``model`` (empty prompt, keep_alive 0) and wait until /api/ps drops it.
 
         Unloading is asynchronous on the server, so the reply alone proves
-        nothing; /api/ps is polled every ``poll_interval`` seconds for at most
-        ``timeout`` seconds (then :class:`~claims.probes.live.ollama_api.errors.ServerTimeout`).
+        nothing; /api/ps is polled every ``poll_interval`` seconds until the model
+        has been absent for UNLOAD_STABLE_S (a settle rule, claims.timing.settle), for
+        at most ``timeout`` seconds (then
+        :class:`~claims.probes.live.ollama_api.errors.ServerTimeout`).
         """
         reply = json_object(
             self.post_json("/api/generate", {"model": model, "keep_alive": 0, "stream": False}),
             "/api/generate",
         )
-        started = time.monotonic()
-        polls = 0
-        while True:
-            polls += 1
-            if find_model(self.ps(), model) is None:
-                return UnloadResult(
-                    model=model,
-                    done_reason=reply.get("done_reason"),
-                    seconds_until_gone=time.monotonic() - started,
-                    polls=polls,
-                )
-            if time.monotonic() - started > timeout:
-                raise ServerTimeout(
-                    f"/api/ps still lists {model} {timeout:g} s after keep_alive 0 ({polls} polls)"
-                )
-            time.sleep(poll_interval)
+        from claims.timing.settle import SettleRule, settle
+
+        rule = SettleRule(stable_s=UNLOAD_STABLE_S, timeout_s=timeout, poll_s=poll_interval)
+        settled = settle(
+            lambda: find_model(self.ps(), model) is not None, rule, done=lambda listed: not listed
+        )
+        if not settled.stable:
+            raise ServerTimeout(
+                f"/api/ps still lists {model} {timeout:g} s after keep_alive 0 "
+                f"({settled.reads} polls; {settled.describe()})"
+            )
+        return UnloadResult(
+            model=model,
+            done_reason=reply.get("done_reason"),
+            # When the absence that lasted was first seen.
+            seconds_until_gone=settled.runs[-1].first_s,
+            polls=settled.reads,
+            reads=settled.to_json(),
+        )

@@ -1,0 +1,77 @@
+"""A timing decision into a check: its figures, its stated error, its verdict.
+
+:func:`record` attaches the decision (every value, every look's interval) and
+ends the check as the rule decided: a measurement that holds or fails for a
+decided interval, "not run" naming the interval when it straddles the bar. The
+chance of refuting a true claim is in the measurement's note and in the
+attachment, as the randomness claim states its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claims.plugin.outcomes import not_run
+from claims.timing.rules import Decision
+
+__all__ = ["against_range", "record"]
+
+
+def record(
+    check: Any,
+    name: str,
+    decision: Decision,
+    *,
+    expected: str,
+    digits: int = 3,
+    recorded: bool = False,
+) -> bool:
+    """Record ``decision`` as the measurement ``name``; undecided live -> not run.
+
+    ``recorded``: the values are a document's table, not a sample; an undecided
+    table does not support the claim, so the measurement fails (as before).
+    """
+    check.attach(f"{name}: timing rule", decision.to_json(), kind="json")
+    last = decision.last
+    shown: Any = (
+        None
+        if not last.decided
+        else [round(last.lo or 0.0, digits + 1), round(last.hi or 0.0, digits + 1)]
+    )
+    if decision.outcome == "undecided" and not recorded:
+        not_run(f"{name}: {decision.describe()}; rerun on a quieter machine to decide it")
+    note = decision.describe()
+    return bool(
+        check.measure(
+            name,
+            shown,
+            holds=decision.holds is True,
+            unit=decision.unit or None,
+            expected=expected,
+            note=note,
+        )
+    )
+
+
+def against_range(
+    check: Any,
+    name: str,
+    values: list[float],
+    *,
+    model: str,
+    note: str,
+    samples: str | None = None,
+) -> None:
+    """Compare the range of repeated runs, [slowest, fastest], with a stated figure.
+
+    A stated "23.4 to 23.5 tok/s" agrees when it overlaps the runs' range, each
+    figure with its printed precision (the figures are phi4-on-a-Spark ones,
+    compared only for that case by ``check.against``'s model and profile).
+    """
+    from claims.figures import Interval
+
+    if samples is not None:
+        check.attach(samples, values, kind="json")
+    if not values:
+        not_run(f"{name}: no run reported the value")
+    check.against(name, Interval(min(values), max(values)), model=model, note=note)

@@ -1,0 +1,338 @@
+"""Timing verdicts with a stated chance of refuting a true claim.
+
+A timing claim is a statement about the centre of a noisy quantity: a ratio of
+two rates, of a cold to a warm first token, a server clock against the client's.
+It is decided from a confidence interval for that centre (:mod:`claims.timing.intervals`):
+
+* it **holds** when the whole interval lies on the claim's side of its bar,
+* it is **refuted** when the whole interval lies on the other side,
+* otherwise it is **undecided** (the tier reports "not run" with the interval).
+
+Sampling is sequential (:class:`Plan`): a small first batch, and more values only
+while the interval straddles the bar, up to a cap. The total chance of a false
+refutation, ``alpha`` (1 %), is split evenly across the looks (Bonferroni, valid
+whatever the looks' dependence), and each interval is built to miss the true
+centre on each side with at most its share. The evidence states the chance the
+run actually had: the sum over the looks made of each interval's exact
+probability of lying wholly on a refuting side of the true centre.
+
+The intervals are distribution-free, so that bound holds under whatever noise
+the run met; the noise decides only how many values are needed, or whether the
+cap leaves the claim undecided. A busy machine therefore costs verdicts (not
+run), never flips them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from claims.timing.intervals import (
+    Estimate,
+    median_interval,
+    shift_interval,
+    whole_range,
+)
+
+__all__ = [
+    "ALPHA",
+    "AtLeast",
+    "AtMost",
+    "Decision",
+    "Form",
+    "Look",
+    "Outcome",
+    "Plan",
+    "Within",
+    "decide",
+    "decide_values",
+]
+
+# The largest chance, per claim and run, that a true claim is refuted by sampling noise.
+ALPHA = 0.01
+
+Outcome = Literal["holds", "refuted", "undecided"]
+
+
+class Form(Protocol):
+    """What a claim says about the centre, and on how many sides it can be refuted."""
+
+    refuting_sides: int
+
+    def judge(self, lo: float, hi: float) -> Outcome: ...
+
+    def describe(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class AtLeast:
+    """The centre is at least ``bar`` (strictly above it when ``strict``)."""
+
+    bar: float
+    strict: bool = False
+    refuting_sides: int = 1
+
+    def judge(self, lo: float, hi: float) -> Outcome:
+        if lo > self.bar or (not self.strict and lo >= self.bar):
+            return "holds"
+        if hi < self.bar or (self.strict and hi <= self.bar):
+            return "refuted"
+        return "undecided"
+
+    def describe(self) -> str:
+        return f"{'>' if self.strict else '>='} {self.bar:g}"
+
+
+@dataclass(frozen=True)
+class AtMost:
+    """The centre is at most ``bar``."""
+
+    bar: float
+    refuting_sides: int = 1
+
+    def judge(self, lo: float, hi: float) -> Outcome:
+        if hi <= self.bar:
+            return "holds"
+        if lo > self.bar:
+            return "refuted"
+        return "undecided"
+
+    def describe(self) -> str:
+        return f"<= {self.bar:g}"
+
+
+@dataclass(frozen=True)
+class Within:
+    """An equivalence claim: the centre lies in [low, high] ("does not change speed").
+
+    Holds when the interval lies inside the band, is refuted when it lies wholly
+    outside (on either side, hence two refuting sides), else undecided.
+    """
+
+    low: float
+    high: float
+    refuting_sides: int = 2
+
+    def __post_init__(self) -> None:
+        if not self.low < self.high:
+            raise ValueError(f"empty band [{self.low}, {self.high}]")
+
+    def judge(self, lo: float, hi: float) -> Outcome:
+        if self.low <= lo and hi <= self.high:
+            return "holds"
+        if hi < self.low or lo > self.high:
+            return "refuted"
+        return "undecided"
+
+    def describe(self) -> str:
+        return f"within [{self.low:g}, {self.high:g}]"
+
+
+Kind = Literal["sign", "signed-rank", "every value"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many values to look at, and how the interval is taken.
+
+    ``looks``: the sample sizes at which the interval is read (increasing); the
+    first is the batch a quiet run needs, the last the cap. ``kind``: "sign"
+    (any shape), "signed-rank" (symmetric values, e.g. alternated requests of one
+    kind), or "every value" (a recorded table: no sampling, alpha unused).
+    ``log``: take the interval of log(values) and report it back as ratios (for
+    ratios, whose log is the natural symmetric scale).
+    """
+
+    looks: tuple[int, ...]
+    kind: Kind = "sign"
+    log: bool = False
+    alpha: float = ALPHA
+    # Per look, when the looks differ in kind (e.g. signed-rank first, then sign):
+    # each look's interval holds its own share of alpha, so the union bound holds.
+    kinds: tuple[Kind, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.looks or list(self.looks) != sorted(set(self.looks)) or self.looks[0] < 1:
+            raise ValueError(f"looks must be increasing positive sizes, got {self.looks}")
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+        if self.kinds and len(self.kinds) != len(self.looks):
+            raise ValueError("kinds, when given, name one kind per look")
+
+    def kind_at(self, size: int) -> Kind:
+        """The interval kind of the look at ``size`` values (the last look's beyond the cap)."""
+        if not self.kinds:
+            return self.kind
+        for look, kind in zip(self.looks, self.kinds, strict=True):
+            if size <= look:
+                return kind
+        return self.kinds[-1]
+
+    @property
+    def miss_each_side(self) -> float:
+        """Each look's share of alpha, per side of its interval."""
+        return self.alpha / len(self.looks) / 2
+
+    def interval(self, values: Sequence[float]) -> Estimate:
+        xs = [float(v) for v in values]
+        if self.log:
+            if any(v <= 0 for v in xs):
+                raise ValueError("a ratio taken on the log scale must be positive")
+            xs = [math.log(v) for v in xs]
+        kind = self.kind_at(len(xs))
+        if kind == "sign":
+            est = median_interval(xs, self.miss_each_side)
+        elif kind == "signed-rank":
+            est = shift_interval(xs, self.miss_each_side)
+        else:
+            est = whole_range(xs)
+        if not self.log:
+            return est
+        back = math.exp
+        return Estimate(
+            est.method,
+            est.n,
+            back(est.centre),
+            None if est.lo is None else back(est.lo),
+            None if est.hi is None else back(est.hi),
+            est.miss_each_side,
+            est.asked_miss_each_side,
+        )
+
+    def describe(self) -> str:
+        if self.kind == "every value":
+            return "every recorded value (the table is the population, no sampling error)"
+        scale = " of the log-ratios" if self.log else ""
+        kinds = (
+            " / ".join(f"{k} at {n}" for n, k in zip(self.looks, self.kinds, strict=True))
+            if self.kinds
+            else f"{self.kind} at {', '.join(map(str, self.looks))}"
+        )
+        return (
+            f"{kinds} values{scale}, "
+            f"{self.alpha:.0%} split evenly across the looks"
+        )
+
+
+@dataclass(frozen=True)
+class Look:
+    """One reading of the interval: how many values, the interval, what it decided."""
+
+    estimate: Estimate
+    outcome: Outcome
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.estimate.to_json(), "outcome": self.outcome}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of a timing rule, with everything the evidence needs to show it."""
+
+    form: Form
+    plan: Plan
+    values: tuple[float, ...]
+    looks: tuple[Look, ...]
+    unit: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.looks[-1].outcome if self.looks else "undecided"
+
+    @property
+    def holds(self) -> bool | None:
+        """True / False for holds / refuted; None when undecided."""
+        return {"holds": True, "refuted": False}.get(self.outcome)
+
+    @property
+    def last(self) -> Estimate:
+        return self.looks[-1].estimate
+
+    @property
+    def false_refutation_chance(self) -> float:
+        """At most this chance that a true claim came out refuted in this run.
+
+        The sum over the looks made of each interval's exact probability of lying
+        wholly on a refuting side of the true centre (the union bound).
+        """
+        return sum(
+            look.estimate.miss_each_side * self.form.refuting_sides for look in self.looks
+        )
+
+    def interval_text(self, digits: int = 3) -> str:
+        return self.last.describe(self.unit, digits)
+
+    def describe(self) -> str:
+        """One sentence for a note or a not-run reason."""
+        stopped = self.extra.get("stopped")
+        short = f" (sampling stopped: {stopped})" if stopped and self.outcome == "undecided" else ""
+        return (
+            f"{self.interval_text()} against {self.form.describe()}: {self.outcome}{short}; "
+            f"chance of refuting a true claim at most {self.false_refutation_chance:.2%} "
+            f"({len(self.looks)} look(s): {self.plan.describe()})"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.form.describe(),
+            "plan": self.plan.describe(),
+            "unit": self.unit,
+            "outcome": self.outcome,
+            "false_refutation_chance": self.false_refutation_chance,
+            "looks": [look.to_json() for look in self.looks],
+            "values": list(self.values),
+            **self.extra,
+        }
+
+
+def _look(plan: Plan, form: Form, values: Sequence[float]) -> Look:
+    est = plan.interval(values)
+    if not est.decided:
+        return Look(est, "undecided")
+    assert est.lo is not None and est.hi is not None
+    return Look(est, form.judge(est.lo, est.hi))
+
+
+def decide(
+    draw: Callable[[int], Sequence[float]],
+    form: Form,
+    plan: Plan,
+    *,
+    unit: str = "",
+) -> Decision:
+    """Sample sequentially: ``draw(k)`` returns k more values; stop at the first decided look.
+
+    A draw that returns fewer values than asked (the server stopped answering in
+    time) ends the sampling: the values so far are judged once more and kept.
+    """
+    values: list[float] = []
+    looks: list[Look] = []
+    for size in plan.looks:
+        want = size - len(values)
+        got = [float(v) for v in draw(want)]
+        values.extend(got)
+        looks.append(_look(plan, form, values))
+        if looks[-1].outcome != "undecided" or len(got) < want:
+            break
+    return Decision(form, plan, tuple(values), tuple(looks), unit)
+
+
+def decide_values(
+    values: Sequence[float], form: Form, plan: Plan, *, unit: str = ""
+) -> Decision:
+    """The same rule on values already measured: the looks read their prefixes."""
+    pool = [float(v) for v in values]
+    position = 0
+
+    def draw(k: int) -> list[float]:
+        nonlocal position
+        out = pool[position : position + k]
+        position += len(out)
+        return out
+
+    if plan.kind == "every value":
+        return Decision(form, plan, tuple(pool), (_look(plan, form, pool),), unit)
+    return decide(draw, form, plan, unit=unit)

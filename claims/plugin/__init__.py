@@ -62,7 +62,7 @@ from claims.plugin.fixtures import (
     claims_settings,
     machine_profile,
     reports_dir,
-    tiers,
+    tiers_fixture,
 )
 from claims.plugin.keys import (
     ACTIVE,
@@ -86,7 +86,7 @@ __all__ = [
     "machine_profile",
     "pytest_addoption",
     "reports_dir",
-    "tiers",
+    "tiers_fixture",
 ]
 
 

@@ -52,8 +52,11 @@ def machine_profile(pytestconfig: pytest.Config) -> str:
     return _loaded(pytestconfig).stash[PROFILE]
 
 
-@pytest.fixture(scope="session")
-def tiers(pytestconfig: pytest.Config) -> Tiers:
+# Named apart from the fixture: importing the submodule claims.plugin.tiers (done lazily,
+# once the session is the suite's) sets the package attribute ``tiers`` to that module,
+# which would hide a function of that name from pytest's fixture discovery.
+@pytest.fixture(scope="session", name="tiers")
+def tiers_fixture(pytestconfig: pytest.Config) -> Tiers:
     return _loaded(pytestconfig).stash[TIERS_KEY]
 
 

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from claims.audit.mutate import corrected, moved, near
+from claims.audit.mutate import corrected, moved, near, scaled
 from claims.audit.runner import AuditSession, Group, check_verdicts, claim_verdicts
 from claims.catalog.records import Claim, StatedFigure
 from claims.tiers import TIERS
@@ -112,6 +112,7 @@ def _plan(
     base_checks = check_verdicts(baseline.records)
     catalog = session.catalog
     first: list[tuple[FigureResult, Group, Claim, StatedFigure, list[Any]]] = []
+    premise_of: set[int] = set()  # results whose figure a check computes with
     for claim in catalog:
         if not claim.testable or "offline" not in claim.tiers:
             continue
@@ -143,6 +144,8 @@ def _plan(
                 before=base_claims.get(claim.id, "not-run"),
             )
             results.append(result)
+            if premised:
+                premise_of.add(id(result))
             values = [m.get("measured") for m in measurements if m.get("compared")]
             listed = claim.erratum is not None and (
                 not claim.erratum.refutes or fig.name in claim.erratum.refutes
@@ -202,12 +205,23 @@ def _plan(
             searched.append(
                 (result, [Group(items=group.items, claim=claim.id, figure=c) for c in candidates])
             )
+        elif id(result) in premise_of:
+            # A premise (a bar the check holds its values to): moved by each factor in
+            # turn, since values that clear it by far ignore the first move.
+            fig = claim.figure(result.figure)
+            searched.append(
+                (result, [Group(items=group.items, claim=claim.id, figure=c) for c in scaled(fig)])
+            )
     session.run([g for _, groups in searched for g in groups])
     for result, groups in searched:
         hit = next((g for g in groups if judge(result, g)), None)
         if hit is not None and hit.figure is not None:
             result.sensitive, result.reason = True, None
-            result.how, result.perturbed = "moved near its printed value", hit.figure.display
+            result.how = (
+                "moved by a larger factor" if id(result) in premise_of
+                and result.before != "known-erratum" else "moved near its printed value"
+            )
+            result.perturbed = hit.figure.display
         else:
             judge(result, groups[-1] if groups else group)
             result.how = "moved up, down and near its printed value"

@@ -142,6 +142,23 @@ def _pad(text: str, extra: int) -> str:
     return (text if "." in text else text + ".") + "0" * extra
 
 
+def scaled(fig: StatedFigure) -> list[StatedFigure]:
+    """A number moved by every factor of UP and DOWN in turn (a bar a check computes with).
+
+    A bar the measured values clear by far changes no verdict when moved by the
+    first factor; moved far enough it must, or the check does not depend on it.
+    """
+    if fig.kind != "number" or fig.text is None:
+        return []
+    value = parse_literal(fig.text).value
+    out: list[StatedFigure] = []
+    for factor in (*UP, *DOWN):
+        new = _format_like(fig.text, value * factor)
+        if new != fig.text and all(f.text != new for f in out):
+            out.append(dataclasses.replace(fig, text=new))
+    return out
+
+
 def near(fig: StatedFigure) -> list[StatedFigure]:
     """The figure moved by 1% steps up to 20% either way, at its printed precision
     (or one more digit where the printed one cannot express the step)."""

@@ -64,8 +64,12 @@ def test_recorded_series_replay_to_their_outcome_and_refute_nothing(run: str) ->
         decision = decide_values(entry["values"], form, plan)
         assert decision.outcome == entry["outcome"], key
         assert decision.outcome != "refuted", (key, decision.describe())
-        assert decision.false_refutation_chance == pytest.approx(entry["false_refutation_chance"])
+        if entry["plan"] == plan.describe():  # recorded under today's plan: the same chance
+            assert decision.false_refutation_chance == pytest.approx(
+                entry["false_refutation_chance"]
+            )
         assert decision.false_refutation_chance <= 0.01
+        assert entry["false_refutation_chance"] <= 0.01
 
 
 def _reader(changes: list[list[Any]]) -> tuple[Any, Any, Any]:

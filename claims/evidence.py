@@ -381,8 +381,10 @@ def load_evidence(path: Path | str) -> dict[str, Any]:
     return doc
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` so that readers see either the old or the new file, never half."""
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (a string, or its pieces in order, as a large export is streamed) so
+    that readers see either the old or the new file, never half. Written as given, with no
+    newline translation (a CSV's own line ends stay)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     # mkstemp makes the file private (0600); a report is meant to be read, so
@@ -391,8 +393,9 @@ def write_atomic(path: Path, text: str) -> None:
     os.umask(mask)
     os.fchmod(fd, 0o666 & ~mask)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            for part in (text,) if isinstance(text, str) else text:
+                fh.write(part)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

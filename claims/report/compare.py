@@ -947,12 +947,14 @@ def write_tidy(tidy: _Tidy, *, csv_path: Path | None, json_path: Path | None) ->
     over it: readers see the old table or the new one, never half of one, and
     the table is never one string in memory.
     """
+    from claims.evidence import write_atomic
+
     try:
         if csv_path is not None:
             lines = (f"{column},{row}" for column, row in tidy.rows("csv"))
-            _stream_atomic(csv_path, itertools.chain([",".join(TIDY_COLUMNS) + "\n"], lines))
+            write_atomic(csv_path, itertools.chain([",".join(TIDY_COLUMNS) + "\n"], lines))
         if json_path is not None:
-            _stream_atomic(json_path, _json_array(tidy.rows("json")))
+            write_atomic(json_path, _json_array(tidy.rows("json")))
     finally:
         tidy.close()
 
@@ -964,29 +966,6 @@ def _json_array(rows: Iterable[tuple[int, str]]) -> Iterable[str]:
         yield f'{sep}{{"run": {column}, {row}'
         sep = ",\n"
     yield "\n]\n"
-
-
-def _stream_atomic(path: Path, parts: Iterable[str]) -> None:
-    """Like :func:`claims.evidence.write_atomic`, for text written piece by piece."""
-    import contextlib
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.fchmod(fd, 0o666 & ~mask)  # as an ordinary write would (mkstemp makes it private)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            for part in parts:
-                fh.write(part)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 # --- terminal -------------------------------------------------------------------

@@ -37,6 +37,7 @@ __all__ = [
     "decide_alternation",
     "decide_pool",
     "log_ratio_pairs",
+    "prefill_over_decode",
     "repeated_requests",
     "timed_pairs",
 ]
@@ -160,6 +161,14 @@ class Pair:
         if va is None or vb is None or va <= 0 or vb <= 0:
             return None
         return vb / va
+
+
+def prefill_over_decode(item: Timed) -> float | None:
+    """One request's prefill rate over its decode rate (tokens/s over tokens/s, both by the
+    server's clock: prompt_eval_* and eval_*), or None when the reply lacks either."""
+    s = item.timing.server
+    pre, dec = s.prefill_tokens_per_s, s.decode_tokens_per_s
+    return pre / dec if pre and dec else None
 
 
 def log_ratio_pairs(pairs: Sequence[Pair], value: Callable[[Timed], float | None]) -> list[float]:

@@ -920,7 +920,7 @@ def test_prefill_far_faster_than_decode(live, check):
     (claims.timing.policy.PAIRED).
     """
     from claims.timing.policy import MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
-    from claims.timing.procedures import decide_pool, repeated_requests
+    from claims.timing.procedures import decide_pool, prefill_over_decode, repeated_requests
 
     def body(i: int) -> dict[str, Any]:
         prompt = f"Reference {uuid.uuid4().hex}. " + " ".join(
@@ -931,13 +931,8 @@ def test_prefill_far_faster_than_decode(live, check):
 
     pool = repeated_requests(live.client, body, cap=PAIRED.looks[-1], budget_s=PAIRED_BUDGET_S)
 
-    def ratio(t: Any) -> float | None:
-        d = t.timing.server
-        pre, dec = d.prefill_tokens_per_s, d.decode_tokens_per_s
-        return pre / dec if pre and dec else None
-
     bar = check.premise("far slower bar")
-    decision = decide_pool(pool, ratio, AtLeast(bar), PAIRED, unit="x",
+    decision = decide_pool(pool, prefill_over_decode, AtLeast(bar), PAIRED, unit="x",
                            rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
                            max_contention=MAX_CONTENTION)
     first = pool.items[0]

@@ -33,7 +33,7 @@ def test_decode_is_bandwidth_bound(live, check):
     from claims.timing import AtLeast
     from claims.timing.evidence import record
     from claims.timing.policy import MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
-    from claims.timing.procedures import decide_pool, repeated_requests
+    from claims.timing.procedures import decide_pool, prefill_over_decode, repeated_requests
 
     model = live.model()
 
@@ -51,13 +51,8 @@ def test_decode_is_bandwidth_bound(live, check):
 
     pool = repeated_requests(live.client, body, cap=PAIRED.looks[-1], budget_s=PAIRED_BUDGET_S)
 
-    def ratio(t: Any) -> float | None:
-        s = t.timing.server
-        pre, dec = s.prefill_tokens_per_s, s.decode_tokens_per_s
-        return pre / dec if pre and dec else None
-
     bar = check.premise("prefill over decode, per token")
-    decision = decide_pool(pool, ratio, AtLeast(bar), PAIRED, unit="x",
+    decision = decide_pool(pool, prefill_over_decode, AtLeast(bar), PAIRED, unit="x",
                            rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
                            max_contention=MAX_CONTENTION)
     first = pool.items[0]

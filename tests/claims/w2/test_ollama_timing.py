@@ -49,6 +49,7 @@ from claims.timing.procedures import (
     cold_warm_pairs,
     decide_alternation,
     decide_pool,
+    prefill_over_decode,
 )
 
 pytestmark = pytest.mark.ollama
@@ -232,12 +233,7 @@ def test_prefill_faster_than_decode(live, check, week2_reply, alternation):
     bar = check.premise("much faster bar")
 
     def ratios(p: Pair) -> list[float | None]:
-        out: list[float | None] = []
-        for t in (p.a, p.b):
-            s = t.timing.server
-            pre, dec = s.prefill_tokens_per_s, s.decode_tokens_per_s
-            out.append(pre / dec if pre and dec else None)
-        return out
+        return [prefill_over_decode(p.a), prefill_over_decode(p.b)]
 
     decision = decide_pool(alternation.pool, ratios, AtLeast(bar), PAIRED, unit="x",
                            rates=decode_rates, max_contention=MAX_CONTENTION)

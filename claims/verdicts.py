@@ -19,26 +19,37 @@ did not run or failed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from enum import StrEnum
 from typing import Any
 
-VERDICTS: tuple[str, ...] = (
-    "reproduced",
-    "consistent",
-    "refuted",
-    "known-erratum",
-    "not-applicable",
-    "not-run",
-    "error",
-    "untestable",
-)
-PRIORITY: tuple[str, ...] = (
-    "refuted",
-    "error",
-    "known-erratum",
-    "reproduced",
-    "consistent",
-    "not-applicable",
-    "not-run",
+
+class Verdict(StrEnum):
+    """What a run says of a check or a claim; the only verdict names there are.
+
+    A ``StrEnum``: members compare equal to, and serialise as, their names in
+    evidence.json (``Verdict.REFUTED == "refuted"``).
+    """
+
+    REPRODUCED = "reproduced"
+    CONSISTENT = "consistent"
+    REFUTED = "refuted"
+    KNOWN_ERRATUM = "known-erratum"
+    NOT_APPLICABLE = "not-applicable"
+    NOT_RUN = "not-run"
+    ERROR = "error"
+    UNTESTABLE = "untestable"
+
+
+VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
+# Most serious first; "untestable" is a catalog fact, never the verdict of a check.
+PRIORITY: tuple[Verdict, ...] = (
+    Verdict.REFUTED,
+    Verdict.ERROR,
+    Verdict.KNOWN_ERRATUM,
+    Verdict.REPRODUCED,
+    Verdict.CONSISTENT,
+    Verdict.NOT_APPLICABLE,
+    Verdict.NOT_RUN,
 )
 # The reason of a claim that no selected test checked (the report's hint keys on it).
 NOT_SELECTED = "no test of this claim was selected in this run"

@@ -107,7 +107,7 @@ def pytest_load_initial_conftests(
 def pytest_configure(config: pytest.Config) -> None:
     from claims.plugin.markers import register_markers
     from claims.plugin.options import deprecations
-    from claims.plugin.session import activate, wants_activation
+    from claims.plugin.session import activate, is_controller, wants_activation
 
     for message in deprecations(config):
         config.issue_config_time_warning(pytest.PytestDeprecationWarning(message), stacklevel=2)
@@ -115,19 +115,10 @@ def pytest_configure(config: pytest.Config) -> None:
     register_markers(config)
     if wants_activation(config):
         activate(config)
-    elif _distributed(config):
+    elif is_controller(config):
         # Under xdist the controller collects nothing: it learns that the session is the
         # suite's from the first check record a worker sends.
         config.pluginmanager.register(_RecordWatcher(config), "claims-record-watcher")
-
-
-def _distributed(config: pytest.Config) -> bool:
-    """The controller of a pytest-xdist run (its workers collect and run the tests)."""
-    if hasattr(config, "workerinput"):
-        return False
-    return bool(getattr(config.option, "numprocesses", None)) or getattr(
-        config.option, "dist", "no"
-    ) not in ("no", None)
 
 
 class _RecordWatcher:

@@ -14,17 +14,27 @@ The report's structure is walked generically (dataclasses, tuples, lists), so
 no private pytest class is named here; a value that is not text is left as it
 is. The evidence file keeps the original text (JSON escapes it; the report page
 shows it through the same sanitiser).
+
+Warnings are not part of a report: pytest's warnings summary prints each one's
+message as it is. The suite's own warning names a deprecated option, but a
+library's warning in a test or pytest's warning about a thread that died can
+quote a hostile file or reply, so :class:`WarningSanitizer` escapes every
+recorded warning's message before any reporter sees it (under xdist, in the
+worker, before the warning is shipped to the controller).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import warnings
 from typing import Any
+
+import pytest
 
 from claims.terminal import safe_lines
 
-__all__ = ["sanitize_report", "sanitized"]
+__all__ = ["WarningSanitizer", "sanitize_report", "sanitize_warning", "sanitized"]
 
 # pytest's failure representations nest a few levels (chain -> traceback -> entry
 # -> file location); anything deeper is not a representation of a failure.
@@ -73,3 +83,30 @@ def sanitize_report(report: Any) -> None:
     wasxfail = getattr(report, "wasxfail", None)
     if isinstance(wasxfail, str):
         report.wasxfail = safe_lines(wasxfail)
+
+
+def sanitize_warning(warning_message: warnings.WarningMessage) -> None:
+    """Make the message pytest prints of one recorded warning safe (in place).
+
+    The warning keeps its class: its ``args`` become the escaped text, which is also
+    what pytest-xdist rebuilds it from on the controller. A warning whose own
+    ``__str__`` ignores its args is replaced by the escaped text itself.
+    """
+    message = warning_message.message
+    text = str(message)
+    cleaned = safe_lines(text)
+    if cleaned == text:
+        return
+    if isinstance(message, Warning):
+        message.args = (cleaned,)
+        if str(message) == cleaned:
+            return
+    warning_message.message = cleaned
+
+
+class WarningSanitizer:
+    """Registered while the plugin is active: escapes each warning before it is reported."""
+
+    @pytest.hookimpl(tryfirst=True)  # before the terminal reporter (and xdist's worker) read it
+    def pytest_warning_recorded(self, warning_message: warnings.WarningMessage) -> None:
+        sanitize_warning(warning_message)

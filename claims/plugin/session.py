@@ -31,12 +31,28 @@ from claims.plugin.keys import (
     TIERS_KEY,
 )
 
-__all__ = ["activate", "is_active", "is_worker", "load_session", "wants_activation"]
+__all__ = [
+    "activate",
+    "is_active",
+    "is_controller",
+    "is_worker",
+    "load_session",
+    "wants_activation",
+]
 
 
 def is_worker(config: pytest.Config) -> bool:
     """Whether this process is a pytest-xdist worker (not the controller)."""
     return hasattr(config, "workerinput")
+
+
+def is_controller(config: pytest.Config) -> bool:
+    """The controller of a pytest-xdist run (its workers collect and run the tests)."""
+    if is_worker(config):
+        return False
+    return bool(getattr(config.option, "numprocesses", None)) or getattr(
+        config.option, "dist", "no"
+    ) not in ("no", None)
 
 
 def is_active(config: pytest.Config) -> bool:
@@ -87,6 +103,13 @@ def activate(config: pytest.Config, *, late: bool = False) -> None:
 
     load_session(config)
     config.stash[ACTIVE] = True
+    if not is_controller(config):
+        from claims.plugin.sanitize import WarningSanitizer
+
+        # Only the suite's sessions: an unrelated project's warnings are left as they
+        # are. Under xdist the workers escape theirs, so the controller would escape
+        # the escapes' backslashes again.
+        config.pluginmanager.register(WarningSanitizer(), "claims-warning-sanitizer")
     settings = config.stash[SETTINGS]
     config.stash[INPUTS] = check_inputs(config.rootpath, settings.documents_dir)
     if not is_worker(config) and settings.evidence_path is not None:

@@ -22,12 +22,12 @@ sample size makes it smaller than asked).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import median
 from typing import Any, Literal
 
-from claims.timing.ranks import order_index, sign_cdf, signed_rank_cdf
+from claims.timing.ranks import order_bounds, sign_cdf, signed_rank_cdf
 
 __all__ = ["Estimate", "Method", "median_interval", "shift_interval", "whole_range"]
 
@@ -93,15 +93,27 @@ def _clean(values: Sequence[float]) -> list[float]:
     return out
 
 
+def _estimate(
+    method: Method,
+    n: int,
+    centre: float,
+    ordered: list[float],
+    cdf: Callable[[int], float],
+    miss_each_side: float,
+) -> Estimate:
+    """An estimate whose interval is the order-statistic bound of ``ordered`` (none if too few)."""
+    bounds = order_bounds(ordered, cdf, miss_each_side)
+    if bounds is None:
+        return Estimate(method, n, centre, None, None, 0.0, miss_each_side)
+    lo, hi, tail = bounds
+    return Estimate(method, n, centre, lo, hi, tail, miss_each_side)
+
+
 def median_interval(values: Sequence[float], miss_each_side: float) -> Estimate:
     """The sign test's interval for the median: [x_(k), x_(n+1-k)]."""
     xs = _clean(values)
     n = len(xs)
-    k, tail = order_index([sign_cdf(n, j) for j in range(n // 2 + 1)], miss_each_side)
-    centre = float(median(xs))
-    if k == 0:
-        return Estimate("sign", n, centre, None, None, 0.0, miss_each_side)
-    return Estimate("sign", n, centre, xs[k - 1], xs[n - k], tail, miss_each_side)
+    return _estimate("sign", n, float(median(xs)), xs, lambda j: sign_cdf(n, j), miss_each_side)
 
 
 def walsh_averages(values: Sequence[float]) -> list[float]:
@@ -115,12 +127,14 @@ def shift_interval(values: Sequence[float], miss_each_side: float) -> Estimate:
     xs = _clean(values)
     n = len(xs)
     walsh = walsh_averages(xs)
-    m = len(walsh)
-    k, tail = order_index([signed_rank_cdf(n, j) for j in range(m // 2 + 1)], miss_each_side)
-    centre = float(median(walsh))
-    if k == 0:
-        return Estimate("signed-rank", n, centre, None, None, 0.0, miss_each_side)
-    return Estimate("signed-rank", n, centre, walsh[k - 1], walsh[m - k], tail, miss_each_side)
+    return _estimate(
+        "signed-rank",
+        n,
+        float(median(walsh)),
+        walsh,
+        lambda j: signed_rank_cdf(n, j),
+        miss_each_side,
+    )
 
 
 def whole_range(values: Sequence[float]) -> Estimate:

@@ -2,15 +2,17 @@
 
 Both confidence intervals of :mod:`claims.timing.intervals` are read off order
 statistics; which ones depends only on these distributions, computed exactly
-(no normal approximation: the samples here are 8 to 48 values).
+(no normal approximation: the samples here are 8 to 48 values), and
+:func:`order_bounds` is the one step that picks them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from math import comb
 
-__all__ = ["order_index", "sign_cdf", "signed_rank_cdf"]
+__all__ = ["order_bounds", "sign_cdf", "signed_rank_cdf"]
 
 
 def sign_cdf(n: int, k: int) -> float:
@@ -40,19 +42,32 @@ def signed_rank_cdf(n: int, k: int) -> float:
     return float(sum(counts[: min(k, len(counts) - 1) + 1]) / 2**n)
 
 
-def order_index(cdf_at: list[float], miss: float) -> tuple[int, float]:
-    """The largest 1-based order k with P(stat <= k-1) <= ``miss``, and that probability.
+def order_bounds(
+    ordered: Sequence[float], cdf: Callable[[int], float], miss_each_side: float
+) -> tuple[float, float, float] | None:
+    """The distribution-free interval of ``ordered`` missing the centre at most a stated chance.
 
-    ``cdf_at[j]`` is P(stat <= j). The interval from the k-th smallest to the k-th
-    largest order statistic then lies wholly above (or wholly below) the centre
-    with probability P(stat <= k-1) each. k = 0: even the whole range cannot reach
-    ``miss`` (too few values).
+    ``ordered`` holds m sorted values (the values themselves for the sign test,
+    their Walsh averages for the signed-rank test); ``cdf(j)`` is P(S <= j) for S,
+    how many of them lie below the true centre, under the test's null
+    distribution on 0..m (symmetric about m/2). The interval from the k-th
+    smallest to the k-th largest lies wholly above the centre exactly when
+    S <= k-1, and wholly below it with the same probability by symmetry; k is the
+    largest order with P(S <= k-1) <= ``miss_each_side``.
+
+    Returns (lo, hi, that probability), or None when even the whole range misses
+    more often than asked (too few values).
     """
+    m = len(ordered)
     k = 0
     tail = 0.0
-    for j, p in enumerate(cdf_at):
-        if p <= miss:
-            k, tail = j + 1, p
-        else:
+    # P(S <= j) only grows with j, so the scan stops at the first j past the ask
+    # (and never needs j beyond m/2, where it is at least 1/2).
+    for j in range(m // 2 + 1):
+        p = cdf(j)
+        if p > miss_each_side:
             break
-    return k, tail
+        k, tail = j + 1, p
+    if k == 0:
+        return None
+    return ordered[k - 1], ordered[m - k], tail

@@ -102,7 +102,9 @@ def engine_prefill_runs(engine: Any) -> list[Any]:
 # silence between two chunks once a stream has begun (Ollama's own integration
 # tests use 30 s). The first request that times out stops the tier: the server is
 # wedged, and every later test would wait out its own timeout (issue 22), so the
-# remaining ollama tests are not run, naming the request that hung.
+# remaining ollama tests are not run, naming the request that hung. The breaker is per
+# process (claims.probes.live.ollama_api.breaker): under xdist each worker pays that
+# one timeout.
 # Nothing here unloads, pulls, creates or deletes without its opt-in flag.
 
 OLLAMA_STALL_S = 30.0

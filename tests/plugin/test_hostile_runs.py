@@ -63,6 +63,49 @@ def test_failures_reasons_and_captured_output_reach_the_terminal_escaped(claims_
     assert check["measurements"][0]["note"] == TERMINAL_ATTACK + INVISIBLE
 
 
+WARNING_TEST = f"""
+import threading
+import warnings
+
+import pytest
+
+TEXT = {TERMINAL_ATTACK + INVISIBLE!r}
+
+@pytest.mark.offline
+@pytest.mark.claim("T1-SUM")
+def test_a_library_warns_with_what_a_file_said(check):
+    warnings.warn("tokenizer " + TEXT + " is unknown", UserWarning)
+    check.against("sum", 4.0)
+
+@pytest.mark.offline
+@pytest.mark.claim("T1-SUM")
+def test_a_thread_dies_on_what_a_server_said(check):
+    def reply():
+        raise ValueError("server said " + TEXT)
+
+    thread = threading.Thread(target=reply)
+    thread.start()
+    thread.join()
+    check.against("sum", 4.0)
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["in-process", "xdist"])
+def test_warnings_that_quote_a_file_or_a_server_reach_the_terminal_escaped(
+    claims_pytester, workers
+):
+    # The suite emits no warning of its own with such text (its one warning names a
+    # deprecated option); a library's warning or a thread's crash in a test can quote
+    # a hostile file or reply, and pytest's warnings summary prints it as it is.
+    # Under xdist the worker escapes it before shipping it to the controller.
+    claims_pytester.pytester.makepyfile(WARNING_TEST)
+    result = claims_pytester.run("-ra", *workers, subprocess=True)
+    out = result.stdout.str() + result.stderr.str()
+    assert "warnings summary" in out and "PytestUnhandledThreadExceptionWarning" in out, out
+    assert raw_terminal_bytes(out) == []
+    assert out.count("gpt2\\x1b]0;PWNED\\x07\\x1b[2J\\u202e") == 2, out  # both, escaped
+
+
 SLOW_TEST = """
 import os, time
 import pytest

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from claims.testing.fake_ollama import FakeOllama, Fault, unused_port
+from claims.testing.fake_ollama import FakeOllama, Fault, default_models, unused_port
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
 pytestmark = pytest.mark.slow
@@ -175,6 +175,27 @@ def test_a_server_without_the_model_makes_its_claims_not_run(
     missing = [c for c in doc["claims"]
                if "model no-such-model:1b is not on the server" in (c["reason"] or "")]
     assert len(missing) >= 10, verdicts
+
+
+def test_a_server_without_an_embedding_model_leaves_the_embedding_claims_not_run(
+    tmp_path: Path,
+) -> None:
+    # A model the user can pull or name is a missing prerequisite: "not run" with what
+    # to pass, and a failure under --claims-require-live. "Not applicable" is for
+    # another machine profile or model under test (claims.verdicts.DESCRIPTIONS).
+    models = [m for m in default_models() if "embedding" not in m.capabilities]
+    embed = ["--claim", "MC-EMBED-BATCH", "--claim", "MC-EMBED-BATCH-FASTER"]
+    with FakeOllama(models=models, token_interval_s=0.001) as server:
+        proc, doc = run_tier(tmp_path, server.url, *embed)
+        assert doc is not None, proc.stdout[-3000:]
+        claims = claims_by_id(doc)
+        for cid in ("MC-EMBED-BATCH", "MC-EMBED-BATCH-FASTER"):
+            assert claims[cid]["verdict"] == "not-run", (cid, claims[cid]["reason"])
+            reason = claims[cid]["reason"] or ""
+            assert "no embedding-capable model" in reason and "--ollama-embed-model" in reason
+        proc, _ = run_tier(tmp_path, server.url, "--claims-require-live", *embed)
+    assert proc.returncode == 1
+    assert "--claims-require-live: not run: no embedding-capable model" in proc.stdout
 
 
 def test_require_live_fails_and_names_the_missing_server(tmp_path: Path) -> None:

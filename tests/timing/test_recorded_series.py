@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from claims.timing import AtLeast, decide_values
+from claims.timing.intervals import median_interval, shift_interval
 from claims.timing.policy import (
     ALTERNATED,
     CLOCK_AGREEMENT,
@@ -70,6 +71,24 @@ def test_recorded_series_replay_to_their_outcome_and_refute_nothing(run: str) ->
             )
         assert decision.false_refutation_chance <= 0.01
         assert entry["false_refutation_chance"] <= 0.01
+
+
+def test_recorded_intervals_are_those_the_rules_took_before_the_order_step_was_shared() -> None:
+    # intervals-df6e416.json: every interval of these series as claims.timing computed
+    # it at df6e416, when the sign and signed-rank intervals each picked their order
+    # statistics in their own copy; the shared step must give the same floats exactly.
+    before = json.loads((FIXTURES / "intervals-df6e416.json").read_text("utf-8"))
+    seen = set()
+    for run in RUNS:
+        for key, entry in _series(run):
+            form, plan = RULES[key.split(":")[0]]
+            decision = decide_values(entry["values"], form, plan)
+            want = before[f"{run} {key}"]
+            assert [look.estimate.to_json() for look in decision.looks] == want["looks"], key
+            assert median_interval(entry["values"], 0.0025).to_json() == want["sign"], key
+            assert shift_interval(entry["values"], 0.0025).to_json() == want["signed-rank"], key
+            seen.add(f"{run} {key}")
+    assert seen == set(before)
 
 
 def _reader(changes: list[list[Any]]) -> tuple[Any, Any, Any]:

@@ -596,7 +596,9 @@ def embedding_model(live: Any) -> Any:
 
     --ollama-embed-model if present, else any listed model whose capabilities include
     "embedding", else the model under test if it answers /api/embed. With none, the
-    claim is not applicable here, with the server's own answer as the reason.
+    check is not run: the model is a prerequisite the user can supply (like
+    MC-TOOL-CALLS' tools model), so the reason gives the server's own answer and what
+    to pass; "not applicable" is for another machine profile or model under test.
     """
     from claims.probes.live.ollama_api import ServerHTTPError, find_model
 
@@ -622,7 +624,7 @@ def embedding_model(live: Any) -> Any:
         live.check.observe("embedding model", live.model_name, note="the model under test embeds")
         return live.model()
     listed = "; ".join(f"{n}: {', '.join(c) or 'none'}" for n, c in seen.items())
-    not_applicable(
+    not_run(
         f"no embedding-capable model on this server (capabilities: {listed}); "
         f"{live.model_name} answered {answer}. Pull one ({wanted}, or pass --ollama-allow-pull) "
         "or name one with --ollama-embed-model to run it"

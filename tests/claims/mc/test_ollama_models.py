@@ -50,7 +50,8 @@ def test_named_families_report_the_tools_capability(live, check, catalog):
 def test_nomic_embed_text_vector_width(live, check):
     name = next((n for n in _names(live) if n.split(":")[0] == EMBED_MODEL), None)
     if name is None:
-        not_run(f"{EMBED_MODEL} is not installed on the server (the suite pulls nothing)")
+        not_run(f"{EMBED_MODEL} is not on the server; pull it there (ollama pull {EMBED_MODEL}) "
+                "to check it (the suite pulls nothing)")
     info = live.client.show(name).get("model_info") or {}
     widths = {k: v for k, v in info.items() if k.endswith(".embedding_length")}
     check.observe("embedding_length in /api/show", widths)

@@ -103,11 +103,16 @@ class Private:
         record = self.servers.record_of(server)
         self.check.fact(f"ollama_server:{group.name}", server_fact(record))
         self.check.fact("ollama_runner_build", record.runner_build or NOT_SEEN)
+        # The tier's own deadline end to end, and the server's breaker: a private server
+        # that hangs costs one timeout, for this client and the concurrency probe's.
+        timeout = self.settings.ollama_timeout
         self.client = OllamaClient(
             server.url,
-            connect_timeout=5.0,
-            read_timeout=self.settings.ollama_timeout,
-            stall_timeout=30.0,
+            connect_timeout=min(5.0, timeout),
+            read_timeout=timeout,
+            stall_timeout=min(30.0, timeout),
+            request_timeout=timeout,
+            breaker=server.breaker,
         )
         return server
 
@@ -255,8 +260,7 @@ def _span_bodies(model: str, n: int) -> list[dict[str, Any]]:
 def _spans(private: Private, model: str, n: int) -> tuple[int, list[dict[str, Any]]]:
     """Max overlap of ``n`` concurrent streams, and the spans for the evidence."""
     assert private.server is not None
-    spans = concurrent_streams(private.server.url, _span_bodies(model, n),
-                               read_timeout=private.settings.ollama_timeout)
+    spans = concurrent_streams(private.client, _span_bodies(model, n))
     shown = [
         {"text_chunks": s.chunks, "error": s.error,
          "first_ms": None if s.first_ns is None else round(s.first_ns / 1e6, 1),

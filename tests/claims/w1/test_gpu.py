@@ -550,12 +550,16 @@ def test_shared_memory_bandwidth(check, machine_profile):
 
 
 def _no_tf32_override() -> None:
-    """Not applicable where the environment decides TF32 behind the probe's back."""
+    """Not run where the environment decides TF32 behind the probe's back.
+
+    The variable is the user's setting, not this machine's profile: unsetting it runs
+    the check, so the reason says so (and --claims-require-live fails on it).
+    """
     from claims.probes.machine.gpu import tf32_override
 
     why = tf32_override()
     if why is not None:
-        not_applicable(f"{why}; unset it to compare FP32 with TF32")
+        not_run(f"{why}; unset it to compare FP32 with TF32")
 
 
 def _copy_mib() -> int:

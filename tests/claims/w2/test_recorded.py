@@ -461,15 +461,46 @@ def test_recorded_history_costs_prompt_tokens(check, recorded):
 # --- Concept 6: cold starts and context ------------------------------------------------
 
 
+def _against_each_row(
+    check: Any, rows: list[dict[str, Any]], column: str, cold: str, warm: str, unit: str = "ms"
+) -> None:
+    """Every printed row's ``column`` (ms, as printed) against its cold or its warm figure."""
+    for row in rows:
+        value = Interval.stated(row[column])
+        check.against(
+            cold if row["cold"] else warm,
+            value if unit == "ms" else convert(value, "ms", unit),
+            model=MODEL,
+            note=f"num_ctx {row['context']}, run {row['run']}",
+        )
+
+
+def _every_cold_over_every_warm(
+    check: Any, rows: list[dict[str, Any]], column: str, bar_figure: str, what: str, expected: str
+) -> None:
+    """The recorded form of a cold/warm claim: every cold row over every warm row at the bar.
+
+    The table is its own population (policy RECORDED), so the fastest cold row over
+    the slowest warm one decides; ``expected`` may name the bar as ``{bar:g}``.
+    """
+    bar = check.premise(bar_figure)
+    ratios = cross_ratios(
+        [float(r[column]) for r in rows if r["cold"]],
+        [float(r[column]) for r in rows if not r["cold"]],
+    )
+    record(
+        check,
+        what,
+        decide_values(ratios, AtLeast(bar), RECORDED, unit="x"),
+        expected=expected.format(bar=bar),
+        recorded=True,
+    )
+
+
 @pytest.mark.claim("W2-COLD-TTFT", source="recorded")
 def test_recorded_cold_and_warm_ttft_match_the_summary(check, recorded):
-    rows = recorded("W2")["benchmark"]["rows"]
-    for row in rows:
-        ttft = convert(Interval.stated(row["ttft_ms"]), "ms", "s")
-        figure = "cold TTFT" if row["cold"] else "warm TTFT"
-        check.against(
-            figure, ttft, model="phi4", note=f"num_ctx {row['context']}, run {row['run']}"
-        )
+    rows = _w2(recorded)["benchmark"]["rows"]
+    _against_each_row(check, rows, "ttft_ms", "cold TTFT", "warm TTFT", unit="s")
     check.chart(
         "ttft",
         [
@@ -483,32 +514,21 @@ def test_recorded_cold_and_warm_ttft_match_the_summary(check, recorded):
         ],
         title="Week 2 benchmark as printed (phi4 on the author's DGX Spark)",
     )
-    bar = check.premise("cold over warm TTFT bar")
-    ratios = cross_ratios(
-        [float(r["ttft_ms"]) for r in rows if r["cold"]],
-        [float(r["ttft_ms"]) for r in rows if not r["cold"]],
-    )
-    record(
+    _every_cold_over_every_warm(
         check,
+        rows,
+        "ttft_ms",
+        "cold over warm TTFT bar",
         "cold TTFT over warm TTFT, every printed pair",
-        decide_values(ratios, AtLeast(bar), RECORDED, unit="x"),
-        expected=f"at least {bar:g}x for every cold and warm row (seconds against at most "
+        "at least {bar:g}x for every cold and warm row (seconds against at most "
         "0.20 s): the fastest cold over the slowest warm",
-        recorded=True,
     )
 
 
 @pytest.mark.claim("W2-LOAD-DURATION", source="recorded")
 def test_recorded_cold_and_warm_load_durations(check, recorded, catalog):
     rows = _w2(recorded)["benchmark"]["rows"]
-    for row in rows:
-        figure = "cold load" if row["cold"] else "warm load"
-        check.against(
-            figure,
-            Interval.stated(row["load_ms"]),
-            model=MODEL,
-            note=f"num_ctx {row['context']}, run {row['run']}",
-        )
+    _against_each_row(check, rows, "load_ms", "cold load", "warm load")
     # The stated ranges are the table's own extremes: each end must be a row's value,
     # not merely admit every row (a changed lowest warm row moves the range's end).
     claim = catalog.get("W2-LOAD-DURATION")
@@ -523,18 +543,13 @@ def test_recorded_cold_and_warm_load_durations(check, recorded, catalog):
             holds=ends == (Decimal(fig.low or "nan"), Decimal(fig.high or "nan")),
             expected=f"{fig.display}: the range's ends are the table's extremes",
         )
-    bar = check.premise("cold over warm load bar")
-    ratios = cross_ratios(
-        [float(r["load_ms"]) for r in rows if r["cold"]],
-        [float(r["load_ms"]) for r in rows if not r["cold"]],
-    )
-    record(
+    _every_cold_over_every_warm(
         check,
+        rows,
+        "load_ms",
+        "cold over warm load bar",
         "cold load over warm load, every printed pair",
-        decide_values(ratios, AtLeast(bar), RECORDED, unit="x"),
-        expected=f">= {bar:g}x for every cold and warm row (seconds against a tenth of a "
-        "second)",
-        recorded=True,
+        ">= {bar:g}x for every cold and warm row (seconds against a tenth of a second)",
     )
 
 

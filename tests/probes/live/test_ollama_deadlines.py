@@ -103,6 +103,30 @@ def test_a_wedged_server_costs_one_timeout_then_the_breaker_answers_at_once(fake
     )
 
 
+def test_a_sibling_shares_the_timeouts_and_the_breaker(fake):
+    wedge_generation(fake)
+    stopped: list[str] = []
+    with client_for(fake.url, breaker=True, auth=("user", "pw")) as client:
+        client.on_stop = stopped.append
+        with client.sibling() as sibling:
+            assert (sibling.host, sibling.request_timeout, sibling.stall_timeout, sibling.auth) == (
+                client.host, client.request_timeout, client.stall_timeout, client.auth)
+            with pytest.raises(ServerTimeout):
+                sibling.post_json("/api/generate", {**body(), "stream": False})
+        asked = len(fake.exchanges)
+        with pytest.raises(ServerStopped):  # the sibling's timeout stopped the client too
+            client.version()
+    assert len(fake.exchanges) == asked
+    assert stopped == ["POST /api/generate: no reply within 1 s (ReadTimeout)"]
+
+
+def test_on_stop_needs_a_breaker(fake):
+    with client_for(fake.url) as client:
+        assert client.stopped is None and client.on_stop is None
+        with pytest.raises(ValueError, match="breaker"):
+            client.on_stop = print
+
+
 def test_without_the_breaker_a_timeout_stops_nothing(fake):
     wedge_generation(fake)
     with client_for(fake.url) as client:

@@ -19,6 +19,8 @@ import httpx
 import pytest
 
 from claims.probes.files.ollama_store import MODEL_MEDIA_TYPE
+from claims.probes.live.ollama_api import OllamaClient
+from claims.probes.live.ollama_api.errors import ServerStopped
 from claims.probes.live.ollama_serve import (
     DEFAULT_GROUP,
     DEFAULT_PORT,
@@ -30,6 +32,7 @@ from claims.probes.live.ollama_serve import (
     Span,
     StartupTimeout,
     children,
+    concurrent_streams,
     flag_value,
     log_tail,
     max_overlap,
@@ -42,6 +45,7 @@ from claims.probes.live.ollama_serve import (
 from claims.probes.live.ollama_serve import ports as ports_module
 from claims.probes.live.ollama_serve import store as store_module
 from claims.probes.live.ollama_serve.processes import _ppid
+from claims.testing.fake_ollama import FakeOllama, wedge_generation
 from claims.testing.fake_ollama_serve import write_executable
 from claims.testing.store_builder import StoreWriter, write_tiny_gguf
 
@@ -157,6 +161,49 @@ def test_overlap_of_spans():
     assert max_overlap(serial) == 1
     assert max_overlap(together) == 3
     assert max_overlap([Span(None, None, 0)]) == 0
+
+
+STREAM_DEADLINE_S = 1.0
+
+
+def _stream_bodies(n: int) -> list[dict[str, object]]:
+    return [{"model": "phi4", "prompt": f"count {i}", "options": {"num_predict": 6}}
+            for i in range(n)]
+
+
+def _breaker_client(url: str, stopped: list[str]) -> OllamaClient:
+    client = OllamaClient(url, connect_timeout=STREAM_DEADLINE_S, read_timeout=STREAM_DEADLINE_S,
+                          request_timeout=STREAM_DEADLINE_S, breaker=True)
+    client.on_stop = stopped.append
+    return client
+
+
+def test_concurrent_streams_run_side_by_side_on_siblings_of_the_client():
+    with FakeOllama(token_interval_s=0.01) as fake, _breaker_client(fake.url, []) as client:
+        spans = concurrent_streams(client, _stream_bodies(3))
+        assert [s.error for s in spans] == [None, None, None]
+        assert all(s.timed for s in spans) and max_overlap(spans) == 3
+        generations = [e for e in fake.exchanges if e.path == "/api/generate"]
+        assert len(generations) == 3
+
+
+def test_a_hung_server_costs_the_concurrent_streams_one_timeout_not_one_per_request():
+    stopped: list[str] = []
+    with FakeOllama() as fake, _breaker_client(fake.url, stopped) as client:
+        wedge_generation(fake)
+        first = concurrent_streams(client, _stream_bodies(3))
+        # All three were sent at once and waited out the same deadline side by side.
+        assert all(s.error and "/api/generate" in s.error for s in first), first
+        assert len(stopped) == 1 and "no reply within 1 s" in stopped[0]
+        asked = len(fake.exchanges)
+        # The breaker is the client's: neither another probe nor the check's own next
+        # request waits on the server again, and nothing more is sent.
+        again = concurrent_streams(client, _stream_bodies(3))
+        assert all((s.error or "").startswith("not sent: the server stopped answering")
+                   for s in again), again
+        with pytest.raises(ServerStopped):
+            client.version()
+        assert len(fake.exchanges) == asked and len(stopped) == 1
 
 
 # --- the environment ------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ The modules, each named for what it holds:
 * :mod:`.display` - what the ``ollama`` CLI prints from API values (``ollama ps``'s PROCESSOR);
 * :mod:`.payloads` - request bodies, and whole replies decoded and shape-checked;
 * :mod:`.stream` - NDJSON line framing, bounded buffering, per-line arrival times;
+* :mod:`.breaker` - stop asking a server once a request to it timed out (per process);
 * :mod:`.transport` - the connection and its plain requests, with their timeouts;
 * :mod:`.inventory`, :mod:`.loading`, :mod:`.generation`, :mod:`.admin`,
   :mod:`.openai_compat` - the endpoints, grouped by what they do;

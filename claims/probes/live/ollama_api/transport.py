@@ -12,9 +12,12 @@ gigabytes, may outlast it). A stream is also cut at its own bound: a generation
 limited to ``num_predict`` tokens that sends more lines than that (plus
 :data:`STREAM_MARGIN_LINES`) without its final object is stopped, and the error
 says so. With ``breaker`` set, the first request that times out opens the
-breaker: every later request fails at once with
-:class:`~claims.probes.live.ollama_api.errors.ServerStopped`, naming the request
-that hung, so a wedged server costs one timeout, not one per request.
+breaker (:mod:`claims.probes.live.ollama_api.breaker`): every later request fails
+at once with :class:`~claims.probes.live.ollama_api.errors.ServerStopped`, naming
+the request that hung, so a wedged server costs one timeout, not one per request.
+:meth:`Transport.sibling` gives a second connection under the same timeouts and
+breaker (the concurrency probe streams on several at once). The breaker is per
+process: each pytest-xdist worker pays one timeout before it stops asking.
 The endpoint groups build on :class:`Transport`;
 :class:`~claims.probes.live.ollama_api.client.OllamaClient` puts them together.
 """
@@ -29,9 +32,9 @@ from typing import Any, Self
 import httpx
 
 from claims.probes.errors import ServerError
+from claims.probes.live.ollama_api.breaker import Breaker
 from claims.probes.live.ollama_api.errors import (
     ServerHTTPError,
-    ServerStopped,
     ServerTimeout,
     ServerUnavailable,
     StreamError,
@@ -104,7 +107,10 @@ class Transport:
     between two chunks of a stream once it has begun; ``request_timeout`` (when
     set) bounds each request end to end. ``breaker``: the first timeout stops
     every later request (``stopped`` says which request hung; ``on_stop`` is
-    told once). ``auth``: HTTP Basic credentials for this host.
+    told once); True makes this client's own :class:`Breaker`, a :class:`Breaker`
+    shares one with other clients of the same server (per process, see
+    :mod:`~claims.probes.live.ollama_api.breaker`). ``auth``: HTTP Basic
+    credentials for this host.
     """
 
     def __init__(
@@ -116,7 +122,7 @@ class Transport:
         transport: httpx.BaseTransport | None = None,
         stall_timeout: float | None = None,
         request_timeout: float | None = None,
-        breaker: bool = False,
+        breaker: bool | Breaker = False,
         auth: tuple[str, str] | None = None,
     ) -> None:
         self.host = host.rstrip("/")
@@ -124,10 +130,9 @@ class Transport:
         self.read_timeout = read_timeout
         # Each request's deadline end to end (None: only the per-wait timeouts bound it).
         self.request_timeout = request_timeout
-        self.breaker = breaker
-        # Once a request timed out (with ``breaker``): which one, and what it waited.
-        self.stopped: str | None = None
-        self.on_stop: Callable[[str], None] | None = None
+        self.breaker: Breaker | None = (
+            breaker if isinstance(breaker, Breaker) else Breaker() if breaker else None
+        )
         self.stall_timeout = (
             min(read_timeout, DEFAULT_STALL_TIMEOUT) if stall_timeout is None else stall_timeout
         )
@@ -141,6 +146,7 @@ class Transport:
             )
         # ``auth``: HTTP Basic credentials for this host (never part of ``host``, which
         # is printed and recorded); httpx drops them on a redirect to another origin.
+        self.auth = auth
         self._client = httpx.Client(
             base_url=self.host,
             timeout=self.timeout,
@@ -162,6 +168,40 @@ class Transport:
 
     def close(self) -> None:
         self._client.close()
+
+    def sibling(self) -> Self:
+        """Another client of this server on a connection of its own, under the same
+        timeouts, credentials and breaker: a timeout on either stops both.
+
+        Its requests are not counted in this client's ``usage`` (the accounting
+        reads /api/ps around each generation, which side-by-side streams would blur).
+        """
+        return type(self)(
+            self.host,
+            connect_timeout=self.connect_timeout,
+            read_timeout=self.read_timeout,
+            stall_timeout=self.stall_timeout,
+            request_timeout=self.request_timeout,
+            breaker=self.breaker or False,
+            auth=self.auth,
+        )
+
+    # --- the breaker (claims.probes.live.ollama_api.breaker) -----------------------------
+    @property
+    def stopped(self) -> str | None:
+        """Which request hung, once one timed out under the breaker (else None)."""
+        return None if self.breaker is None else self.breaker.stopped
+
+    @property
+    def on_stop(self) -> Callable[[str], None] | None:
+        """Told once, when a timeout opens the breaker (None without a breaker)."""
+        return None if self.breaker is None else self.breaker.on_stop
+
+    @on_stop.setter
+    def on_stop(self, callback: Callable[[str], None] | None) -> None:
+        if self.breaker is None:
+            raise ValueError("on_stop needs a client made with breaker set")
+        self.breaker.on_stop = callback
 
     # --- requests -----------------------------------------------------------------------
     def _timeouts(self, read: float | None, deadline: Deadline) -> Timeouts:
@@ -186,15 +226,12 @@ class Transport:
 
     def _stop(self, method: str, path: str, exc: ServerTimeout) -> None:
         """Open the breaker (when set): the server timed out once, it is not asked again."""
-        if not self.breaker or self.stopped is not None:
-            return
-        self.stopped = f"{method} {exc}"  # the message starts with the path
-        if self.on_stop is not None:
-            self.on_stop(self.stopped)
+        if self.breaker is not None:
+            self.breaker.open(f"{method} {exc}")  # the message starts with the path
 
     def _check_breaker(self) -> None:
-        if self.stopped is not None:
-            raise ServerStopped(self.stopped)
+        if self.breaker is not None:
+            self.breaker.check()
 
     def _open(
         self,

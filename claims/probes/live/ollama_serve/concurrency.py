@@ -2,9 +2,13 @@
 
 Each request is streamed on its own connection, all sent at once; a stream's
 *span* runs from its first chunk with text to its final chunk, on one clock
-(``perf_counter_ns``). Spans that overlap were decoded together; spans that
-follow one another were served serially. The verdict rests on order, not on
-speed, so a busy machine cannot change it.
+(``perf_counter_ns``). The connections are siblings of the caller's client
+(:meth:`~claims.probes.live.ollama_api.transport.Transport.sibling`): the same
+timeouts and the same breaker, so a server that hangs costs one timeout for
+all of them, and none for what the caller asks it afterwards. Spans that
+overlap were decoded together; spans that follow one another were served
+serially. The verdict rests on order, not on speed, so a busy machine cannot
+change it.
 """
 
 from __future__ import annotations
@@ -13,9 +17,12 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claims.probes.errors import ProbeError
+
+if TYPE_CHECKING:
+    from claims.probes.live.ollama_api import OllamaClient
 
 __all__ = ["Span", "concurrent_streams", "max_overlap"]
 
@@ -50,16 +57,17 @@ def max_overlap(spans: Sequence[Span]) -> int:
 
 
 def concurrent_streams(
-    url: str,
+    client: OllamaClient,
     bodies: Sequence[Mapping[str, Any]],
     *,
-    read_timeout: float = 120.0,
-    stall_timeout: float = 30.0,
     total_timeout: float = 600.0,
 ) -> list[Span]:
-    """Stream each /api/generate body on its own connection, all released at one moment."""
-    from claims.probes.live.ollama_api import OllamaClient
+    """Stream each /api/generate body on a sibling of ``client``, all released at one moment.
 
+    ``total_timeout`` bounds each stream, never beyond the client's own request timeout.
+    A stream that fails (a timeout, the breaker already open) keeps what it saw
+    and its error.
+    """
     spans: list[Span | None] = [None] * len(bodies)
     gate = threading.Barrier(len(bodies))
 
@@ -67,11 +75,11 @@ def concurrent_streams(
         first = last = None
         chunks = 0
         try:
-            with OllamaClient(url, connect_timeout=5.0, read_timeout=read_timeout,
-                              stall_timeout=stall_timeout) as client:
+            with client.sibling() as stream_client:
                 gate.wait(timeout=30.0)
-                for line in client.stream("/api/generate", {**bodies[i], "stream": True},
-                                          total_timeout=total_timeout):
+                for line in stream_client.stream(
+                    "/api/generate", {**bodies[i], "stream": True}, total_timeout=total_timeout
+                ):
                     if line.data.get("response"):
                         chunks += 1
                         first = line.received_ns if first is None else first

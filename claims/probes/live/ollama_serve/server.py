@@ -21,6 +21,7 @@ from pathlib import Path
 
 import httpx
 
+from claims.probes.live.ollama_api.breaker import Breaker
 from claims.probes.live.ollama_serve.errors import (
     PortInUse,
     ServeError,
@@ -52,6 +53,10 @@ class OllamaServe:
     :func:`~claims.probes.live.ollama_serve.environment.server_environment`); ``host``
     and ``port`` are where the server will listen, as ``env`` tells it to (or
     its default).
+
+    ``breaker`` is shared by every client of this server (the checks' and the
+    concurrency probe's streams): once a request to it timed out, none waits on it
+    again. A restarted server is another object with a closed breaker.
     """
 
     binary: Path
@@ -64,6 +69,7 @@ class OllamaServe:
     version: str | None = field(default=None, init=False)
     started_s: float | None = field(default=None, init=False)
     returncode: int | None = field(default=None, init=False)
+    breaker: Breaker = field(default_factory=Breaker, init=False, repr=False)
 
     @property
     def url(self) -> str:

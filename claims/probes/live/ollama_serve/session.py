@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.probes.live.ollama_serve.build import parse_runner_build, runner_version
 from claims.probes.live.ollama_serve.environment import parse_server_config, server_environment
 from claims.probes.live.ollama_serve.errors import PortInUse, ServeError
-from claims.probes.live.ollama_serve.ports import DEFAULT_PORT, free_port, port_is_free
+from claims.probes.live.ollama_serve.ports import free_port, port_is_free
 from claims.probes.live.ollama_serve.server import OllamaServe
 from claims.probes.live.ollama_serve.store import SharedStore, import_gguf, share_store
 

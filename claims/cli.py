@@ -40,10 +40,6 @@ EXIT_VERIFY = 1
 EXIT_INPUT = 2
 
 
-class UsageFailure(Exception):
-    """Bad command-line usage (exit 2)."""
-
-
 # Every text printed here may come from a file or a server (GGUF keys, model
 # folder names, evidence fields): it goes through claims.terminal first, so no
 # control sequence, bidi override or lone surrogate reaches the terminal raw.

@@ -18,7 +18,6 @@ from pathlib import Path
 from claims.probes.errors import PrerequisiteMissing, VerificationError
 
 GEMMA_FILE_NAME = "gemma-3-270m-q4_k_m.gguf"
-GEMMA_SIZE_BYTES = 253_113_024
 HASH_BLOCK = 4 * 1024 * 1024
 
 

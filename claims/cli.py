@@ -32,16 +32,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from claims.catalog.loader import DOCUMENT_ORDER
 from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
 from claims.terminal import safe, safe_json
 
 EXIT_OK = 0
 EXIT_VERIFY = 1
 EXIT_INPUT = 2
-
-
-class UsageFailure(Exception):
-    """Bad command-line usage (exit 2)."""
 
 
 # Every text printed here may come from a file or a server (GGUF keys, model
@@ -288,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("list", help="the catalog, with the tests covering each claim")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--document", choices=["W1", "W2", "W3", "W4", "MC"], help="one document only")
+    p.add_argument("--document", choices=DOCUMENT_ORDER, help="one document only")
     p.add_argument("--tests", help="tests folder to scan for coverage (default: ./tests)")
     p.set_defaults(func=cmd_list)
 

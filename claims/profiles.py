@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "AUTO",
+    "CHOICES",
     "DGX_SPARK",
     "GENERIC",
     "PROFILES",
@@ -83,6 +85,8 @@ DGX_SPARK = Profile(
 )
 GENERIC = Profile(name="generic", description="any machine; only general forms of claims apply")
 PROFILES: dict[str, Profile] = {p.name: p for p in (DGX_SPARK, GENERIC)}
+AUTO = "auto"  # not a profile: detect which one this machine is (choose_profile)
+CHOICES: tuple[str, ...] = (AUTO, *PROFILES)  # what --claims-profile accepts
 
 
 @dataclass(frozen=True)
@@ -161,19 +165,19 @@ def _detect(arch: str | None, gpu_names: Callable[[], list[str]] | None) -> Prof
     spark_arch = DGX_SPARK.hardware["arch"]
     gpu = DGX_SPARK.hardware["gpu_name"]
     if machine != spark_arch:
-        return ProfileChoice(GENERIC.name, "auto",
+        return ProfileChoice(GENERIC.name, AUTO,
                              f"auto: this machine is {machine}, the Spark is {spark_arch}")
     try:
         names = (gpu_names or _gpu_names)()
     except DetectionFailed as exc:
-        return ProfileChoice(GENERIC.name, "auto",
+        return ProfileChoice(GENERIC.name, AUTO,
                              f"auto: an {spark_arch} machine, but nvidia-smi could not name its "
                              f"GPU ({exc}); fell back to generic", detection_failed=True)
     if any(gpu in n for n in names):
-        return ProfileChoice(DGX_SPARK.name, "auto",
+        return ProfileChoice(DGX_SPARK.name, AUTO,
                              f"auto: an {spark_arch} machine whose GPU nvidia-smi names {gpu}")
     shown = ", ".join(names) or "no GPU"
-    return ProfileChoice(GENERIC.name, "auto",
+    return ProfileChoice(GENERIC.name, AUTO,
                          f"auto: an {spark_arch} machine, but nvidia-smi lists {shown}, not {gpu}")
 
 
@@ -190,10 +194,10 @@ def detect_profile(arch: str | None = None,
 def choose_profile(option: str, *, arch: str | None = None,
                    gpu_names: Callable[[], list[str]] | None = None) -> ProfileChoice:
     """The profile for ``--claims-profile OPTION`` with the reason ('auto' detects)."""
-    if option == "auto":
+    if option == AUTO:
         return _detect(arch, gpu_names)
     if option not in PROFILES:
-        raise ValueError(f"unknown profile {option!r} (known: auto, {', '.join(PROFILES)})")
+        raise ValueError(f"unknown profile {option!r} (known: {', '.join(CHOICES)})")
     return ProfileChoice(option, option, f"named with --claims-profile {option}")
 
 

@@ -20,11 +20,12 @@ Everything else derives from :data:`TIERS`: the markers the plugin registers,
 the tier names the catalog accepts, the socket guard's allowed hosts, the
 report's hints and its tier order, the audit's live tiers.
 
-Adding a tier: append its :class:`Tier` record to :data:`TIERS` below (with a
-detector that names what is missing), add its name to the ``tiers`` enum of
+Adding a tier: write its :class:`Tier` record below and add it to :data:`TIERS`
+(with a detector that names what is missing), add its name to the ``tiers`` enum of
 ``claims/schema/evidence.schema.json`` (the evidence contract;
 ``tests/test_tiers.py`` fails until the two agree), and write the tier's own
-tests. No other module names tiers.
+tests. No other module spells a tier's name: one that means a particular tier
+reads it from the record (``OFFLINE.name``).
 """
 
 from __future__ import annotations
@@ -35,10 +36,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["LOOPBACK", "TIERS", "PrivateServers", "Tier", "TierSettings", "TierStatus", "TierTable"]
+from claims.probes.live.loopback import LOOPBACK_HOSTS
 
-# Hosts every test may connect to; a tier's ``hosts`` adds to these or lifts the limit.
-LOOPBACK: tuple[str, ...] = ("127.0.0.1", "::1", "localhost")
+__all__ = [
+    "ENGINE",
+    "GPU",
+    "HUB",
+    "OFFLINE",
+    "OLLAMA",
+    "TIERS",
+    "PrivateServers",
+    "Tier",
+    "TierSettings",
+    "TierStatus",
+    "TierTable",
+]
 
 # The hub tier talks to the public Internet, so it runs only when asked for by name.
 HUB_PROBE_URL = "https://huggingface.co/api/models/Qwen/Qwen2.5-3B-Instruct"
@@ -142,7 +154,7 @@ class TierTable:
         Loopback always; each tier adds its own hosts, and one tier that may
         reach any host lifts the limit for the test. Offline means offline.
         """
-        hosts = list(LOOPBACK)
+        hosts = list(LOOPBACK_HOSTS)
         for name in tiers:
             rule = self[name].hosts
             if rule is None:
@@ -268,49 +280,48 @@ def _ollama_host(settings: TierSettings) -> tuple[str, ...]:
 
 
 # --- the table -----------------------------------------------------------------------
+# Each record is also a name of its own, so a module that means one tier
+# (the audit's offline reruns, the ollama tier's server facts) reads its name
+# from the record: a misspelt tier is an ImportError, not a tier nobody has.
 
-TIERS = TierTable(
-    (
-        Tier(
-            name="offline",
-            marker="needs nothing beyond installed packages and files on disk (CI tier)",
-            live=False,
-            detect=_offline,
-            hint="run pytest -m offline",
-        ),
-        Tier(
-            name="engine",
-            marker="needs llama-cpp-python and a GGUF model file (llama.cpp on this machine)",
-            live=True,
-            detect=_engine,
-            hint="install the engine extra (pip install '.[engine]', llama-cpp-python) and run "
-            "pytest -m engine; --claims-engine-model PATH picks another GGUF",
-        ),
-        Tier(
-            name="ollama",
-            marker="needs a reachable Ollama server (--ollama-host) and its model "
-            "(--ollama-model)",
-            live=True,
-            detect=_ollama,
-            hint="start an Ollama server with the model, then run pytest -m ollama "
-            "--ollama-host URL --ollama-model NAME",
-            hosts=_ollama_host,
-        ),
-        Tier(
-            name="gpu",
-            marker="needs torch with CUDA and nvidia-smi",
-            live=True,
-            detect=_gpu,
-            hint="run pytest -m gpu on a CUDA machine "
-            "(NVIDIA driver with nvidia-smi and a CUDA build of torch)",
-        ),
-        Tier(
-            name="hub",
-            marker="needs network access to the Hugging Face Hub (select explicitly with -m hub)",
-            live=True,
-            detect=_hub,
-            hint="run pytest -m hub on a machine that can reach huggingface.co",
-            hosts=None,  # huggingface.co and its CDN: no fixed list of hosts
-        ),
-    )
+OFFLINE = Tier(
+    name="offline",
+    marker="needs nothing beyond installed packages and files on disk (CI tier)",
+    live=False,
+    detect=_offline,
+    hint="run pytest -m offline",
 )
+ENGINE = Tier(
+    name="engine",
+    marker="needs llama-cpp-python and a GGUF model file (llama.cpp on this machine)",
+    live=True,
+    detect=_engine,
+    hint="install the engine extra (pip install '.[engine]', llama-cpp-python) and run "
+    "pytest -m engine; --claims-engine-model PATH picks another GGUF",
+)
+OLLAMA = Tier(
+    name="ollama",
+    marker="needs a reachable Ollama server (--ollama-host) and its model (--ollama-model)",
+    live=True,
+    detect=_ollama,
+    hint="start an Ollama server with the model, then run pytest -m ollama "
+    "--ollama-host URL --ollama-model NAME",
+    hosts=_ollama_host,
+)
+GPU = Tier(
+    name="gpu",
+    marker="needs torch with CUDA and nvidia-smi",
+    live=True,
+    detect=_gpu,
+    hint="run pytest -m gpu on a CUDA machine "
+    "(NVIDIA driver with nvidia-smi and a CUDA build of torch)",
+)
+HUB = Tier(
+    name="hub",
+    marker="needs network access to the Hugging Face Hub (select explicitly with -m hub)",
+    live=True,
+    detect=_hub,
+    hint="run pytest -m hub on a machine that can reach huggingface.co",
+    hosts=None,  # huggingface.co and its CDN: no fixed list of hosts
+)
+TIERS = TierTable((OFFLINE, ENGINE, OLLAMA, GPU, HUB))

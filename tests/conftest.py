@@ -149,10 +149,6 @@ class StoreUnderTest:
     def root(self) -> Path:
         return Path(self.store.root)
 
-    @property
-    def is_real(self) -> bool:
-        return self.source == "live"
-
     def subject(self, preferred: str) -> Any:
         """The manifest a claim is checked on: ``preferred`` (the documents' phi4 by
         default) when the store holds it; else the fixture's Gemma model, or in a

@@ -15,9 +15,10 @@ import pytest
 
 from claims.catalog import CatalogError, load_catalog, load_document
 from claims.evidence import EvidenceLog, schema
+from claims.probes.live.loopback import LOOPBACK_HOSTS as LOOPBACK
 from claims.report.hints import run_hint
 from claims.report.view import build_view
-from claims.tiers import LOOPBACK, TIERS, PrivateServers, Tier, TierStatus
+from claims.tiers import OFFLINE, TIERS, PrivateServers, Tier, TierStatus
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ def test_the_evidence_schema_lists_exactly_the_tables_tiers():
 
 
 def test_offline_is_the_only_tier_that_measures_no_live_system():
-    assert [t.name for t in TIERS if not t.live] == ["offline"]
+    assert [t for t in TIERS if not t.live] == [OFFLINE]
+    assert OFFLINE.name == "offline"  # the marker the README and the scripts select
     assert TIERS.live() == ("engine", "ollama", "gpu", "hub")
     assert TIERS.spoken() == "offline, engine, ollama, gpu or hub"
 

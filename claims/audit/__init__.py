@@ -39,6 +39,7 @@ from typing import Any
 from claims.audit.plan import FigureResult
 from claims.audit.run import audit_figures
 from claims.audit.runner import AuditSession
+from claims.tiers import OFFLINE
 
 __all__ = ["FigureResult", "run_audit", "summary_line"]
 
@@ -65,7 +66,7 @@ def run_audit(
     args = [
         str(tests),
         "-m",
-        "offline",
+        OFFLINE.name,
         "-p",
         "no:cacheprovider",
         "--no-claims-report",

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from claims.audit.mutate import corrected, moved
 from claims.catalog.records import Claim, StatedFigure
-from claims.tiers import TIERS
+from claims.tiers import OFFLINE, TIERS
 
 __all__ = [
     "FigureResult",
@@ -39,13 +39,6 @@ MOVED_BOTH = "moved up and down"
 MOVED_NEAR = "moved near its printed value"
 MOVED_COARSE = "moved by a coarse factor"
 MOVED_ALL = "moved up, down and near its printed value"
-
-
-class HasNodeid(Protocol):
-    """A collected test, as far as planning needs one (a pytest.Item in the audit)."""
-
-    @property
-    def nodeid(self) -> str: ...
 
 
 @dataclass
@@ -188,7 +181,7 @@ def plan_figures(
     """One plan per stated figure of every selected claim the offline tier decides."""
     planned: list[Planned] = []
     for claim in catalog:
-        if not claim.testable or "offline" not in claim.tiers:
+        if not claim.testable or OFFLINE.name not in claim.tiers:
             continue
         if wanted is not None and claim.id not in wanted:
             continue

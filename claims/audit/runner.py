@@ -23,6 +23,7 @@ from claims.catalog.records import StatedFigure
 from claims.plugin.keys import CATALOG, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.pytest_private import run_unlogged
+from claims.tiers import OFFLINE
 
 Records = dict[str, dict[str, Any]]  # nodeid -> the check record of one run of that test
 
@@ -101,7 +102,7 @@ class AuditSession:
         self.session = session
         for item in session.items:
             ids = claim_ids(item)
-            if not ids or "offline" not in item_tiers(item):
+            if not ids or OFFLINE.name not in item_tiers(item):
                 continue
             if self.wanted is not None and not (self.wanted & set(ids)):
                 continue

@@ -7,14 +7,13 @@ precision they were printed with, and marks known errata.
 
 The record types are in :mod:`claims.catalog.records`, the strict loader in
 :mod:`claims.catalog.loader`; a claim's tiers are names from the tier table
-(:mod:`claims.tiers`), its profile one of :data:`PROFILES`.
+(:mod:`claims.tiers`), its profile one of :data:`claims.profiles.PROFILES`.
 """
 
 from claims.catalog.loader import Catalog, CatalogError, load_catalog, load_document
-from claims.catalog.records import PROFILES, Claim, Document, Erratum, StatedFigure
+from claims.catalog.records import Claim, Document, Erratum, StatedFigure
 
 __all__ = [
-    "PROFILES",
     "Catalog",
     "CatalogError",
     "Claim",

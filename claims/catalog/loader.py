@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from claims.catalog.records import (
-    PROFILES,
     Claim,
     Document,
     Erratum,
@@ -25,6 +24,7 @@ from claims.catalog.records import (
     StatedFigure,
 )
 from claims.figures import parse_literal
+from claims.profiles import PROFILES
 from claims.tiers import TIERS
 
 __all__ = ["Catalog", "CatalogError", "load_catalog", "load_document"]

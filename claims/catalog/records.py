@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from claims.figures import Interval, parse_literal
 
-PROFILES: tuple[str, ...] = ("dgx-spark", "generic")
 FigureKind = Literal["number", "range", "text", "list", "bool"]
 
 

@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from claims.probes.live.loopback import is_loopback
+from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL
+from claims.profiles import CHOICES as PROFILE_CHOICES
+
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
     from claims.tiers import PrivateServers
 
-DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_MODEL = "phi4"  # the model Week 2 uses throughout
 DEFAULT_EMBED_MODEL = "nomic-embed-text"  # the embedding model the masterclass names
-PROFILE_CHOICES = ("auto", "dgx-spark", "generic")
 
 
 class HostError(ValueError):
@@ -43,17 +45,6 @@ class OllamaHost:
     shown: str
     loopback: bool
     auth: tuple[str, str] | None = field(default=None, repr=False, compare=False)
-
-
-def _is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a name: only its resolver knows, so it counts as remote
 
 
 def parse_host(raw: str) -> OllamaHost:
@@ -88,20 +79,18 @@ def parse_host(raw: str) -> OllamaHost:
         port = parts.port
     except ValueError:
         raise HostError(f"{shown_raw}: the port is not a number from 0 to 65535") from None
-    host = parts.hostname or ""
-    if host in ("", "0.0.0.0"):
-        host = "127.0.0.1"
-    elif host == "::":
-        host = "::1"
+    # No host is Ollama's default one; a bind-all address is reached on its loopback.
+    host = {"": DEFAULT_HOST, "0.0.0.0": "127.0.0.1", "::": "::1"}.get(
+        parts.hostname or "", parts.hostname or "")
     if any(c.isspace() or c in "/\\?#@" for c in host):
         raise HostError(f"{shown_raw}: not a host name")
     if port is None:
-        port = 443 if parts.scheme == "https" else 11434
+        port = 443 if parts.scheme == "https" else DEFAULT_PORT
     bracketed = f"[{host}]" if ":" in host else host
     base = f"{parts.scheme}://{bracketed}:{port}{parts.path}"
     auth = (user or "", password or "") if user is not None else None
     shown = f"{parts.scheme}://{user}:***@{bracketed}:{port}{parts.path}" if auth else base
-    return OllamaHost(url=base, shown=shown, loopback=_is_loopback(host), auth=auth)
+    return OllamaHost(url=base, shown=shown, loopback=is_loopback(host), auth=auth)
 
 
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s:]*)(:[^/@\s]*)?@")
@@ -194,7 +183,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         group,
         "--ollama-host",
         default=None,
-        help="Ollama server for the ollama tier (default: $OLLAMA_HOST or http://127.0.0.1:11434)",
+        help=f"Ollama server for the ollama tier (default: $OLLAMA_HOST or {DEFAULT_URL})",
     )
     _add(
         group,
@@ -404,7 +393,7 @@ class Settings:
         def opt(flag: str) -> Any:
             return option(config, flag)
 
-        host_value = opt("--ollama-host") or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+        host_value = opt("--ollama-host") or os.environ.get("OLLAMA_HOST") or DEFAULT_URL
         try:
             host = parse_host(host_value)
         except HostError as exc:

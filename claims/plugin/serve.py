@@ -37,6 +37,9 @@ import pytest
 from claims.plugin.keys import CHECK, EVIDENCE_WRITER, SETTINGS, TIERS_KEY
 from claims.plugin.options import _positive_seconds
 from claims.plugin.outcomes import not_run
+from claims.probes.live.loopback import is_loopback
+from claims.probes.live.ollama_defaults import DEFAULT_PORT
+from claims.tiers import OLLAMA
 
 if TYPE_CHECKING:  # imported in every pytest run (the entry point's pytest_plugins)
     from claims.plugin.options import Settings
@@ -103,10 +106,10 @@ def _user_server_environment(url: str) -> dict[str, str] | str:
     from claims.probes.live.listeners import listeners, owner_environment
 
     parts = urlsplit(url)
-    if parts.hostname not in ("127.0.0.1", "::1", "localhost"):
+    if not is_loopback(parts.hostname):
         return f"not readable: the server is at {parts.hostname}, not on this machine"
     try:
-        found = listeners(parts.port or 11434)
+        found = listeners(parts.port or DEFAULT_PORT)
     except ProbeError as exc:
         return f"not readable: {exc}"
     env = owner_environment(found[0].inode, USER_ENV_NAMES) if found else None
@@ -131,10 +134,10 @@ def _user_runner_build(url: str) -> dict[str, Any] | str:
     from claims.probes.live.ollama_serve import runner_version
 
     parts = urlsplit(url)
-    if parts.hostname not in ("127.0.0.1", "::1", "localhost"):
+    if not is_loopback(parts.hostname):
         return f"not known: the server is at {parts.hostname}, not on this machine"
     try:
-        found = listeners(parts.port or 11434)
+        found = listeners(parts.port or DEFAULT_PORT)
     except ProbeError as exc:
         return f"not known: {exc}"
     pid = owner_pid(found[0].inode) if found else None
@@ -314,14 +317,14 @@ def server_fact(record: Any) -> dict[str, Any]:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     # tryfirst: before the fixtures are set up (the session client asks the server
     # its version), after the claims plugin's wrapper made the check and checked tiers.
-    if item.get_closest_marker("ollama") is None:
+    if item.get_closest_marker(OLLAMA.name) is None:
         return
     config = item.config
     check = item.stash.get(CHECK, None)
     servers = config.stash.get(SERVE, None)
     if servers is None:
         if check is not None:
-            status = config.stash[TIERS_KEY].known().get("ollama")
+            status = config.stash[TIERS_KEY].known().get(OLLAMA.name)
             url = config.stash[SETTINGS].ollama_host
             if USER_ENV not in config.stash:
                 config.stash[USER_ENV] = _user_server_environment(url)

@@ -19,8 +19,9 @@ One subpackage per kind of thing probed, one module (or small package) per thing
 * :mod:`~claims.probes.live` - running systems: ``ollama_api`` (a server over
   HTTP), ``ollama_serve`` (a server this suite starts), ``timing``
   (client-side clocks: TTFT, tokens/s), ``listeners`` (which address a server
-  binds), ``engine`` (llama.cpp through llama-cpp-python; ``engine.model_file``,
-  which GGUF file it runs);
+  binds), ``loopback`` (which hosts are this machine), ``ollama_defaults``
+  (Ollama's default address and origins), ``engine`` (llama.cpp through
+  llama-cpp-python; ``engine.model_file``, which GGUF file it runs);
 * :mod:`~claims.probes.machine` - the machine: ``system`` (OS, CPU cores by
   type, memory), ``nvidia`` (what nvidia-smi and nvcc report), ``torch_cuda``
   (torch's CUDA build, device and runtime libraries), ``gpu`` (matmul

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from claims.probes.live.ollama_defaults import DEFAULT_URL
 from claims.tiers import TIERS
 
 __all__ = ["FLAG_HINTS", "PACKAGE_HINTS", "not_applicable_hint", "run_hint"]
@@ -36,7 +37,7 @@ FLAG_HINTS: dict[str, str] = {
     "has (e.g. llama3.2:3b)",
     "--ollama-model": "pass --ollama-model NAME, the model the figure was stated for (phi4)",
     "--ollama-host": "pass --ollama-host URL of a reachable Ollama server "
-    "(default http://127.0.0.1:11434)",
+    f"(default {DEFAULT_URL})",
     "--claims-engine-model": "pass --claims-engine-model PATH to a GGUF file, or store:NAME "
     "for a model in the Ollama store",
 }

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from claims.tiers import GPU, OLLAMA
+
 __all__ = ["fingerprint", "gib", "options", "server_line", "text"]
 
 
@@ -60,8 +62,8 @@ def fingerprint(run: Mapping[str, Any]) -> dict[str, str]:
     """Readable machine fields, in reading order (labels are the diff's field names)."""
     machine = _mapping(run.get("machine"))
     tiers = _mapping(run.get("tier_status"))
-    gpu_tier = _mapping(tiers.get("gpu"))
-    ollama_tier = _mapping(tiers.get("ollama"))
+    gpu_tier = _mapping(tiers.get(GPU.name))
+    ollama_tier = _mapping(tiers.get(OLLAMA.name))
     out: dict[str, str] = {}
     out["OS"] = f"{text(machine.get('os'))} ({text(machine.get('arch'))})"
     if machine.get("kernel"):
@@ -132,7 +134,7 @@ def server_line(run: Mapping[str, Any]) -> str | None:
     """
     fields = fingerprint(run)
     if not _mapping(_mapping(run.get("machine")).get("ollama")).get("version") and not _mapping(
-        _mapping(run.get("tier_status")).get("ollama")
+        _mapping(run.get("tier_status")).get(OLLAMA.name)
     ).get("version"):
         return None
     runner = fields.get("Ollama runner")

@@ -47,6 +47,12 @@ from pathlib import Path
 from typing import Any
 
 from claims.probes.live.ollama_api.names import normalize_model_name as _key
+from claims.probes.live.ollama_defaults import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    ORIGIN_HOSTS,
+    ORIGIN_SCHEMES,
+)
 from claims.testing.fake_ollama import (
     FakeModel,
     FakeOllama,
@@ -70,8 +76,6 @@ def _release() -> OllamaRelease:
     return release(os.environ.get(VERSION_ENV))
 
 DEFAULT_MODELS_PER_CPU = 3  # server/sched.go: defaultModelsPerGPU * max(len(gpus), 1)
-LOCAL_ORIGINS = ("localhost", "127.0.0.1", "0.0.0.0")
-APP_ORIGINS = ("app://*", "file://*", "tauri://*", "vscode-webview://*", "vscode-file://*")
 
 
 def _log(level: str, source: str, msg: str, **attrs: Any) -> None:
@@ -107,19 +111,19 @@ def _flash_attention() -> str:
 def _host() -> tuple[str, int]:
     value = _var("OLLAMA_HOST").split("://", 1)[-1].split("/", 1)[0]
     if not value:
-        return "127.0.0.1", 11434
+        return DEFAULT_HOST, DEFAULT_PORT
     host, _, port = value.rpartition(":")
     if not host:
-        return value or "127.0.0.1", 11434
-    return host.strip("[]") or "127.0.0.1", int(port)
+        return value or DEFAULT_HOST, DEFAULT_PORT
+    return host.strip("[]") or DEFAULT_HOST, int(port)
 
 
 def _origins() -> list[str]:
     given = [o for o in _var("OLLAMA_ORIGINS").split(",") if o]
-    for origin in LOCAL_ORIGINS:
+    for origin in ORIGIN_HOSTS:
         given += [f"http://{origin}", f"https://{origin}", f"http://{origin}:*",
                   f"https://{origin}:*"]
-    return given + list(APP_ORIGINS)
+    return given + [f"{scheme}://*" for scheme in ORIGIN_SCHEMES]
 
 
 def _origin_allowed(origin: str, allowed: list[str]) -> bool:

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 # A project of its own: a test that reaches a loopback alias the suite's socket guard
-# would refuse (the guard allows 127.0.0.1 and ::1 only), one that checks the plugin is
-# loaded at all, and markers the suite also uses, for the project's own meaning.
+# would refuse (it allows the names of claims.probes.live.loopback.LOOPBACK_HOSTS only),
+# one that checks the plugin is loaded at all, and markers the suite also uses, for the
+# project's own meaning.
 UNRELATED = '''
 import socket
 

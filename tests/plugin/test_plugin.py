@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from claims.evidence import validate
+from claims.tiers import TIERS
 
 PASSING_OFFLINE = """
 import pytest
@@ -43,7 +44,7 @@ def test_markers_are_registered_and_strict(claims_pytester):
 
 def test_marker_help_lists_every_tier(claims_pytester):
     result = claims_pytester.run("--markers")
-    for tier in ("offline", "engine", "ollama", "gpu", "hub", "claim(id, source=None)"):
+    for tier in (*TIERS.names(), "claim(id, source=None)"):
         result.stdout.fnmatch_lines([f"@pytest.mark.{tier}:*"])
 
 

@@ -18,7 +18,9 @@ from pathlib import Path
 from claims.probes.errors import PrerequisiteMissing, VerificationError
 
 GEMMA_FILE_NAME = "gemma-3-270m-q4_k_m.gguf"
-GEMMA_SIZE_BYTES = 253_113_024
+# Its name in Ollama's library, where a name is shown or a store gets it imported
+# (the captures of real servers in fixtures/ use the same name for the same file).
+GEMMA_MODEL_NAME = "gemma3:270m"
 HASH_BLOCK = 4 * 1024 * 1024
 
 

@@ -8,6 +8,9 @@
   replies: TTFT, decode rate, repeats;
 * :mod:`~claims.probes.live.listeners` - which local addresses a TCP port is
   listening on, from the kernel's socket tables;
+* :mod:`~claims.probes.live.loopback` - which host names mean this machine;
+* :mod:`~claims.probes.live.ollama_defaults` - Ollama's default address and the
+  origins it allows when nothing is configured;
 * :mod:`~claims.probes.live.engine` - llama.cpp running a GGUF file through
   llama-cpp-python; :mod:`~claims.probes.live.engine.model_file` says which
   file.

@@ -65,7 +65,6 @@ __all__ = [
     "cold_in_fresh_process",
     "matmul_flops",
     "peak_for",
-    "precision_state",
     "tf32_override",
     "tflops",
 ]
@@ -133,7 +132,6 @@ def peak_for(device_name: str) -> Peak | None:
 # NVIDIA's libraries read NVIDIA_TF32_OVERRIDE (0 forbids TF32 whatever the program
 # asks; NVIDIA documents it as a debugging switch), torch reads
 # TORCH_ALLOW_TF32_CUBLAS_OVERRIDE (1 lets cuBLAS use TF32 even with allow_tf32 False).
-TF32_OVERRIDES = ("NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")
 
 
 def tf32_override(environ: Mapping[str, str] | None = None) -> str | None:
@@ -252,11 +250,6 @@ def _read_state(torch: Any) -> PrecisionState:
         # conflicting value; this probe only uses the legacy API.
         raise ProbeError(f"cannot read torch's TF32 flag: {exc}") from None
     return PrecisionState(allow, str(torch.get_float32_matmul_precision()), fp32)
-
-
-def precision_state() -> PrecisionState:
-    """The TF32 settings in force in this process now."""
-    return _read_state(import_torch())
 
 
 @contextmanager

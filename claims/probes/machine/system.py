@@ -51,7 +51,6 @@ __all__ = [
     "fingerprint",
     "free_h_size",
     "gpu_summary",
-    "kernel_release",
     "machine_arch",
     "memory_bytes",
     "nvidia_smi_rows_or_none",
@@ -186,11 +185,6 @@ def usable_cpus() -> int:
 def machine_arch() -> str:
     """The machine hardware name ``uname -m`` prints (``aarch64``, ``x86_64``)."""
     return os.uname().machine
-
-
-def kernel_release() -> str:
-    """``uname -r``: the kernel release (``6.17.0-1026-nvidia`` on the post's Spark)."""
-    return os.uname().release
 
 
 def package_version(name: str) -> str | None:

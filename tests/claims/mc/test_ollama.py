@@ -20,7 +20,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_api.usage import bounded
+from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.testkit import needs_flag, not_applicable, not_run
 from claims.timing import AtLeast
 from claims.timing.evidence import record
@@ -30,7 +32,6 @@ pytestmark = pytest.mark.ollama
 
 TAGLINE_PROMPT = "Give me a one-sentence tagline for a coffee shop."
 COUNT_PROMPT = "Count from 1 to 200, separated by commas, and nothing else."
-LOOPBACK_NAMES = {"127.0.0.1", "::1", "localhost"}
 # The bars ("far slower", "orders of magnitude") are catalog figures; the rules and
 # sample sizes of the timing claims are claims.timing.policy's (each states its chance
 # of refuting a true claim).
@@ -711,13 +712,13 @@ def test_default_bind_address(live, check):
     from claims.probes.live.listeners import listeners, owner_environment
 
     parts = urlsplit(live.settings.ollama_host)
-    if parts.hostname not in LOOPBACK_NAMES:
+    if not is_loopback(parts.hostname):
         not_run(
             "the listening address is read from this machine's socket table; the server "
             f"under test is at {parts.hostname}. Run the suite on the server's host to check it"
         )
-    port = parts.port or 11434
-    if port != 11434:
+    port = parts.port or DEFAULT_PORT
+    if port != DEFAULT_PORT:
         not_run(
             f"the server listens on port {port}, so it was started with OLLAMA_HOST; the "
             "default bind is not observable. A server started without OLLAMA_HOST runs it"
@@ -1128,7 +1129,7 @@ def test_runner_transport(live, check):
     from claims.probes.live.listeners import listeners
 
     parts = urlsplit(live.settings.ollama_host)
-    if parts.hostname not in LOOPBACK_NAMES:
+    if not is_loopback(parts.hostname):
         not_run(
             "the runner process is found in this machine's /proc; the server is remote. "
             "Run the suite on the server's own host to check it"
@@ -1137,11 +1138,11 @@ def test_runner_transport(live, check):
     runners = _runner_processes()
     # Several servers may run here (other users, other ports): take the runners whose
     # parent is the server that listens on the address under test.
-    server_pid = _listening_pid(parts.port or 11434)
+    server_pid = _listening_pid(parts.port or DEFAULT_PORT)
     check.observe(
         "server process",
         server_pid,
-        note=f"owner of the socket listening on port {parts.port or 11434}"
+        note=f"owner of the socket listening on port {parts.port or DEFAULT_PORT}"
         if server_pid is not None
         else "the listening socket's owner is not readable here",
     )

@@ -31,10 +31,10 @@ import httpx
 import pytest
 
 from claims.plugin.serve import AFTER_ALL, NOT_SEEN, server_fact
+from claims.probes.live.ollama_defaults import DEFAULT_PORT, ORIGIN_HOSTS, ORIGIN_SCHEMES
 from claims.probes.live.ollama_serve import (
     CLAIM_VARIABLES,
     DEFAULT_GROUP,
-    DEFAULT_PORT,
     ChildProcess,
     Group,
     OllamaServe,
@@ -74,8 +74,6 @@ RESIDENT_SETTLE = SettleRule(stable_s=0.5, timeout_s=20.0, poll_s=0.05)
 # A second model for the residency checks when the server has one model only:
 # the same GGUF with bytes appended (another SHA-256, so another blob and runner).
 VARIANT = "claims-variant:latest"
-LOCAL_ORIGIN_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0")
-LOCAL_ORIGIN_SCHEMES = ("app", "file", "tauri", "vscode-webview", "vscode-file")
 # What a runner logs when it takes a request (llama.cpp's llama-server, whose
 # output Ollama copies into its own log).
 TASK_STARTED = ("launch_slot_", "processing task")
@@ -286,7 +284,7 @@ def _origins(value: str) -> list[str]:
 def _local_origin(origin: str) -> bool:
     scheme, _, rest = origin.partition("://")
     host = rest.split("/", 1)[0].rsplit(":", 1)[0] if rest.count(":") else rest.split("/", 1)[0]
-    return scheme in LOCAL_ORIGIN_SCHEMES or host in LOCAL_ORIGIN_HOSTS
+    return scheme in ORIGIN_SCHEMES or host in ORIGIN_HOSTS
 
 
 # --- 6.1: defaults ---------------------------------------------------------------------------

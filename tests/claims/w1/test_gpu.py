@@ -364,7 +364,7 @@ def test_torch_sees_the_gpu(check, smi, machine_profile, observe_version):
     from claims.probes.machine.nvidia import is_reported
     from claims.probes.machine.system import cpu_inventory, free_h_size, machine_arch, memory_bytes
     from claims.probes.machine.torch_cuda import device_facts, tensor_device, torch_build
-    from claims.profiles import PROFILES, compare
+    from claims.profiles import DGX_SPARK, compare
 
     build = torch_build()
     check.fact("torch.version", build.version)
@@ -405,7 +405,7 @@ def test_torch_sees_the_gpu(check, smi, machine_profile, observe_version):
         "torch": build.version,
         "torch_cuda": build.cuda,
     }
-    differences = [d.to_json() for d in compare(PROFILES["dgx-spark"], facts)]
+    differences = [d.to_json() for d in compare(DGX_SPARK, facts)]
     check.attach("this machine beside the dgx-spark profile",
                  {"profile": machine_profile, "differences": differences}, kind="json")
 

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from claims.probes.live.ollama_api.usage import bounded
+from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.testkit import model_matches, not_run
 
 pytestmark = pytest.mark.ollama
@@ -203,7 +204,7 @@ def test_port(live, check):
     from urllib.parse import urlsplit
 
     port = urlsplit(live.settings.ollama_host).port
-    if port != 11434:
+    if port != DEFAULT_PORT:
         not_run(
             f"the server under test is addressed on port {port} (--ollama-host or "
             "OLLAMA_HOST); the default-port claim needs a server on its default address"

@@ -1,10 +1,11 @@
 """Blob verification speed, measured side by side with coreutils' sha256sum.
 
-Target (DESIGN.md): the store probe hashes a blob at no less than 0.8x the
-throughput of ``sha256sum`` on the same file. The file is the 253 MB Gemma 3
-270M GGUF; both tools read it from a warm page cache, alternately, and the best
-of three runs of each is compared (the best run is the one least disturbed by
-other work on the machine). Run with ``-s`` to see the figures.
+Target (README, "What the suite measures about itself"): the store probe
+hashes a blob at no less than 0.8x the throughput of ``sha256sum`` on the same
+file. The file is the 253 MB Gemma 3 270M GGUF; both tools read it from a warm
+page cache, alternately, and the best of three runs of each is compared (the
+best run is the one least disturbed by other work on the machine). Run with
+``-s`` to see the figures.
 
 Also measured here: hand-written loops with other block sizes (printed),
 what a cached re-verification costs, and what placing the Gemma file in a

@@ -21,9 +21,9 @@ import pytest
 from claims.probes.files.ollama_store import MODEL_MEDIA_TYPE
 from claims.probes.live.ollama_api import OllamaClient
 from claims.probes.live.ollama_api.errors import ServerStopped
+from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.probes.live.ollama_serve import (
     DEFAULT_GROUP,
-    DEFAULT_PORT,
     Group,
     PortInUse,
     PrivateServers,

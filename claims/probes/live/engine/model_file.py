@@ -13,12 +13,15 @@ from pathlib import Path
 from typing import Literal
 
 from claims.probes.errors import PrerequisiteMissing
-from claims.probes.files.artifacts import GEMMA_FILE_NAME, gemma_expected_sha256, gemma_gguf
+from claims.probes.files.artifacts import (
+    GEMMA_FILE_NAME,
+    GEMMA_MODEL_NAME,
+    gemma_expected_sha256,
+    gemma_gguf,
+)
 
-__all__ = ["DEFAULT_MODEL_NAME", "EngineModel", "describe_engine_model", "resolve_engine_model"]
+__all__ = ["EngineModel", "describe_engine_model", "resolve_engine_model"]
 
-# The Ollama library name of the default model, used where a name is shown.
-DEFAULT_MODEL_NAME = "gemma3:270m"
 STORE_PREFIX = "store:"
 
 
@@ -49,7 +52,7 @@ class EngineModel:
 def describe_engine_model(option: str | None, models_dir: str | None = None) -> EngineModel:
     """Resolve ``--claims-engine-model`` and say what it is (PrerequisiteMissing when unusable)."""
     if not option:
-        return EngineModel(gemma_gguf(), "default", DEFAULT_MODEL_NAME, gemma_expected_sha256())
+        return EngineModel(gemma_gguf(), "default", GEMMA_MODEL_NAME, gemma_expected_sha256())
     if option.startswith(STORE_PREFIX):
         from claims.probes.files.ollama_store import OllamaStore, locate_store
 

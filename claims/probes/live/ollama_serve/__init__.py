@@ -34,7 +34,7 @@ from claims.probes.live.ollama_serve.errors import (
     ServerExited,
     StartupTimeout,
 )
-from claims.probes.live.ollama_serve.ports import DEFAULT_PORT, free_port, port_is_free
+from claims.probes.live.ollama_serve.ports import free_port, port_is_free
 from claims.probes.live.ollama_serve.processes import ChildProcess, children, flag_value
 from claims.probes.live.ollama_serve.server import OllamaServe, log_tail
 from claims.probes.live.ollama_serve.session import (
@@ -53,7 +53,6 @@ from claims.probes.live.ollama_serve.store import (
 __all__ = [
     "CLAIM_VARIABLES",
     "DEFAULT_GROUP",
-    "DEFAULT_PORT",
     "ChildProcess",
     "Group",
     "OllamaServe",

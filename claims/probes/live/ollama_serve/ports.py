@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import socket
 
-__all__ = ["DEFAULT_PORT", "free_port", "port_is_free"]
-
-DEFAULT_PORT = 11434  # OLLAMA_HOST's default port (envconfig.Host)
+__all__ = ["free_port", "port_is_free"]
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -19,17 +19,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from claims.probes.files.artifacts import GEMMA_MODEL_NAME
+from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.probes.live.ollama_serve.build import parse_runner_build, runner_version
 from claims.probes.live.ollama_serve.environment import parse_server_config, server_environment
 from claims.probes.live.ollama_serve.errors import PortInUse, ServeError
-from claims.probes.live.ollama_serve.ports import DEFAULT_PORT, free_port, port_is_free
+from claims.probes.live.ollama_serve.ports import free_port, port_is_free
 from claims.probes.live.ollama_serve.server import OllamaServe
 from claims.probes.live.ollama_serve.store import SharedStore, import_gguf, share_store
 
 __all__ = ["DEFAULT_GROUP", "Group", "PrivateServers", "ServerRecord"]
 
 PORT_ATTEMPTS = 3
-IMPORTED_NAME = "gemma3:270m"  # the name the captures of a real server use for the same file
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,10 @@ class PrivateServers:
         if self.gguf is None:
             return
         gguf = self.gguf()
-        import_gguf(self.binary, server.env, IMPORTED_NAME, gguf, self.workdir / "import")
+        import_gguf(self.binary, server.env, GEMMA_MODEL_NAME, gguf, self.workdir / "import")
         self.store.method = "imported"
         self.store.source = gguf
-        self.store.models = [IMPORTED_NAME]
+        self.store.models = [GEMMA_MODEL_NAME]
 
     def _ports(self, group: Group) -> list[int]:
         if group.default_bind:

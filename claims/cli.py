@@ -34,6 +34,7 @@ from typing import Any
 
 from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
 from claims.terminal import safe, safe_json
+from claims.verdicts import Verdict
 
 EXIT_OK = 0
 EXIT_VERIFY = 1
@@ -114,8 +115,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     for row in rows:
+        status: str
         if not row["testable"]:
-            status = "untestable"
+            status = Verdict.UNTESTABLE
         elif row["tests"] is None:
             status = "tests unknown"
         else:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from claims.check import Check, Conclusion, jsonable
+from claims.check import Check, Conclusion, Source, jsonable
 from claims.plugin.keys import CHECK, CONCLUSION, ENDING, SIMULATED
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.outcomes import (
@@ -62,10 +62,18 @@ def check_record(
     fakes: list[str] = item.config.stash.get(SIMULATED, [])
     earlier = item.stash.get(ENDING, None)
     if report.when == "teardown" and earlier is not None:
-        # The check ended before its teardown failed: judged as it ended, spoiled by this.
+        # The check ended before this teardown, which did not pass: it is judged as it
+        # ended, and the teardown may spoil that (decide's teardown_error).
         end = replace(earlier, teardown_error=str(rec["message"]))
     else:
-        end = ending(report, exc, item.stash.get(CONCLUSION, None), rec, tuple(fakes))
+        end = ending(
+            report,
+            exc,
+            item.stash.get(CONCLUSION, None),
+            source=rec["source"],
+            message=rec["message"],
+            fakes=tuple(fakes),
+        )
         item.stash[ENDING] = end
     decision = decide(end)
     rec.update(decision.fields())
@@ -107,7 +115,9 @@ def ending(
     report: pytest.TestReport,
     exc: BaseException | None,
     conclusion: Conclusion | None,
-    rec: Mapping[str, Any],
+    *,
+    source: Source,
+    message: str | None,
     fakes: tuple[str, ...] = (),
 ) -> Ending:
     """How pytest ended this test, in the terms :func:`claims.verdicts.decide` decides from.
@@ -120,9 +130,9 @@ def ending(
         stop=_stop(report, exc),
         phase=report.when,
         conclusion=conclusion.kind if conclusion is not None else None,
-        source=rec["source"],
+        source=source,
         fakes=fakes,
-        message=rec["message"],
+        message=message,
     )
 
 

@@ -6,7 +6,8 @@ verdict :func:`claims.verdicts.decide` derives from it) and turns it into
 pytest's outcome: a refutation fails, a known erratum is an expected failure,
 an erratum that now holds or a check that compared nothing fails as an error
 of the catalog or the test, a check whose every figure was about another model
-or profile is not applicable."""
+or profile is not applicable.
+"""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from claims.evidence import validate
+from claims.verdicts import Verdict
 
 PASSING_OFFLINE = """
 import pytest
@@ -468,7 +469,7 @@ def test_a_teardown_error_leaves_a_refutation_standing(claims_pytester):
     result = claims_pytester.run()
     result.assert_outcomes(failed=1, errors=1)
     (check,) = claims_pytester.claim("T1-SUM")["checks"]
-    assert (check["outcome"], check["verdict"]) == ("failed", "refuted")
+    assert (check["outcome"], check["verdict"]) == ("failed", Verdict.REFUTED)
     assert check["failure"] == "refuted"
     assert check["message"] == "refuted: sum: measured 4.2, stated 4.0"
 

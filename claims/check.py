@@ -18,9 +18,9 @@ names are expected not to hold. Each is judged on its own: its failure is a
 that holds fails the test strictly, naming it, so the catalog gets corrected
 even when the other listed figures still fail.
 
-:meth:`Check.conclude` is the one place a check's verdict is decided; the
-plugin writes it into the check record, :mod:`claims.verdicts` only ranks the
-records and the report only displays them.
+:meth:`Check.conclude` says what the measurements found (a :class:`Conclusion`);
+the verdict follows from it, and from how the test ended, in
+:func:`claims.verdicts.decide`; the report only displays it.
 """
 
 from __future__ import annotations
@@ -58,14 +58,15 @@ ConclusionKind = Literal[
 class Conclusion:
     """What the measurements say once the test body has finished.
 
-    ``verdict`` is the check's verdict (one of :data:`claims.verdicts.VERDICTS`):
-    a confirmation is "reproduced" only from a live source; an erratum that now
-    holds, or a test that compared nothing, is an "error" (nothing was decided
-    and the test fails, so outcome and verdict agree).
+    ``kind``: every figure judged holds ("holds"), one not listed by an erratum
+    fails ("refuted"), only listed ones fail ("known-erratum"), a listed one
+    holds ("erratum-holds"), nothing was judged ("nothing-compared"), or every
+    figure was about another model or profile ("not-applicable"). Which verdict
+    that gives (a confirmation is "reproduced" only from a live source) is
+    :func:`claims.verdicts.decide`'s to say.
     """
 
     kind: ConclusionKind
-    verdict: str
     message: str | None = None
     # For "not-applicable": what the figures were stated for, so the report can say
     # how to run them without parsing the reason's wording.
@@ -491,8 +492,7 @@ class Check:
         return [m for m in self.measurements if m.get("compared")]
 
     def conclude(self) -> Conclusion:
-        """Judge the recorded measurements against the claims' errata: the check's verdict."""
-        confirmed = "reproduced" if self.source == "live" else "consistent"
+        """Judge the recorded measurements against the claims' errata: what the check found."""
         listed: dict[str, set[str]] = {
             c.id: set(c.erratum.refutes) for c in self.claims if c.erratum is not None
         }
@@ -505,7 +505,7 @@ class Check:
         failing = self.failing()
         unexpected = [m for m in failing if not is_listed(m)]
         if unexpected:
-            return Conclusion("refuted", "refuted", _describe(unexpected))
+            return Conclusion("refuted", _describe(unexpected))
         # Each listed figure on its own: one that holds is news even when the
         # others still fail (a partial correction of the document).
         now_hold = [m for m in self.compared() if m["holds"] and is_listed(m)]
@@ -514,26 +514,24 @@ class Check:
             shown = ", ".join(dict.fromkeys(m["name"] for m in now_hold))
             return Conclusion(
                 "erratum-holds",
-                "error",
                 f"{', '.join(owners)}: catalogued as a known erratum, but {shown} now "
                 f"hold{'s' if len(now_hold) == 1 else ''} ({_describe(now_hold)}); "
                 "update the catalog",
             )
         if failing:
-            return Conclusion("known-erratum", "known-erratum", _describe(failing))
+            return Conclusion("known-erratum", _describe(failing))
         if not self.compared():
             reason = self.not_applicable_reason()
             if reason is not None:
-                return Conclusion("not-applicable", "not-applicable", reason, self._scope())
+                return Conclusion("not-applicable", reason, self._scope())
             recorded = len(self.measurements)
             return Conclusion(
                 "nothing-compared",
-                "error",
                 "the test compared nothing with a stated figure or relation "
                 f"({recorded} measurement{'s' if recorded != 1 else ''} recorded, none judged): "
                 "a check that cannot fail decides nothing",
             )
-        return Conclusion("holds", confirmed)
+        return Conclusion("holds")
 
     def _scope(self) -> dict[str, str]:
         scope: dict[str, str] = {}

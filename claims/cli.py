@@ -35,6 +35,7 @@ from typing import Any
 from claims.catalog.loader import DOCUMENT_ORDER
 from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
 from claims.terminal import safe, safe_json
+from claims.verdicts import Verdict
 
 EXIT_OK = 0
 EXIT_VERIFY = 1
@@ -111,8 +112,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     for row in rows:
+        status: str
         if not row["testable"]:
-            status = "untestable"
+            status = Verdict.UNTESTABLE
         elif row["tests"] is None:
             status = "tests unknown"
         else:

@@ -277,7 +277,7 @@ def verdict_problems(doc: Mapping[str, Any]) -> list[str]:
             given = sorted({str(c.get("verdict")) for c in checks})
             problems.append(
                 f"claim {claim.get('id')!r} has verdict {claim.get('verdict')!r}, but its "
-                f"checks' verdicts ({', '.join(given)}) give {expected!r}"
+                f"checks' verdicts ({', '.join(given)}) give '{expected}'"
             )
     return problems
 

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from claims.audit.plan import FigureResult
-from claims.verdicts import check_verdict, claim_verdict
+from claims.verdicts import Verdict, check_verdict, claim_verdict
 
 __all__ = ["Baseline", "check_verdicts", "claim_verdicts", "judge"]
 
 Records = Mapping[str, Mapping[str, Any]]  # nodeid -> the check record of one run of that test
 
 
-def claim_verdicts(records: Records) -> dict[str, str]:
+def claim_verdicts(records: Records) -> dict[str, Verdict]:
     """Each claim's verdict from the records of one run of its tests."""
     per_claim: dict[str, list[Mapping[str, Any]]] = {}
     for rec in records.values():
@@ -34,7 +34,7 @@ def claim_verdicts(records: Records) -> dict[str, str]:
     return {cid: claim_verdict(True, None, recs)[0] for cid, recs in per_claim.items()}
 
 
-def check_verdicts(records: Records) -> dict[str, str]:
+def check_verdicts(records: Records) -> dict[str, Verdict]:
     """Each test's check verdict (nodeid -> verdict)."""
     return {nodeid: check_verdict(rec) for nodeid, rec in records.items()}
 
@@ -61,7 +61,7 @@ def judge(result: FigureResult, baseline: Baseline, rerun: Records) -> bool:
     merged = {**baseline.records, **rerun}
     after_claims = claim_verdicts(merged)
     touched = {cid for rec in rerun.values() for cid in rec.get("claims", [])}
-    result.after = after_claims.get(result.claim, "not-run")
+    result.after = after_claims.get(result.claim, Verdict.NOT_RUN)
     result.changed_checks = [
         nodeid
         for nodeid, verdict in check_verdicts(rerun).items()
@@ -69,8 +69,9 @@ def judge(result: FigureResult, baseline: Baseline, rerun: Records) -> bool:
     ]
     # Kept across the perturbations tried: one that moved another claim counts for the record.
     for cid in sorted(touched):
-        if after_claims[cid] != baseline.claims.get(cid, "not-run"):
-            change = f"{cid} {baseline.claims.get(cid, 'not-run')} -> {after_claims[cid]}"
+        before = baseline.claims.get(cid, Verdict.NOT_RUN)
+        if after_claims[cid] != before:
+            change = f"{cid} {before} -> {after_claims[cid]}"
             if change not in result.changed_claims:
                 result.changed_claims.append(change)
     own = [r for r in merged.values() if result.claim in r.get("claims", [])]

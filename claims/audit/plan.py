@@ -17,6 +17,7 @@ from typing import Any
 from claims.audit.mutate import corrected, moved
 from claims.catalog.records import Claim, StatedFigure
 from claims.tiers import OFFLINE, TIERS
+from claims.verdicts import Verdict
 
 __all__ = [
     "FigureResult",
@@ -124,7 +125,7 @@ def insensitive_reason(
     """Why the figure could not change its verdict, from the baseline's own records; None
     if nothing explains it (then a perturbation that changes nothing is a defect)."""
     live = [t for t in claim.tiers if t in TIERS.live()]
-    if not records or all(r.get("verdict") == "not-run" for r in records):
+    if not records or all(r.get("verdict") == Verdict.NOT_RUN for r in records):
         why = "; ".join(dict.fromkeys(str(r.get("message")) for r in records)) or "no test"
         return f"its offline checks did not run here ({why})"
     compared = [m for m in measurements if m.get("compared")]
@@ -138,7 +139,7 @@ def insensitive_reason(
         if live:
             return f"read by no offline check; judged only live ({', '.join(live)})"
         return None
-    if before in ("refuted", "error"):
+    if before in (Verdict.REFUTED, Verdict.ERROR):
         return f"the claim is already {before} offline; a perturbed figure cannot undo that"
     return None
 
@@ -154,8 +155,8 @@ def erratum_premise_reason(
     """
     if not (
         claim.erratum
-        and result.before == "known-erratum"
-        and result.after == "known-erratum"
+        and result.before == Verdict.KNOWN_ERRATUM
+        and result.after == Verdict.KNOWN_ERRATUM
         and any(read_as_premise(claim.id, result.figure, r) for r in records)
     ):
         return None
@@ -196,7 +197,7 @@ def plan_figures(
                 and read_as_premise(claim.id, fig.name, baseline.get(item.nodeid, {}))
             ]
             premised = any(read_as_premise(claim.id, fig.name, r) for r in baseline.values())
-            before = base_claims.get(claim.id, "not-run")
+            before = base_claims.get(claim.id, Verdict.NOT_RUN)
             values = [m.get("measured") for m in measurements if m.get("compared")]
             how, mutation = first_perturbation(claim, fig, values)
             result = FigureResult(

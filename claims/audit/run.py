@@ -33,6 +33,7 @@ from claims.audit.plan import (
     plan_figures,
 )
 from claims.audit.runner import AuditSession, Group
+from claims.verdicts import Verdict
 
 __all__ = ["audit_figures"]
 
@@ -74,15 +75,15 @@ def _down(session: AuditSession, base: Baseline, plans: list[Planned]) -> list[P
 
 
 def _is_bar(plan: Planned) -> bool:
-    return plan.premised and plan.result.before != "known-erratum"
+    return plan.premised and plan.result.before != Verdict.KNOWN_ERRATUM
 
 
 def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
     """Stage 3, for figures of a known erratum (stepped near) and bars (every coarse move)."""
     todo = [
-        (p, near(p.figure) if p.result.before == "known-erratum" else every_move(p.figure))
+        (p, near(p.figure) if p.result.before == Verdict.KNOWN_ERRATUM else every_move(p.figure))
         for p in plans
-        if p.result.before == "known-erratum" or _is_bar(p)
+        if p.result.before == Verdict.KNOWN_ERRATUM or _is_bar(p)
     ]
     searched = [
         (plan, [Group(items=plan.items, claim=plan.claim.id, figure=c) for c in candidates])

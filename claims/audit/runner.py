@@ -20,6 +20,7 @@ import pytest
 
 from claims.catalog import Catalog
 from claims.catalog.records import StatedFigure
+from claims.plugin.check_record import after_teardown
 from claims.plugin.keys import CATALOG, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.pytest_private import run_unlogged
@@ -68,8 +69,8 @@ def _record(reports: Sequence[pytest.TestReport]) -> dict[str, Any] | None:
                 continue
             rec = dict(cast(dict[str, Any], value))
             if rec.get("when") == "teardown":
-                if found is not None and found.get("outcome") in ("passed", "xfailed", "skipped"):
-                    found = {**found, "outcome": "error", "verdict": "error"}
+                if found is not None:
+                    after_teardown(found, rec)
                 continue
             found = rec
     return found

@@ -29,12 +29,12 @@ a run meets them:
 * ``pytest_runtest_setup`` / ``_call`` wrappers – the test's check, with the
   source its ``claim`` marker declares (:mod:`claims.plugin.source`), its profile
   and tier prerequisites (:mod:`claims.plugin.prerequisites`: skip with a
-  reason, or fail under ``--claims-require-live``), then the verdict of the test's
-  :class:`~claims.check.Check` (:mod:`claims.plugin.conclusion`).
+  reason, or fail under ``--claims-require-live``), then the conclusion of the
+  test's :class:`~claims.check.Check` (:mod:`claims.plugin.conclusion`).
 * ``pytest_runtest_makereport`` – the check record (:mod:`claims.plugin.check_record`):
-  the verdict, decided once (by :meth:`~claims.check.Check.conclude`, or by how
-  the test ended), goes into the report's ``user_properties``, which
-  pytest-xdist ships to the controller.
+  how the test ended, and the verdict :func:`claims.verdicts.decide` makes of it,
+  go into the report's ``user_properties``, which pytest-xdist ships to the
+  controller.
 * ``pytest_runtest_makereport`` / ``pytest_make_collect_report`` – then every text
   pytest will print of the report is escaped (:mod:`claims.plugin.sanitize`).
 * ``pytest_runtest_logreport`` / ``pytest_sessionfinish`` – the controller's

@@ -1,21 +1,27 @@
 """The check record a claim test's report carries to the evidence writer.
 
 :func:`check_record` writes, for each report of a claim test that did not
-simply pass its setup or teardown, the check's outcome and verdict (decided
-here once, by :func:`ending`), its message, tiers and measurements; the record
-travels in the report's ``user_properties`` (which pytest-xdist ships from a
-worker to the controller) under :data:`~claims.plugin.keys.RECORD_KEY`.
-:func:`label_skip` makes pytest's own ``-rs`` line say "not run: <reason>".
+simply pass its setup or teardown, the check's outcome and verdict, its
+message, tiers and measurements; the record travels in the report's
+``user_properties`` (which pytest-xdist ships from a worker to the controller)
+under :data:`~claims.plugin.keys.RECORD_KEY`. It decides nothing itself:
+:func:`ending` says in :class:`claims.verdicts.Ending`'s terms how pytest ended
+the test, and the record gets what :func:`claims.verdicts.decide` makes of it.
+:func:`after_teardown` lays a teardown's record over the earlier one (the writer
+and the audit keep records alike). :func:`label_skip` makes pytest's own ``-rs``
+line say "not run: <reason>".
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from claims.check import Conclusion, jsonable
-from claims.plugin.keys import CHECK, CONCLUSION, SIMULATED
+from claims.check import Check, Conclusion, Source, jsonable
+from claims.plugin.keys import CHECK, CONCLUSION, ENDING, SIMULATED
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.outcomes import (
     ErratumNowHolds,
@@ -24,9 +30,13 @@ from claims.plugin.outcomes import (
     NotRun,
     RequiredButNotRun,
 )
-from claims.verdicts import check_verdict
+from claims.verdicts import Decision, Ending, Stop, decide
 
-__all__ = ["check_record", "ending", "label_skip"]
+__all__ = ["after_teardown", "check_record", "ending", "label_skip", "with_check"]
+
+# The fields of a record that say how its check ended: what a teardown's record
+# carries over the earlier one (after_teardown).
+DECIDED = ("outcome", "verdict", "failure", "status", "message")
 
 
 def check_record(
@@ -49,71 +59,101 @@ def check_record(
         "tiers": item_tiers(item),
     }
     exc = call.excinfo.value if call.excinfo is not None else None
-    rec.update(ending(report, exc, item.stash.get(CONCLUSION, None), rec["message"]))
+    fakes: list[str] = item.config.stash.get(SIMULATED, [])
+    earlier = item.stash.get(ENDING, None)
+    if report.when == "teardown" and earlier is not None:
+        # The check ended before this teardown, which did not pass: it is judged as it
+        # ended, and the teardown may spoil that (decide's teardown_error).
+        end = replace(earlier, teardown_error=str(rec["message"]))
+    else:
+        end = ending(
+            report,
+            exc,
+            item.stash.get(CONCLUSION, None),
+            source=rec["source"],
+            message=rec["message"],
+            fakes=tuple(fakes),
+        )
+        item.stash[ENDING] = end
+    decision = decide(end)
+    rec.update(decision.fields())
     if isinstance(exc, NotApplicable) and exc.scope:
         rec["applies_to"] = exc.scope
+    # Plain builtins only: xdist cannot ship a str or float subclass to the controller.
+    record: dict[str, Any] = jsonable(with_check(rec, check, decision))
+    return record
+
+
+def with_check(rec: dict[str, Any], check: Check | None, decision: Decision) -> dict[str, Any]:
+    """``rec`` (its decided fields written) with what its check recorded.
+
+    A check :func:`decide` found measured through a fake is marked ``simulated``.
+    """
     if check is not None:
         rec.update(check.to_json())
     else:
         rec.update(measurements=[], attachments=[], facts={}, notes=[], charts=[])
-    fakes = item.config.stash.get(SIMULATED, [])
-    if fakes and rec["source"] == "live":
-        # Measured through a fake (claims.simulation): never "reproduced" (claims.verdicts).
+    if decision.concluded is not None:
+        # Measured through a fake (claims.simulation). What the check concluded there is
+        # kept apart from its verdict: the instrument's own tests read it to see that a
+        # recorded machine is judged right.
         rec["simulated"] = True
-        # What the check concluded through the fake, kept apart from its verdict: the
-        # instrument's own tests read it to see that a recorded machine is judged right.
-        rec["simulated_conclusion"] = rec["verdict"]
-        if rec["verdict"] == "reproduced":
-            rec["verdict"] = check_verdict(rec)
-            rec["message"] = (f"simulated: passed through {', '.join(fakes)}; a fake confirms "
-                              "nothing about a machine")
-    # Plain builtins only: xdist cannot ship a str or float subclass to the controller.
-    record: dict[str, Any] = jsonable(rec)
-    return record
+        rec["simulated_conclusion"] = decision.concluded
+    return rec
+
+
+def after_teardown(earlier: dict[str, Any], teardown: Mapping[str, Any]) -> None:
+    """Lay the record of a teardown that did not pass over the check's earlier record.
+
+    The teardown's record was decided with the earlier ending (``decide``'s
+    ``teardown_error``): it spoils a pass, and an earlier failure stands in it.
+    """
+    earlier.update({key: teardown[key] for key in DECIDED if key in teardown})
 
 
 def ending(
     report: pytest.TestReport,
     exc: BaseException | None,
     conclusion: Conclusion | None,
+    *,
+    source: Source,
     message: str | None,
-) -> dict[str, Any]:
-    """The check's outcome, verdict and (when it did not pass) why: decided here, once.
+    fakes: tuple[str, ...] = (),
+) -> Ending:
+    """How pytest ended this test, in the terms :func:`claims.verdicts.decide` decides from.
 
     A test that ran to its end carries the :class:`Conclusion` of its check;
-    every other ending is decided by what stopped it (a missing prerequisite,
-    another profile, a failing assertion, a broken probe).
+    every other ending is named by what stopped it (a missing prerequisite,
+    another profile, an expected failure, a failing assertion, a broken probe).
     """
+    return Ending(
+        stop=_stop(report, exc),
+        phase=report.when,
+        conclusion=conclusion.kind if conclusion is not None else None,
+        source=source,
+        fakes=fakes,
+        message=message,
+    )
+
+
+def _stop(report: pytest.TestReport, exc: BaseException | None) -> Stop | None:
+    """What stopped the test (None: it passed)."""
     if report.passed:
-        if conclusion is None:  # a pass without a conclusion compared nothing
-            return {"outcome": "passed", "verdict": "error", "failure": "nothing-compared"}
-        return {"outcome": "passed", "verdict": conclusion.verdict}
+        return None
     if report.skipped:
         if getattr(report, "wasxfail", None) is not None:
-            if conclusion is not None and conclusion.kind == "known-erratum":
-                return {"outcome": "xfailed", "verdict": "known-erratum"}
-            # Only a catalogued erratum makes an expected failure a known
-            # erratum; an xfail marker or a bare pytest.xfail() decided nothing.
-            return {
-                "outcome": "xfailed",
-                "verdict": "error",
-                "failure": "error",
-                "message": f"expected failure without a catalogued erratum: {message}",
-            }
-        if isinstance(exc, NotApplicable):
-            return {"outcome": "skipped", "verdict": "not-applicable", "status": "not-applicable"}
-        return {"outcome": "skipped", "verdict": "not-run", "status": "not-run"}
+            return Stop.EXPECTED_FAILURE
+        return Stop.NOT_APPLICABLE if isinstance(exc, NotApplicable) else Stop.NOT_RUN
+    # The subclasses of pytest.fail.Exception first: each names its own ending.
     if isinstance(exc, RequiredButNotRun):
-        # Certification mode: the missing prerequisite fails the run, and the check
-        # stays "not run" (nothing was measured).
-        return {"outcome": "failed", "verdict": "not-run", "failure": "not-run"}
+        return Stop.REQUIRED_BUT_NOT_RUN
     if isinstance(exc, ErratumNowHolds):
-        return {"outcome": "failed", "verdict": "error", "failure": "erratum-holds"}
+        return Stop.ERRATUM_HOLDS
     if isinstance(exc, NothingCompared):
-        return {"outcome": "failed", "verdict": "error", "failure": "nothing-compared"}
-    if isinstance(exc, (AssertionError, pytest.fail.Exception)) and report.when == "call":
-        return {"outcome": "failed", "verdict": "refuted", "failure": "refuted"}
-    return {"outcome": "error", "verdict": "error", "failure": "error"}
+        return Stop.NOTHING_COMPARED
+    if isinstance(exc, (AssertionError, pytest.fail.Exception)):
+        return Stop.ASSERTION
+    return Stop.ERROR
 
 
 def _message(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | None:

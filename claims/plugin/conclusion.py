@@ -1,7 +1,8 @@
 """After a claim test's body: its check's conclusion, raised as how the test ends.
 
-The check decides once (:meth:`claims.check.Check.conclude`); :func:`conclude`
-keeps that conclusion on the item for the check record and turns it into
+The check says what it found (:meth:`claims.check.Check.conclude`);
+:func:`conclude` keeps that conclusion on the item for the check record (whose
+verdict :func:`claims.verdicts.decide` derives from it) and turns it into
 pytest's outcome: a refutation fails, a known erratum is an expected failure,
 an erratum that now holds or a check that compared nothing fails as an error
 of the catalog or the test, a check whose every figure was about another model

@@ -1,7 +1,7 @@
 """Stash keys and constants the plugin's modules share.
 
 The session's settings, catalog, tiers and profile live on ``config.stash``
-(:mod:`claims.plugin.session`), a test's check, conclusion and marker problem on
+(:mod:`claims.plugin.session`), a test's check, conclusion, ending and marker problem on
 ``item.stash``; so does the controller's evidence writer
 (:mod:`claims.plugin.writer`). The types are imported for the type checker only:
 the entry point imports this module in every pytest run of the environment, so it
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from claims.plugin.tiers import Tiers
     from claims.plugin.writer import EvidenceWriter
     from claims.profiles import ProfileChoice
+    from claims.verdicts import Ending
 
 SETTINGS: pytest.StashKey[Settings] = pytest.StashKey()
 CATALOG: pytest.StashKey[Catalog] = pytest.StashKey()
@@ -31,6 +32,9 @@ PROFILE_CHOICE: pytest.StashKey[ProfileChoice] = pytest.StashKey()
 SIMULATED: pytest.StashKey[list[str]] = pytest.StashKey()
 CHECK: pytest.StashKey[Check] = pytest.StashKey()
 CONCLUSION: pytest.StashKey[Conclusion] = pytest.StashKey()
+# How the check ended before its teardown (claims.verdicts.Ending), which a failing
+# teardown is judged with.
+ENDING: pytest.StashKey[Ending] = pytest.StashKey()
 PROBLEM: pytest.StashKey[str] = pytest.StashKey()
 # Set once the plugin acts on this session (a claim test collected or one of its options
 # named); until then every hook leaves the session alone.

@@ -9,11 +9,10 @@
 * :class:`ErratumNowHolds` – a figure a catalogued erratum lists now holds.
 * :class:`NothingCompared` – the test compared nothing: an error of the test.
 
-The exception says how the test ended; the verdict itself is decided once, by
-:meth:`claims.check.Check.conclude` (:mod:`claims.plugin.conclusion` raises the
-matching outcome) or, for a test that did not reach its conclusion, by how it
-ended (:func:`claims.plugin.check_record.ending`), and written into the check
-record (``verdict``).
+The exception says how the test ended (:mod:`claims.plugin.conclusion` raises
+the one matching the check's conclusion); :func:`claims.plugin.check_record.ending`
+names it as a :class:`claims.verdicts.Stop`, and the verdict is decided from
+that, once, by :func:`claims.verdicts.decide`.
 """
 
 from __future__ import annotations

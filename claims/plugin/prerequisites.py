@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import pytest
 
 from claims.check import Check
-from claims.plugin.keys import CATALOG, CHECK, CONCLUSION, PROFILE, TIERS_KEY
+from claims.plugin.keys import CATALOG, CHECK, CONCLUSION, ENDING, PROFILE, TIERS_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.options import Settings
 from claims.plugin.outcomes import NotRun, RequiredButNotRun, not_applicable, not_run
@@ -41,9 +41,12 @@ def require_live(settings: Settings) -> Iterator[None]:
 
 def prepare(item: pytest.Item) -> None:
     """Set up the claim test's check and end it early if it cannot run here."""
-    # A rerun of the same item (claims audit) starts without the last run's conclusion.
+    # A rerun of the same item (claims audit) starts without the last run's conclusion
+    # and ending.
     if CONCLUSION in item.stash:
         del item.stash[CONCLUSION]
+    if ENDING in item.stash:
+        del item.stash[ENDING]
     tiers = item_tiers(item)
     check = _new_check(item, tiers)
     if check is not None:

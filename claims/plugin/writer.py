@@ -18,12 +18,14 @@ import pytest
 
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, now_iso, write_atomic
-from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY
+from claims.plugin.check_record import after_teardown, with_check
+from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY, SIMULATED
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.options import Settings, redact_credentials
 from claims.plugin.tiers import Tiers
 from claims.profiles import ProfileChoice
 from claims.terminal import safe
+from claims.verdicts import Ending, Stop, decide
 
 # Rewrite evidence.json at most this often while tests finish, so an
 # interrupted run leaves recent evidence without paying a write per test.
@@ -89,15 +91,8 @@ class EvidenceWriter:
             self.pending[nodeid] = rec
             return
         if rec["when"] == "teardown":
-            # A teardown error spoils a check that passed, xfailed or was skipped (pytest
-            # counts the error, so the report must too); a failure or error stands.
-            if prev["outcome"] in ("passed", "xfailed", "skipped"):
-                prev.update(
-                    outcome="error",
-                    verdict="error",
-                    failure="error",
-                    message=f"teardown: {rec.get('message')}",
-                )
+            # Decided with the earlier ending: a pass is spoiled, a failure stands.
+            after_teardown(prev, rec)
             return
         self.pending[nodeid] = rec
 
@@ -134,22 +129,23 @@ class EvidenceWriter:
             return
         self.pending.pop(item.nodeid, None)
         check = item.stash.get(CHECK, None)
+        source = check.source if check else "fixture"
+        message = (
+            f"interrupted ({self.interrupted_by}) after {after:.1f} s while this test ran: "
+            "nothing was decided"
+        )
+        fakes: list[str] = item.config.stash.get(SIMULATED, [])
+        end = Ending(stop=Stop.INTERRUPTED, source=source, fakes=tuple(fakes), message=message)
         rec: dict[str, Any] = {
             "nodeid": item.nodeid,
-            "source": check.source if check else "fixture",
+            "source": source,
             "duration_s": round(after, 6),
-            "message": f"interrupted ({self.interrupted_by}) after {after:.1f} s while this "
-            "test ran: nothing was decided",
+            "message": message,
             "tiers": item_tiers(item),
-            "outcome": "error",
-            "verdict": "error",
-            "failure": "interrupted",
         }
-        if check is not None:
-            rec.update(check.to_json())
-        else:
-            rec.update(measurements=[], attachments=[], facts={}, notes=[], charts=[])
-        self.log.add(ids, rec)
+        decision = decide(end)
+        rec.update(decision.fields())
+        self.log.add(ids, with_check(rec, check, decision))
 
     # --- hooks -----------------------------------------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:

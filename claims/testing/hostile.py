@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from claims.verdicts import Verdict
+
 __all__ = [
     "INVISIBLE",
     "TERMINAL_ATTACK",
@@ -109,9 +111,9 @@ def evidence_variant(base: dict[str, Any], case: str) -> str:
         check["attachments"] = 7
         return json.dumps(doc)
     if case == "verdict-contradicts-checks":
-        claim["verdict"] = "reproduced"
+        claim["verdict"] = Verdict.REPRODUCED
         for c in claim["checks"]:
-            c["verdict"] = "refuted"
+            c["verdict"] = Verdict.REFUTED
             c["outcome"] = "failed"
         return json.dumps(doc)
     raise ValueError(f"unknown evidence case {case!r}")

@@ -6,6 +6,7 @@ import pytest
 
 from claims.evidence import validate
 from claims.tiers import TIERS
+from claims.verdicts import Verdict
 
 PASSING_OFFLINE = """
 import pytest
@@ -448,6 +449,30 @@ def test_a_teardown_error_spoils_a_known_erratum_and_a_skip(claims_pytester):
         claim = claims_pytester.claim(claim_id)
         assert claim["verdict"] == "error", claim_id
         assert claim["reason"] == "teardown: OSError: could not clean up"
+
+
+def test_a_teardown_error_leaves_a_refutation_standing(claims_pytester):
+    claims_pytester.pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.fixture
+        def broken_teardown():
+            yield
+            raise OSError("could not clean up")
+
+        @pytest.mark.offline
+        @pytest.mark.claim("T1-SUM")
+        def test_sum(check, broken_teardown):
+            check.against("sum", 4.2)
+        """
+    )
+    result = claims_pytester.run()
+    result.assert_outcomes(failed=1, errors=1)
+    (check,) = claims_pytester.claim("T1-SUM")["checks"]
+    assert (check["outcome"], check["verdict"]) == ("failed", Verdict.REFUTED)
+    assert check["failure"] == "refuted"
+    assert check["message"] == "refuted: sum: measured 4.2, stated 4.0"
 
 
 def test_not_run_reason_is_the_reason_alone(claims_pytester):

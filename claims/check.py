@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from claims.catalog.records import Claim, StatedFigure
 from claims.figures import Interval, UnitError, agrees, convert, parse_literal
+from claims.profiles import GENERIC
 
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
@@ -131,7 +132,7 @@ class Check:
     claims: tuple[Claim, ...]
     nodeid: str
     source: Source = "fixture"
-    profile: str = "generic"
+    profile: str = GENERIC.name
     measurements: list[dict[str, Any]] = field(default_factory=list)
     attachments: list[dict[str, Any]] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)

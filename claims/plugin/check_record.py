@@ -24,6 +24,7 @@ from claims.plugin.outcomes import (
     NotRun,
     RequiredButNotRun,
 )
+from claims.records import PendingCheck
 from claims.verdicts import check_verdict
 
 __all__ = ["check_record", "ending", "label_skip"]
@@ -31,7 +32,7 @@ __all__ = ["check_record", "ending", "label_skip"]
 
 def check_record(
     item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
-) -> dict[str, Any] | None:
+) -> PendingCheck | None:
     """The record of this report of a claim test (None: not a claim test, or nothing ended)."""
     ids = claim_ids(item)
     if not ids:
@@ -68,7 +69,7 @@ def check_record(
             rec["message"] = (f"simulated: passed through {', '.join(fakes)}; a fake confirms "
                               "nothing about a machine")
     # Plain builtins only: xdist cannot ship a str or float subclass to the controller.
-    record: dict[str, Any] = jsonable(rec)
+    record: PendingCheck = jsonable(rec)
     return record
 
 

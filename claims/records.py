@@ -1,9 +1,11 @@
 """The evidence records: what ``evidence.json`` holds, as types.
 
 Each :class:`~typing.TypedDict` here is one object of
-``claims/schema/evidence.schema.json`` (:data:`SCHEMA_OBJECTS` says where): its keys are that object's properties and its
-``Required`` keys the object's ``required`` list (``tests/test_records.py``
-holds the two to each other and checks real runs against the schema). The
+``claims/schema/evidence.schema.json`` (:data:`SCHEMA_OBJECTS` says which): its
+keys are that object's properties, its ``Required`` keys the object's
+``required`` list and its types the properties' JSON types
+(``tests/test_records.py`` holds the two to each other, and real runs to the
+schema). The
 writer builds these records, :func:`claims.evidence.load_evidence` hands them
 out only after the file passed the schema, so a reader may index a required key
 and must ``.get`` an optional one.
@@ -31,10 +33,10 @@ __all__ = [
     "Evidence",
     "Gpu",
     "Inputs",
-    "IntervalRecord",
     "Interrupted",
-    "ManifestCheck",
+    "IntervalRecord",
     "Machine",
+    "ManifestCheck",
     "Measurement",
     "OllamaServer",
     "Options",
@@ -272,7 +274,8 @@ class Machine(TypedDict, total=False):
 
 
 class Options(TypedDict, total=False):
-    """The run's options (claims.plugin.options.Settings.to_json)."""
+    """The run's options (claims.plugin.options.Settings.to_json; claims.plugin.serve adds
+    ``ollama_serve`` and ``user_ollama_host`` when the suite starts its own servers)."""
 
     ollama_host: str
     ollama_remote: bool
@@ -290,6 +293,8 @@ class Options(TypedDict, total=False):
     claim_ids: list[str]
     catalog_paths: list[str]
     documents_dir: str | None
+    ollama_serve: str
+    user_ollama_host: str
 
 
 class ProfileChoiceRecord(TypedDict):
@@ -327,10 +332,21 @@ class Interrupted(TypedDict, total=False):
 
 
 class TierState(TypedDict):
-    """What a tier's detector found; the detector's own details sit beside these keys."""
+    """What a tier's detector found (claims.tiers), with the details each tier's detector adds."""
 
     available: bool
     reason: str | None
+    stopped: NotRequired[str]  # stopped during the run (its server stopped answering)
+    version: NotRequired[str]  # ollama: the server's /api/version, address, whose, and where
+    host: NotRequired[str]
+    server: NotRequired[Literal["user's", "private"]]
+    remote: NotRequired[bool]
+    torch: NotRequired[str]  # gpu: torch's version and the CUDA it was built with
+    cuda: NotRequired[str | None]
+    model_path: NotRequired[str]  # engine: the model file, its name and origin, llama-cpp-python
+    model: NotRequired[str]
+    model_source: NotRequired[str]
+    llama_cpp: NotRequired[str]
 
 
 class ManifestCheck(TypedDict):

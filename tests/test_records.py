@@ -93,7 +93,9 @@ def differences(record: type, obj: dict[str, Any]) -> list[str]:
     hints = typing.get_type_hints(record)
     keys, props = set(hints), set(obj.get("properties", {}))
     found = [f"{record.__name__}: key {k!r} is not in the schema" for k in sorted(keys - props)]
-    found += [f"{record.__name__}: schema property {k!r} is not a key" for k in sorted(props - keys)]
+    found += [
+        f"{record.__name__}: schema property {k!r} is not a key" for k in sorted(props - keys)
+    ]
     required = set(record.__required_keys__)  # type: ignore[attr-defined]
     if required != set(obj.get("required", [])):
         found.append(f"{record.__name__}: required {sorted(required)}, "

@@ -243,7 +243,8 @@ class OllamaServer(TypedDict):
     version: str | None
     host: str | None
     remote: NotRequired[bool]
-    runner_build: RunnerBuildRecord | str | None
+    # Not in evidence written before the suite read runner builds (issue 20).
+    runner_build: NotRequired[RunnerBuildRecord | str | None]
 
 
 class Gpu(TypedDict, total=False):

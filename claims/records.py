@@ -23,21 +23,27 @@ from typing import Any, Literal, NotRequired, Required, TypedDict
 from claims.verdicts import Verdict
 
 __all__ = [
+    "NOT_EVIDENCE",
     "SCHEMA_OBJECTS",
     "Attachment",
     "Chart",
     "CheckRecord",
     "ClaimRecord",
+    "DiffResult",
     "DocumentRecord",
+    "DocumentRow",
     "ErratumRecord",
     "Evidence",
+    "FieldDifference",
     "Gpu",
     "Inputs",
     "Interrupted",
     "IntervalRecord",
     "Machine",
     "ManifestCheck",
+    "MeasuredOnce",
     "Measurement",
+    "MovedFigure",
     "OllamaServer",
     "Options",
     "PendingCheck",
@@ -45,6 +51,7 @@ __all__ = [
     "ProfileChoiceRecord",
     "PytestOutcome",
     "Run",
+    "RunSummary",
     "RunnerBuildRecord",
     "StatedFigureRecord",
     "StatedFor",
@@ -53,6 +60,7 @@ __all__ = [
     "Summary",
     "TierState",
     "Transcription",
+    "VerdictChange",
 ]
 
 Outcome = Literal["passed", "failed", "skipped", "xfailed", "xpassed", "error"]
@@ -414,6 +422,110 @@ class Evidence(TypedDict, total=False):
     summary: Required[Summary]
     unknown_claim_checks: list[CheckRecord]
     audit: dict[str, Any]  # claims.audit.report.load_summary: the audit kept beside the file
+
+
+# --- what `claims diff --json` prints (claims.report.diff.diff_evidence) -------------------
+class VerdictChange(TypedDict):
+    """A claim whose verdict differs between the two runs, and how the change reads."""
+
+    id: str
+    document: str
+    section: str
+    statement: str
+    a: str
+    b: str
+    kind: str  # regression, improvement, no longer checked, newly checked, weaker evidence...
+    reason_a: str | None
+    reason_b: str | None
+
+
+class MeasuredOnce(TypedDict):
+    """A compared measurement one run made and the other did not."""
+
+    claim: str
+    nodeid: str
+    name: str
+    display: str
+    holds: bool
+    source: SourceName
+
+
+class MovedFigure(TypedDict):
+    """The same measurement of the same test with a different value in each run."""
+
+    claim: str
+    nodeid: str
+    name: str
+    unit: str | None
+    a: Any
+    b: Any
+    a_display: str
+    b_display: str
+    relative_change: float | None
+    holds_a: bool
+    holds_b: bool
+    source_a: SourceName
+    source_b: SourceName
+
+
+class FieldDifference(TypedDict):
+    """A machine fingerprint field or run option whose value differs."""
+
+    field: str
+    a: str
+    b: str
+
+
+class RunSummary(TypedDict):
+    """One side of a diff: when it ran, what it selected, and its verdict counts."""
+
+    label: str
+    started: str
+    finished: str
+    complete: bool
+    markexpr: str
+    profile: str
+    claims: int
+    by_verdict: dict[str, int]
+
+
+class DocumentRow(TypedDict):
+    """Per document: its claims and verdict counts in each run, and how many changed."""
+
+    id: str
+    title: str
+    claims_a: int
+    claims_b: int
+    a: dict[str, int]
+    b: dict[str, int]
+    changed: int
+    regressions: int
+
+
+class DiffResult(TypedDict):
+    """What differs between two runs (claims.report.diff's docstring says what each key means)."""
+
+    labels: list[str]
+    runs: list[RunSummary]
+    documents: list[DocumentRow]
+    verdict_changes: list[VerdictChange]
+    regressions: list[VerdictChange]
+    moved_figures: list[MovedFigure]
+    measurements_only_in_a: list[MeasuredOnce]
+    measurements_only_in_b: list[MeasuredOnce]
+    context_changes: list[MovedFigure]
+    machine_differences: list[FieldDifference]
+    option_differences: list[FieldDifference]
+    only_in_a: list[str]
+    only_in_b: list[str]
+    identical: bool
+
+
+# The records that are not evidence: a check record in transit, and a diff's result.
+NOT_EVIDENCE: tuple[type, ...] = (
+    PendingCheck, VerdictChange, MeasuredOnce, MovedFigure, FieldDifference, RunSummary,
+    DocumentRow, DiffResult,
+)
 
 
 # Each record and where its object lies in the schema, as a JSON pointer

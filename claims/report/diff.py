@@ -35,7 +35,20 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from claims.records import Chart, ClaimRecord, Evidence, Measurement, SourceName
+from claims.records import (
+    Chart,
+    ClaimRecord,
+    DiffResult,
+    DocumentRow,
+    Evidence,
+    FieldDifference,
+    MeasuredOnce,
+    Measurement,
+    MovedFigure,
+    RunSummary,
+    SourceName,
+    VerdictChange,
+)
 from claims.report import machine
 from claims.report.plots import ChartError, render_chart, svg_with_prefix
 from claims.report.view import ORDER, SOURCES, value_text
@@ -138,8 +151,8 @@ def _display(m: Measurement) -> str:
     return value_text(m["measured"], m.get("measured_display"), m.get("unit"))
 
 
-def _field_differences(a: Mapping[str, str], b: Mapping[str, str]) -> list[dict[str, str]]:
-    out = []
+def _field_differences(a: Mapping[str, str], b: Mapping[str, str]) -> list[FieldDifference]:
+    out: list[FieldDifference] = []
     for key in list(a) + [k for k in b if k not in a]:
         va, vb = a.get(key, "(absent)"), b.get(key, "(absent)")
         if stable(va) != stable(vb):
@@ -155,7 +168,7 @@ def _machine_fields(doc: Evidence) -> dict[str, str]:
     return fields
 
 
-def _run_summary(doc: Evidence, label: str) -> dict[str, Any]:
+def _run_summary(doc: Evidence, label: str) -> RunSummary:
     run = doc["run"]
     return {
         "label": label,
@@ -169,14 +182,14 @@ def _run_summary(doc: Evidence, label: str) -> dict[str, Any]:
     }
 
 
-def diff_evidence(a: Evidence, b: Evidence, labels: Sequence[str] = ("A", "B")) -> dict[str, Any]:
+def diff_evidence(a: Evidence, b: Evidence, labels: Sequence[str] = ("A", "B")) -> DiffResult:
     """Compare two evidence documents (see the module docstring for the result's keys)."""
     label_a, label_b = (str(labels[0]), str(labels[1])) if len(labels) >= 2 else ("A", "B")
     claims_a, claims_b = _claims(a), _claims(b)
-    changes: list[dict[str, Any]] = []
-    moved: list[dict[str, Any]] = []
-    context: list[dict[str, Any]] = []
-    only_m: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
+    changes: list[VerdictChange] = []
+    moved: list[MovedFigure] = []
+    context: list[MovedFigure] = []
+    only_m: dict[str, list[MeasuredOnce]] = {"a": [], "b": []}
     for cid, ca in claims_a.items():
         cb = claims_b.get(cid)
         if cb is None:
@@ -217,7 +230,7 @@ def diff_evidence(a: Evidence, b: Evidence, labels: Sequence[str] = ("A", "B")) 
             m2, source_b = found
             if stable(m1["measured"]) == stable(m2["measured"]):
                 continue
-            row = {
+            row: MovedFigure = {
                 "claim": cid,
                 "nodeid": key[0],
                 "name": key[1],
@@ -235,7 +248,7 @@ def diff_evidence(a: Evidence, b: Evidence, labels: Sequence[str] = ("A", "B")) 
             # A context value (what an instrument measured about itself or its input:
             # hash throughput, archive bytes) is no claim's figure: shown, not counted.
             (moved if _compared(m1) or _compared(m2) else context).append(row)
-    def by_size(r: Mapping[str, Any]) -> tuple[bool, float, str]:
+    def by_size(r: MovedFigure) -> tuple[bool, float, str]:
         return (r["relative_change"] is None, -abs(r["relative_change"] or 0.0), r["claim"])
 
     moved.sort(key=by_size)
@@ -267,8 +280,8 @@ def diff_evidence(a: Evidence, b: Evidence, labels: Sequence[str] = ("A", "B")) 
 
 
 def _document_rows(
-    a: Evidence, b: Evidence, changes: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+    a: Evidence, b: Evidence, changes: Sequence[VerdictChange]
+) -> list[DocumentRow]:
     """Per document: claims and verdict counts in each run, and the verdicts that changed."""
     titles: dict[str, str] = {}
     for doc in (a, b):
@@ -282,9 +295,9 @@ def _document_rows(
             titles.setdefault(doc_id, claim.get("document_title") or doc_id)
             per = counts.setdefault(doc_id, {"a": Counter(), "b": Counter()})
             per[side][claim["verdict"]] += 1
-    changed = Counter(str(c.get("document")) for c in changes)
-    regressed = Counter(str(c.get("document")) for c in changes if c["kind"] == "regression")
-    rows = []
+    changed = Counter(c["document"] for c in changes)
+    regressed = Counter(c["document"] for c in changes if c["kind"] == "regression")
+    rows: list[DocumentRow] = []
     for doc_id in titles:
         per = counts.get(doc_id, {"a": Counter(), "b": Counter()})
         rows.append(
@@ -307,8 +320,8 @@ def _percent(change: float | None) -> str:
     return "n/a" if change is None else f"{change * 100:+.1f}%"
 
 
-def _counts(run: Mapping[str, Any]) -> str:
-    counts = _mapping(run.get("by_verdict"))
+def _counts(run: RunSummary) -> str:
+    counts = run["by_verdict"]
     shown = ", ".join(f"{counts[v]} {v}" for v in ORDER if counts.get(v))
     return shown or "no claims"
 
@@ -317,7 +330,7 @@ def _abbrev(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {v}" for v, n in counts.items()) or "none"
 
 
-def format_diff_text(result: Mapping[str, Any]) -> str:
+def format_diff_text(result: DiffResult) -> str:
     """A terminal summary of :func:`diff_evidence`'s result (ends with a newline).
 
     Every field from the evidence goes through :func:`claims.terminal.safe`: the
@@ -328,10 +341,10 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
     run_a, run_b = result["runs"]
     lines = []
     for name, label, run in (("A", label_a, run_a), ("B", label_b, run_b)):
-        incomplete = "" if run.get("complete") else ", INCOMPLETE"
-        lines.append(f"{name}: {label}  (started {safe(run.get('started'))}{incomplete})")
+        incomplete = "" if run["complete"] else ", INCOMPLETE"
+        lines.append(f"{name}: {label}  (started {safe(run['started'])}{incomplete})")
         lines.append(f"   {safe(_counts(run))}")
-    docs = result.get("documents") or []
+    docs = result["documents"]
     if docs:
         lines.append("")
         width = max(len(safe(d["id"])) for d in docs)
@@ -343,7 +356,7 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
             )
             mark = "!" if d["regressions"] else " "
             lines.append(f" {mark} {safe(d['id']):<{width}}  {d['changed']:>7}  {safe(detail)}")
-    if result.get("identical"):
+    if result["identical"]:
         lines.append("")
         lines.append(
             "identical: same verdicts, same measured figures, same machine and options "
@@ -364,7 +377,7 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
                 f" {mark} {safe(c['id']):<{width}}  {safe(c['a'])} -> {safe(c['b'])}"
                 f"  [{c['kind']}]"
             )
-            if c["kind"] == "regression" and c.get("reason_b"):
+            if c["kind"] == "regression" and c["reason_b"]:
                 line += f"  {safe(c['reason_b'])}"
             lines.append(line)
     moved = result["moved_figures"]
@@ -377,35 +390,34 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
                 f"   {safe(m['claim'])}  {safe(m['name'])}: {safe(m['a_display'])} -> "
                 f"{safe(m['b_display'])}  ({change})"
             )
-    for key, label in (("measurements_only_in_a", "A"), ("measurements_only_in_b", "B")):
-        rows = result.get(key) or []
-        if rows:
+    for once, label in ((result["measurements_only_in_a"], "A"),
+                        (result["measurements_only_in_b"], "B")):
+        if once:
             lines.append("")
-            lines.append(f"measured only in {label}: {len(rows)}")
-            for m in rows:
-                lines.append(f"   {safe(m['claim'])}  {safe(m['name'])}: {safe(m['display'])}")
-    for key, title in (
-        ("machine_differences", "machines differ"),
-        ("option_differences", "options differ"),
+            lines.append(f"measured only in {label}: {len(once)}")
+            for o in once:
+                lines.append(f"   {safe(o['claim'])}  {safe(o['name'])}: {safe(o['display'])}")
+    for fields, title in (
+        (result["machine_differences"], "machines differ"),
+        (result["option_differences"], "options differ"),
     ):
-        rows = result[key]
-        if rows:
+        if fields:
             lines.append("")
-            lines.append(f"{title}: {len(rows)} field{'s' if len(rows) != 1 else ''}")
-            width = max(len(safe(r["field"])) for r in rows)
-            for r in rows:
+            lines.append(f"{title}: {len(fields)} field{'s' if len(fields) != 1 else ''}")
+            width = max(len(safe(r["field"])) for r in fields)
+            for r in fields:
                 lines.append(f"   {safe(r['field']):<{width}}  A: {safe(r['a'])}")
                 lines.append(f"   {'':<{width}}  B: {safe(r['b'])}")
-    for key, label in (("only_in_a", "A"), ("only_in_b", "B")):
-        if result[key]:
+    for only, label in ((result["only_in_a"], "A"), (result["only_in_b"], "B")):
+        if only:
             lines.append("")
-            lines.append(f"claims only in {label}: {', '.join(safe(c) for c in result[key])}")
+            lines.append(f"claims only in {label}: {', '.join(safe(c) for c in only)}")
     _context_lines(result, lines)
     return "\n".join(lines) + "\n"
 
 
-def _context_lines(result: Mapping[str, Any], lines: list[str]) -> None:
-    context = result.get("context_changes") or []
+def _context_lines(result: DiffResult, lines: list[str]) -> None:
+    context = result["context_changes"]
     if context:
         lines.append("")
         lines.append(
@@ -437,7 +449,7 @@ def _svg(found: tuple[Chart, SourceName] | None, prefix: str) -> dict[str, str |
         return {"svg": None, "problem": f"could not be drawn: {type(exc).__name__}: {exc}"}
 
 
-def render_diff_html(result: Mapping[str, Any], a: Evidence, b: Evidence) -> str:
+def render_diff_html(result: DiffResult, a: Evidence, b: Evidence) -> str:
     """The two runs side by side: verdict changes, moved figures, machines, every claim, plots."""
     from claims.report.html import content_security_policy, environment
 

@@ -3,7 +3,9 @@
 The file follows the contract in ``claims/schema/evidence.schema.json`` (a copy
 of the project's shared schema). It lists every catalog claim, checked or not,
 so coverage is visible; each claim carries its verdict, the reason, and the
-checks behind it with their measurements and evidence source.
+checks behind it with their measurements and evidence source. Its records are
+typed in :mod:`claims.records`; :func:`load_evidence` returns an ``Evidence``
+only once the file passed the schema, so what it returns is what the types say.
 
 Writes are atomic (temporary file in the same folder, then ``os.replace``), and
 the plugin rewrites the file as tests finish, so an interrupted run still leaves

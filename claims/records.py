@@ -5,10 +5,9 @@ Each :class:`~typing.TypedDict` here is one object of
 keys are that object's properties, its ``Required`` keys the object's
 ``required`` list and its types the properties' JSON types
 (``tests/test_records.py`` holds the two to each other, and real runs to the
-schema). The
-writer builds these records, :func:`claims.evidence.load_evidence` hands them
-out only after the file passed the schema, so a reader may index a required key
-and must ``.get`` an optional one.
+schema). The writer builds these records, :func:`claims.evidence.load_evidence`
+hands them out only after the file passed the schema, so a reader may index a
+required key and must ``.get`` an optional one.
 
 Verdicts are :class:`~claims.verdicts.Verdict` members when the suite writes
 them and plain strings equal to those members when loaded from a file (a
@@ -34,6 +33,7 @@ __all__ = [
     "DocumentRow",
     "ErratumRecord",
     "Evidence",
+    "Failure",
     "FieldDifference",
     "Gpu",
     "Inputs",
@@ -46,6 +46,7 @@ __all__ = [
     "MovedFigure",
     "OllamaServer",
     "Options",
+    "Outcome",
     "PendingCheck",
     "Premise",
     "ProfileChoiceRecord",
@@ -53,6 +54,8 @@ __all__ = [
     "Run",
     "RunSummary",
     "RunnerBuildRecord",
+    "SkipStatus",
+    "SourceName",
     "StatedFigureRecord",
     "StatedFor",
     "StatedRange",

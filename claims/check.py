@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from claims.catalog.records import Claim, StatedFigure
 from claims.figures import Interval, UnitError, agrees, convert, parse_literal
 from claims.profiles import GENERIC
+from claims.records import Attachment, Chart, Premise
 
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
@@ -134,12 +135,12 @@ class Check:
     source: Source = "fixture"
     profile: str = GENERIC.name
     measurements: list[dict[str, Any]] = field(default_factory=list)
-    attachments: list[dict[str, Any]] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    charts: list[dict[str, Any]] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
     # Figures the check computed with rather than compared (see premise()).
-    premises: list[dict[str, Any]] = field(default_factory=list)
+    premises: list[Premise] = field(default_factory=list)
     # The run's catalog, for premises stated under another claim.
     catalog: Catalog | None = None
     # Set by the plugin when the test body starts (begin()): the source is fixed from then on.
@@ -211,7 +212,7 @@ class Check:
                 raise CheckUsageError(str(exc.args[0])) from None
         else:
             owner, fig = self._figure(figure, claim)
-        entry = {"claim": owner.id, "name": fig.name, "stated_display": fig.display}
+        entry: Premise = {"claim": owner.id, "name": fig.name, "stated_display": fig.display}
         if entry not in self.premises:
             self.premises.append(entry)
         return owner, fig

@@ -3,7 +3,9 @@
 The file follows the contract in ``claims/schema/evidence.schema.json`` (a copy
 of the project's shared schema). It lists every catalog claim, checked or not,
 so coverage is visible; each claim carries its verdict, the reason, and the
-checks behind it with their measurements and evidence source.
+checks behind it with their measurements and evidence source. Its records are
+typed in :mod:`claims.records`; :func:`load_evidence` returns an ``Evidence``
+only once the file passed the schema, so what it returns is what the types say.
 
 Writes are atomic (temporary file in the same folder, then ``os.replace``), and
 the plugin rewrites the file as tests finish, so an interrupted run still leaves
@@ -34,12 +36,13 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, cast
 
 from claims.catalog import Catalog
-from claims.verdicts import claim_verdict, summarize
+from claims.records import CheckRecord, ClaimRecord, Evidence, OllamaServer, Run, Suite
+from claims.verdicts import Verdict, claim_verdict, summarize
 
-SCHEMA_ID = "claims-evidence/1"
+SCHEMA_ID: Final = "claims-evidence/1"
 
 __all__ = [
     "MAX_DEPTH",
@@ -162,33 +165,31 @@ def non_finite_problem(names: Iterable[str]) -> str:
     return f"probe error: non-finite measurement of {', '.join(names)}; nothing was decided"
 
 
-def _reject_non_finite(rec: dict[str, Any]) -> None:
+def _reject_non_finite(rec: CheckRecord) -> None:
     """A measurement that is NaN or infinite is a failure of the probe, not a figure.
 
     The check becomes an error (nothing was decided) and says which measurement;
     the value stays visible as text, never as a NaN token in the JSON.
     """
-    measurements = [m for m in rec.get("measurements") or [] if isinstance(m, dict)]
+    measurements = rec["measurements"]
     bad = non_finite_names(measurements)
     if not bad:
         return
     for m in measurements:
-        if str(m.get("name")) in bad:
+        if m["name"] in bad:
             m["holds"] = False
             m["compared"] = False
             m["non_finite"] = True
             m["note"] = "non-finite value: the probe failed, nothing was compared"
     problem = non_finite_problem(bad)
     earlier = rec.get("message")
-    rec.update(
-        outcome="error",
-        failure="error",
-        # The plugin already failed the test with this message (NonFiniteMeasurement).
-        message=earlier if earlier and problem in earlier else
-        (f"{problem} ({earlier})" if earlier else problem),
-    )
+    rec["outcome"] = "error"
+    rec["failure"] = "error"
+    # The plugin already failed the test with this message (NonFiniteMeasurement).
+    rec["message"] = (earlier if earlier and problem in earlier else
+                      f"{problem} ({earlier})" if earlier else problem)
     if "verdict" in rec:  # a record that carries its own verdict says the same
-        rec["verdict"] = "error"
+        rec["verdict"] = Verdict.ERROR
 
 
 def _depth_exceeds(doc: Any, limit: int) -> bool:
@@ -208,12 +209,12 @@ def _depth_exceeds(doc: Any, limit: int) -> bool:
     return False
 
 
-def _bound_attachments(doc: dict[str, Any]) -> None:
-    for claim in doc.get("claims") or []:
-        for check in (claim.get("checks") or []) if isinstance(claim, dict) else []:
-            for att in (check.get("attachments") or []) if isinstance(check, dict) else []:
-                content = att.get("content") if isinstance(att, dict) else None
-                if isinstance(content, str) and len(content) > MAX_LOADED_ATTACHMENT_CHARS:
+def _bound_attachments(doc: Evidence) -> None:
+    for claim in doc["claims"]:
+        for check in claim["checks"]:
+            for att in check.get("attachments", []):
+                content = att["content"]
+                if len(content) > MAX_LOADED_ATTACHMENT_CHARS:
                     att["content"] = (
                         content[:MAX_LOADED_ATTACHMENT_CHARS]
                         + f"\n… [cut when loaded: {len(content):,} characters, more than "
@@ -256,76 +257,42 @@ def _read_regular(path: Path) -> bytes:
         os.close(fd)
 
 
-def verdict_problems(doc: Mapping[str, Any]) -> list[str]:
+def verdict_problems(doc: Evidence) -> list[str]:
     """Claims whose verdict is not the one their checks' verdicts give (claims.verdicts).
 
     The suite computes each claim's verdict from its checks when it writes the
     file, so a difference means the file was edited: a claim "reproduced" over
     checks that were refuted would render "The run passed".
     """
-    options = _mapping_of(_mapping_of(doc.get("run")).get("options"))
-    certification = options.get("require_live") is True
+    certification = doc["run"]["options"].get("require_live") is True
     problems = []
-    for claim in doc.get("claims") or []:
-        if not isinstance(claim, Mapping):
-            continue
-        checks = [c for c in claim.get("checks") or [] if isinstance(c, Mapping)]
-        if not checks or claim.get("verdict") == "untestable":
+    for claim in doc["claims"]:
+        checks = claim["checks"]
+        if not checks or claim["verdict"] == Verdict.UNTESTABLE:
             continue
         expected, _ = claim_verdict(True, None, checks, certification=certification)
-        if claim.get("verdict") != expected:
-            given = sorted({str(c.get("verdict")) for c in checks})
+        if claim["verdict"] != expected:
+            given = sorted({str(c["verdict"]) for c in checks})
             problems.append(
-                f"claim {claim.get('id')!r} has verdict {claim.get('verdict')!r}, but its "
+                f"claim {claim['id']!r} has verdict {claim['verdict']!r}, but its "
                 f"checks' verdicts ({', '.join(given)}) give '{expected}'"
             )
     return problems
 
 
-# What the report and diff walk in each check, with the JSON type they expect.
-_CHECK_SHAPE: dict[str, tuple[type, str]] = {
-    "measurements": (list, "a list"),
-    "attachments": (list, "a list"),
-    "notes": (list, "a list"),
-    "charts": (list, "a list"),
-    "premises": (list, "a list"),
-    "facts": (dict, "an object"),
-}
-_JSON_TYPE = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-              int: "a number", float: "a number", type(None): "null"}
-
-
-def shape_problems(doc: Mapping[str, Any]) -> list[str]:
-    """Fields of the checks that the schema leaves open but the readers iterate.
-
-    ``attachments: 7`` is valid against the shared schema, and crashed the page
-    with a TypeError far from the file; here it is named where it is.
-    """
+def id_problems(doc: Evidence) -> list[str]:
+    """Claim ids the schema's pattern lets through: its "$" matches before a final newline
+    in Python's re, so a file could carry "W1-X\\n", which no catalog claim is."""
     from claims.catalog.loader import ID_PATTERN
 
-    problems = []
-    for i, claim in enumerate(doc.get("claims") or []):
-        cid = claim.get("id") if isinstance(claim, Mapping) else None
-        if isinstance(cid, str) and not ID_PATTERN.fullmatch(cid):
-            # The schema's pattern ends in "$", which Python lets match before a newline.
-            problems.append(f"claims[{i}].id {cid!r} is not a claim id")
-        checks = claim.get("checks") if isinstance(claim, Mapping) else None
-        for j, check in enumerate(checks if isinstance(checks, list) else []):
-            if not isinstance(check, Mapping):
-                continue
-            for key, (kind, wanted) in _CHECK_SHAPE.items():
-                value = check.get(key)
-                if value is not None and not isinstance(value, kind):
-                    problems.append(f"claims[{i}].checks[{j}].{key} is "
-                                    f"{_JSON_TYPE.get(type(value), 'a value')}, not {wanted}")
-    return problems
+    return [
+        f"claims[{i}].id {claim['id']!r} is not a claim id"
+        for i, claim in enumerate(doc["claims"])
+        if not ID_PATTERN.fullmatch(claim["id"])
+    ]
 
 
-def _mapping_of(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def load_evidence(path: Path | str) -> dict[str, Any]:
+def load_evidence(path: Path | str) -> Evidence:
     """Read and validate an evidence file; EvidenceError names the file and problem.
 
     Only a regular file is read (a FIFO would block forever), at most
@@ -368,17 +335,22 @@ def load_evidence(path: Path | str) -> dict[str, Any]:
     # JSON escapes can spell unpaired surrogates ("\ud83d"): they would fail the
     # page's UTF-8 encoding later, far from the file's name.
     cleaned: dict[str, Any] = clean(doc)
-    doc = cleaned
-    problems = validate(doc) or shape_problems(doc)
+    problems = validate(cleaned)
     if problems:
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         raise EvidenceError(f"{path}: not claims evidence: {problems[0]}{more}")
-    problems = verdict_problems(doc)
+    # From here on the file is what the schema, and so claims.records, says it is.
+    evidence = cast(Evidence, cleaned)
+    problems = id_problems(evidence)
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise EvidenceError(f"{path}: not claims evidence: {problems[0]}{more}")
+    problems = verdict_problems(evidence)
     if problems:
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         raise EvidenceError(f"{path}: inconsistent evidence: {problems[0]}{more}")
-    _bound_attachments(doc)
-    return doc
+    _bound_attachments(evidence)
+    return evidence
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
@@ -439,7 +411,7 @@ def _git_state() -> tuple[str | None, bool | None]:
     return (head or None), bool(dirty)
 
 
-def provenance(catalog: Catalog) -> dict[str, Any]:
+def provenance(catalog: Catalog) -> Suite:
     """What judged this run: the suite's version, its git commit and the catalog's hash."""
     from importlib.metadata import PackageNotFoundError, version
 
@@ -459,35 +431,37 @@ def provenance(catalog: Catalog) -> dict[str, Any]:
 class EvidenceLog:
     """Collects check records during a run and renders the evidence document."""
 
-    def __init__(self, catalog: Catalog, run: dict[str, Any]) -> None:
+    def __init__(self, catalog: Catalog, run: Mapping[str, Any]) -> None:
         self.catalog = catalog
-        self.run = dict(run)
+        # The run record while the session amends it (the --ollama-serve plugin adds its
+        # options, the writer pytest's outcome and any interrupt): a Run once rendered.
+        self.run: dict[str, Any] = dict(run)
         self.run.setdefault("suite", provenance(catalog))
-        self.checks: dict[str, list[dict[str, Any]]] = {c.id: [] for c in catalog}
-        self.unknown: list[dict[str, Any]] = []
+        self.checks: dict[str, list[CheckRecord]] = {c.id: [] for c in catalog}
+        self.unknown: list[CheckRecord] = []
         self.facts: dict[str, Any] = {}
         # What `claims audit` found, when an audit result lies beside the evidence.
         self.audit: dict[str, Any] | None = None
 
     def add(self, claim_ids: Iterable[str], record: Mapping[str, Any]) -> None:
+        """Log a check record (a CheckRecord as the plugin built it) under each of its claims."""
         # Where a server's or file's text enters the evidence: clean it once, here.
-        cleaned: dict[str, Any] = clean(record)
+        cleaned: CheckRecord = clean(record)
         _reject_non_finite(cleaned)
-        record = cleaned
         for cid in claim_ids:
-            rec = dict(record)
+            rec = cleaned.copy()
             # A check may serve several claims; keep only the measurements that belong here.
             rec["measurements"] = [
-                m for m in record.get("measurements", []) if m.get("claim") in (None, cid)
+                m for m in cleaned["measurements"] if m.get("claim") in (None, cid)
             ]
             if cid in self.checks:
                 self.checks[cid].append(rec)
             else:
-                self.unknown.append({"claim": cid, **rec})
-        self.facts.update(record.get("facts") or {})
+                self.unknown.append(cast(CheckRecord, {"claim": cid, **rec}))
+        self.facts.update(cleaned.get("facts") or {})
 
-    def document(self, *, complete: bool, finished: str | None = None) -> dict[str, Any]:
-        claims: list[dict[str, Any]] = []
+    def document(self, *, complete: bool, finished: str | None = None) -> Evidence:
+        claims: list[ClaimRecord] = []
         options = self.run.get("options")
         certification = isinstance(options, dict) and options.get("require_live") is True
         for doc in self.catalog.documents:
@@ -496,16 +470,15 @@ class EvidenceLog:
                 verdict, reason = claim_verdict(
                     claim.testable, claim.untestable_reason, checks, certification=certification
                 )
-                entry = claim.to_json()
-                entry.update(
-                    {
-                        "document_title": doc.title,
-                        "verdict": verdict,
-                        "reason": reason,
-                        "checks": checks,
-                    }
-                )
-                if claim.erratum and verdict == "known-erratum":
+                # The catalog's record of the claim (its figures and erratum), then this run's.
+                entry = cast(ClaimRecord, {
+                    **claim.to_json(),
+                    "document_title": doc.title,
+                    "verdict": Verdict(verdict),
+                    "reason": reason,
+                    "checks": checks,
+                })
+                if claim.erratum and verdict == Verdict.KNOWN_ERRATUM:
                     entry["reason"] = claim.erratum.explanation
                 claims.append(entry)
         run = dict(self.run)
@@ -518,7 +491,7 @@ class EvidenceLog:
             # machine fingerprint shows it beside OS, GPU and driver.
             run["machine"] = {
                 **run["machine"],
-                "ollama": {
+                "ollama": cast(OllamaServer, {
                     "version": self.facts.get("ollama_version"),
                     "host": self.facts.get("ollama_host"),
                     # Another machine's server: its figures are that machine's, not this one's.
@@ -526,14 +499,15 @@ class EvidenceLog:
                     # The runner's llama.cpp build (a RunnerBuild record), or why it is
                     # not known; absent when no check looked (plugin/serve.py).
                     "runner_build": self.facts.get("ollama_runner_build"),
-                },
+                }),
             }
-        out: dict[str, Any] = {
+        summary = summarize(claims)
+        out: Evidence = {
             "schema": SCHEMA_ID,
-            "run": run,
+            "run": cast(Run, run),  # what the session built: tests/test_records.py checks it
             "documents": [d.to_json() for d in self.catalog.documents],
             "claims": claims,
-            "summary": summarize(claims),
+            "summary": {"by_verdict": summary["by_verdict"], "by_document": summary["by_document"]},
         }
         if self.unknown:
             out["unknown_claim_checks"] = self.unknown
@@ -541,7 +515,7 @@ class EvidenceLog:
             out["audit"] = self.audit
         return out
 
-    def write(self, path: Path, *, complete: bool) -> dict[str, Any]:
-        doc: dict[str, Any] = clean(self.document(complete=complete))
+    def write(self, path: Path, *, complete: bool) -> Evidence:
+        doc: Evidence = clean(self.document(complete=complete))
         write_atomic(path, dumps(doc))
         return doc

@@ -73,6 +73,35 @@ def test_validation_names_the_field():
     assert problems and problems[0].startswith("claims/0/verdict")
 
 
+def _written(tmp_path, spoil):
+    doc = json.loads(json.dumps(EvidenceLog(load_catalog(), minimal_run()).document(complete=True)))
+    doc["claims"][0]["checks"] = [{"nodeid": "t", "outcome": "passed", "verdict": "consistent",
+                                   "source": "fixture", "measurements": []}]
+    doc["claims"][0]["verdict"] = "consistent"
+    spoil(doc)
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_a_field_of_the_wrong_kind_is_refused_where_it_is(tmp_path):
+    """What the report iterates is typed by the schema: attachments that are a number
+    are refused on loading, named, instead of failing inside the page."""
+    path = _written(tmp_path, lambda d: d["claims"][0]["checks"][0].update(attachments=7))
+    with pytest.raises(EvidenceError, match="claims/0/checks/0/attachments: 7 is not of type"):
+        load_evidence(path)
+    assert load_evidence(_written(tmp_path, lambda d: None))["claims"][0]["checks"][0]
+
+
+def test_a_claim_id_with_a_trailing_newline_is_refused(tmp_path):
+    # The schema's pattern ends in "$", which Python's re lets match before a newline.
+    def spoil(doc):
+        doc["claims"][0]["id"] += "\n"
+
+    with pytest.raises(EvidenceError, match=r"claims\[0\]\.id .* is not a claim id"):
+        load_evidence(_written(tmp_path, spoil))
+
+
 def test_atomic_write_leaves_no_temporary_files(tmp_path):
     target = tmp_path / "out" / "evidence.json"
     write_atomic(target, "one")

@@ -18,6 +18,7 @@ from claims.evidence import EvidenceLog, schema
 from claims.probes.live.loopback import LOOPBACK_HOSTS as LOOPBACK
 from claims.report.hints import run_hint
 from claims.report.view import build_view
+from claims.testing.evidence import minimal_run
 from claims.tiers import OFFLINE, TIERS, PrivateServers, Tier, TierStatus
 
 
@@ -132,8 +133,8 @@ def test_the_report_hints_at_the_new_tier_and_orders_it_last(tpu, tmp_path):
     assert run_hint(["tpu"], "torch is not installed").endswith("then run pytest -m tpu")
     (tmp_path / "T9.toml").write_text(TPU_CATALOG, encoding="utf-8")
     catalog = load_catalog([tmp_path / "T9.toml"])
-    run = {"started": "2026-12-01T00:00:00+00:00", "markexpr": "", "profile": "generic",
-           "complete": True, "options": {}, "machine": {}}
+    # A run the schema accepts: the report reads what the schema requires (claims.records).
+    run = minimal_run("", complete=True)
     evidence = json.loads(json.dumps(EvidenceLog(catalog, run).document(complete=True)))
     assert build_view(evidence)["all_tiers"] == ["offline", "hub", "tpu"]
 

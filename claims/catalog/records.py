@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from claims.figures import Interval, parse_literal
+
+if TYPE_CHECKING:
+    from claims.records import DocumentRecord
 
 FigureKind = Literal["number", "range", "text", "list", "bool"]
 
@@ -168,7 +171,7 @@ class Document:
     published: str | None = None
     claims: tuple[Claim, ...] = field(default=())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DocumentRecord:
         return {
             "id": self.id,
             "title": self.title,

@@ -30,6 +30,7 @@ from claims.plugin.outcomes import (
     NotRun,
     RequiredButNotRun,
 )
+from claims.records import PendingCheck
 from claims.verdicts import Decision, Ending, Stop, decide
 
 __all__ = ["after_teardown", "check_record", "ending", "label_skip", "with_check"]
@@ -41,7 +42,7 @@ DECIDED = ("outcome", "verdict", "failure", "status", "message")
 
 def check_record(
     item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
-) -> dict[str, Any] | None:
+) -> PendingCheck | None:
     """The record of this report of a claim test (None: not a claim test, or nothing ended)."""
     ids = claim_ids(item)
     if not ids:
@@ -80,7 +81,7 @@ def check_record(
     if isinstance(exc, NotApplicable) and exc.scope:
         rec["applies_to"] = exc.scope
     # Plain builtins only: xdist cannot ship a str or float subclass to the controller.
-    record: dict[str, Any] = jsonable(with_check(rec, check, decision))
+    record: PendingCheck = jsonable(with_check(rec, check, decision))
     return record
 
 

@@ -24,6 +24,7 @@ from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.options import Settings, redact_credentials
 from claims.plugin.tiers import Tiers
 from claims.profiles import ProfileChoice
+from claims.records import Evidence, PytestOutcome
 from claims.terminal import safe
 from claims.verdicts import Ending, Stop, decide
 
@@ -44,7 +45,7 @@ EXIT_MEANINGS: dict[int, str] = {
 }
 
 
-def pytest_outcomes(session: pytest.Session, exitstatus: int) -> dict[str, Any]:
+def pytest_outcomes(session: pytest.Session, exitstatus: int) -> PytestOutcome:
     """pytest's own counts and exit status, as its summary line and ``$?`` report them.
 
     Counts every test of the session, claim tests or not, so the report's top
@@ -76,7 +77,7 @@ class EvidenceWriter:
         self.tiers = tiers
         self.pending: dict[str, dict[str, Any]] = {}
         self.last_write = 0.0
-        self.written: dict[str, Any] | None = None
+        self.written: Evidence | None = None
         self.report_problem: str | None = None
         # The test running now (None between tests), and since when (monotonic):
         # a run stopped in the middle of one names it and how long it had run.

@@ -51,15 +51,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from markupsafe import Markup, escape
 
+from claims import records
 from claims.report import machine
 from claims.report.diff import BAD, CONFIRMED, diff_evidence
 from claims.report.plots import MEASURED, REFERENCE
 from claims.report.view import ORDER, SOURCES, value_text
-from claims.verdicts import DESCRIPTIONS, VERDICTS
+from claims.tiers import OLLAMA
+from claims.verdicts import DESCRIPTIONS, VERDICTS, Verdict
 
 __all__ = [
     "TIDY_COLUMNS",
@@ -80,13 +82,14 @@ MIN_FILES_PER_WORKER = 8
 # Runs shown side by side at once; more are paged (the page's script switches pages).
 PAGE_RUNS = 12
 
-DECIDED = frozenset({"reproduced", "consistent", "refuted", "known-erratum", "error"})
-_CLASS = {
-    "reproduced": "holds",
-    "consistent": "holds",
-    "refuted": "does not hold",
-    "known-erratum": "does not hold",
-    "error": "error",
+DECIDED = frozenset({Verdict.REPRODUCED, Verdict.CONSISTENT, Verdict.REFUTED,
+                     Verdict.KNOWN_ERRATUM, Verdict.ERROR})
+_CLASS: dict[str, str] = {
+    Verdict.REPRODUCED: "holds",
+    Verdict.CONSISTENT: "holds",
+    Verdict.REFUTED: "does not hold",
+    Verdict.KNOWN_ERRATUM: "does not hold",
+    Verdict.ERROR: "error",
 }
 _PLUS_MINUS = re.compile(r"^\s*±\s*([0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)", re.I)
 
@@ -121,10 +124,6 @@ TIDY_COLUMNS: tuple[str, ...] = (
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _str(value: Any, default: str = "") -> str:
@@ -205,7 +204,7 @@ class Run:
     verdicts: dict[str, str]
     reasons: dict[str, str]
     figures: dict[str, list[Figure]]
-    slim: dict[str, Any]
+    slim: records.Evidence | None  # what the history's diff reads; dropped once it is made
     column: int = 0
     machine: int = 0
     label: str = ""
@@ -262,7 +261,7 @@ def _declared(path: Path) -> str:
     return " (" + " ".join(parts) + "; this suite reads claims-evidence/1)"
 
 
-def _load(path: Path) -> dict[str, Any] | Skipped:
+def _load(path: Path) -> records.Evidence | Skipped:
     from claims.evidence import EvidenceError, load_evidence
 
     try:
@@ -285,61 +284,59 @@ def _load(path: Path) -> dict[str, Any] | Skipped:
         return Skipped(str(path), f"cannot read ({type(exc).__name__}: {exc})")
 
 
-def _started(run: Mapping[str, Any]) -> datetime | None:
+def _started(run: records.Run) -> datetime | None:
     try:
-        when = datetime.fromisoformat(_str(run.get("started")))
+        when = datetime.fromisoformat(run["started"])
     except ValueError:
         return None
     return when if when.tzinfo is not None else None
 
 
-def _gpu_names(m: Mapping[str, Any]) -> str:
+def _gpu_names(m: records.Machine) -> str:
     """The GPUs nvidia-smi listed, counted: "2 × NVIDIA H100 80GB HBM3"."""
-    devices = _list(_mapping(m.get("gpu")).get("devices"))
-    names = [machine.text(_mapping(d).get("name")) for d in devices if isinstance(d, Mapping)]
+    gpu = m.get("gpu")
+    names = [machine.text(d.get("name")) for d in (gpu["devices"] if gpu else [])]
     if not names:
         return "no GPU"
     counted = {name: names.count(name) for name in names}
     return "; ".join(f"{n} × {name}" if n > 1 else name for name, n in counted.items())
 
 
-def _runner(run: Mapping[str, Any]) -> str:
+def _runner(run: records.Run) -> str:
     """An Ollama runner build, where the evidence names one (a fact or the machine's record)."""
-    ollama = _mapping(_mapping(run.get("machine")).get("ollama"))
-    for key in ("runner", "runner_build", "build"):
-        if ollama.get(key):
-            return machine.text(ollama[key])
-    for key, value in _mapping(run.get("facts")).items():
-        if "runner" in str(key).lower() and isinstance(value, (str, int, float)):
+    server = run["machine"].get("ollama")
+    if server and server.get("runner_build"):
+        return machine.text(server.get("runner_build"))
+    for key, value in run.get("facts", {}).items():
+        if "runner" in key.lower() and isinstance(value, (str, int, float)):
             return machine.text(value)
     return ""
 
 
-def _fields(run: Mapping[str, Any], fingerprint: Mapping[str, str]) -> dict[str, str]:
+def _fields(run: records.Run, fingerprint: Mapping[str, str]) -> dict[str, str]:
     """The column label: what tells runs and machines apart, in reading order."""
-    m = _mapping(run.get("machine"))
-    suite = _mapping(run.get("suite"))
-    commit = _str(suite.get("git_commit"))[:10]
-    if commit and suite.get("git_dirty"):
+    m = run["machine"]
+    suite = run.get("suite")
+    commit = _str(suite["git_commit"] if suite else None)[:10]
+    if commit and suite and suite["git_dirty"]:
         commit += " (dirty)"
-    ollama = _mapping(m.get("ollama"))
-    version = ollama.get("version") or _mapping(_mapping(run.get("tier_status")).get("ollama")).get(
-        "version"
-    )
+    server = m.get("ollama")
+    tier = run.get("tier_status", {}).get(OLLAMA.name)
+    version = (server["version"] if server else None) or (tier.get("version") if tier else None)
     out = {
         "host": machine.text(m.get("hostname")) if m.get("hostname") else "unnamed host",
-        "profile": _str(run.get("profile"), "?"),
+        "profile": run["profile"],
         "GPU": _gpu_names(m),
         "driver": fingerprint.get("NVIDIA driver", "—"),
         "torch": machine.text(m.get("torch")) if m.get("torch") else "not installed",
         "Ollama": machine.text(version) if version else "—",
         "runner": _runner(run),
         "suite": (
-            f"{_str(suite.get('version'), '?')} {commit}".strip()
+            f"{_str(suite['version'], '?')} {commit}".strip()
             if suite
             else "not recorded (older suite)"
         ),
-        "tiers": _str(run.get("markexpr")) or "all tiers",
+        "tiers": run["markexpr"] or "all tiers",
     }
     if not out["runner"]:
         del out["runner"]
@@ -366,17 +363,16 @@ def _header(run: Run, before: Run | None) -> list[str]:
     return changed or [f"same as {before.label}"]
 
 
-def _figure_candidates(claim: Mapping[str, Any]) -> list[Figure]:
+def _figure_candidates(claim: records.ClaimRecord) -> list[Figure]:
     """Measurements that could be a claim's main figure, each with its rank (lower first)."""
     out: list[Figure] = []
-    for check in _list(claim.get("checks")):
-        check = _mapping(check)
-        source = _str(check.get("source"), "fixture")
-        for m in _list(check.get("measurements")):
-            if not isinstance(m, Mapping) or m.get("non_finite"):
+    for check in claim["checks"]:
+        source = check["source"]
+        for m in check["measurements"]:
+            if m.get("non_finite"):
                 continue
-            compared = bool(m.get("compared", True)) and m.get("applicable") is not False
-            number = _number(m.get("measured"))
+            compared = m.get("compared", True) and m.get("applicable") is not False
+            number = _number(m["measured"])
             stated_number = _number(m.get("stated"))
             if number is not None and compared and source != "recorded":
                 rank = 0
@@ -390,13 +386,13 @@ def _figure_candidates(claim: Mapping[str, Any]) -> list[Figure]:
                 continue
             out.append(
                 Figure(
-                    key=(_str(check.get("nodeid")), _str(m.get("name"))),
+                    key=(check["nodeid"], m["name"]),
                     rank=rank,
                     number=number if rank < 3 else None,
-                    display=value_text(m.get("measured"), m.get("measured_display"), m.get("unit")),
+                    display=value_text(m["measured"], m.get("measured_display"), m.get("unit")),
                     unit=_str(m.get("unit")),
-                    name=_str(m.get("name")),
-                    holds=m.get("holds") if isinstance(m.get("holds"), bool) else None,
+                    name=m["name"],
+                    holds=m["holds"],
                     stated=stated_number,
                     accepted=_interval(m.get("expected_interval")),
                     tolerance=tolerance_width(m),
@@ -406,48 +402,38 @@ def _figure_candidates(claim: Mapping[str, Any]) -> list[Figure]:
     return out
 
 
-def _slim(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """What :func:`claims.report.diff.diff_evidence` reads, without attachments and charts."""
-    run = _mapping(doc.get("run"))
-    keep_run = (
-        "started", "finished", "complete", "markexpr", "profile", "machine", "tier_status",
-        "facts", "options",
-    )
+def _slim(doc: records.Evidence) -> records.Evidence:
+    """What :func:`claims.report.diff.diff_evidence` reads: the evidence without attachments,
+    charts and the measurements that are no claim's figure (still valid evidence)."""
+    run = doc["run"]
+    keep_run = ("started", "finished", "complete", "markexpr", "profile", "machine",
+                "tier_status", "facts", "options")
+    keep_claim = ("id", "document", "section", "statement", "tiers", "testable", "verdict",
+                  "reason")
+    keep_check = ("nodeid", "outcome", "verdict", "source")
+    keep_measurement = ("name", "measured", "measured_display", "unit", "holds", "compared",
+                        "applicable")
     claims = []
-    for claim in _list(doc.get("claims")):
-        claim = _mapping(claim)
+    for claim in doc["claims"]:
         checks = []
-        for check in _list(claim.get("checks")):
-            check = _mapping(check)
-            checks.append(
-                {
-                    "nodeid": check.get("nodeid"),
-                    "source": check.get("source"),
-                    "measurements": [
-                        {
-                            k: m.get(k)
-                            for k in (
-                                "name", "measured", "measured_display", "unit", "holds",
-                                "compared", "applicable",
-                            )
-                        }
-                        for m in _list(check.get("measurements"))
-                        if isinstance(m, Mapping)
-                        and m.get("compared", True)
-                        and m.get("applicable") is not False
-                    ],
-                }
-            )
-        claims.append(
-            {
-                "id": claim.get("id"),
-                "document": claim.get("document"),
-                "verdict": claim.get("verdict"),
-                "reason": claim.get("reason"),
-                "checks": checks,
-            }
-        )
-    return {"run": {k: run.get(k) for k in keep_run}, "claims": claims}
+        for check in claim["checks"]:
+            slim_check: dict[str, object] = {k: v for k, v in check.items() if k in keep_check}
+            slim_check["measurements"] = [
+                {k: v for k, v in m.items() if k in keep_measurement}
+                for m in check["measurements"]
+                if m.get("compared", True) and m.get("applicable") is not False
+            ]
+            checks.append(slim_check)
+        slim_claim: dict[str, object] = {k: v for k, v in claim.items() if k in keep_claim}
+        slim_claim["checks"] = checks
+        claims.append(slim_claim)
+    slim = {
+        "schema": doc["schema"],
+        "run": {k: v for k, v in run.items() if k in keep_run},
+        "claims": claims,
+        "summary": doc["summary"],
+    }
+    return cast(records.Evidence, slim)  # the subset of each record that diff_evidence reads
 
 
 class _Tidy:
@@ -556,20 +542,16 @@ def _json_value(value: Any) -> Any:
     return value_text(value)
 
 
-def _tidy_rows(doc: Mapping[str, Any], run: Run) -> list[dict[str, Any]]:
+def _tidy_rows(doc: records.Evidence, run: Run) -> list[dict[str, Any]]:
     """The export's records of one run: one per claim x check x measurement."""
     fields = run.fields
-    records: list[dict[str, Any]] = []
-    suite = _mapping(_mapping(doc.get("run")).get("suite"))
-    for claim in _list(doc.get("claims")):
-        claim = _mapping(claim)
-        for check in _list(claim.get("checks")):
-            check = _mapping(check)
-            for m in _list(check.get("measurements")):
-                if not isinstance(m, Mapping):
-                    continue
+    rows: list[dict[str, Any]] = []
+    suite = doc["run"].get("suite")
+    for claim in doc["claims"]:
+        for check in claim["checks"]:
+            for m in check["measurements"]:
                 iv = _interval(m.get("expected_interval"))
-                records.append(
+                rows.append(
                     {
                         "file": run.path,
                         "machine": " · ".join((fields["host"], fields["GPU"])),
@@ -577,17 +559,17 @@ def _tidy_rows(doc: Mapping[str, Any], run: Run) -> list[dict[str, Any]]:
                         "profile": fields["profile"],
                         "started": run.started,
                         "simulated": run.simulated,
-                        "suite_commit": suite.get("git_commit"),
-                        "claim": _str(claim.get("id")),
-                        "document": _str(claim.get("document")),
-                        "verdict": _str(claim.get("verdict")),
-                        "test": _str(check.get("nodeid")),
-                        "source": _str(check.get("source")),
-                        "measurement": _str(m.get("name")),
-                        "measured": _json_value(m.get("measured")),
-                        "measured_number": _number(m.get("measured")),
+                        "suite_commit": suite["git_commit"] if suite else None,
+                        "claim": claim["id"],
+                        "document": claim["document"],
+                        "verdict": str(claim["verdict"]),
+                        "test": check["nodeid"],
+                        "source": check["source"],
+                        "measurement": m["name"],
+                        "measured": _json_value(m["measured"]),
+                        "measured_number": _number(m["measured"]),
                         "measured_display": value_text(
-                            m.get("measured"), m.get("measured_display"), m.get("unit")
+                            m["measured"], m.get("measured_display"), m.get("unit")
                         ),
                         "unit": m.get("unit"),
                         "stated": _json_value(m.get("stated")),
@@ -595,30 +577,28 @@ def _tidy_rows(doc: Mapping[str, Any], run: Run) -> list[dict[str, Any]]:
                         "accepted_lo": iv[0] if iv else None,
                         "accepted_hi": iv[1] if iv else None,
                         "tolerance": m.get("tolerance"),
-                        "compared": bool(m.get("compared", True))
-                        and m.get("applicable") is not False,
-                        "holds": m.get("holds") if isinstance(m.get("holds"), bool) else None,
+                        "compared": m.get("compared", True) and m.get("applicable") is not False,
+                        "holds": m["holds"],
                     }
                 )
-    return records
+    return rows
 
 
-def _run_of(doc: Mapping[str, Any], path: Path) -> Run:
-    run = _mapping(doc.get("run"))
+def _run_of(doc: records.Evidence, path: Path) -> Run:
+    run = doc["run"]
     fingerprint = machine.fingerprint(run)
-    m = _mapping(run.get("machine"))
     fields = _fields(run, fingerprint)
     verdicts: dict[str, str] = {}
     reasons: dict[str, str] = {}
     figures: dict[str, list[Figure]] = {}
-    for claim in _list(doc.get("claims")):
-        claim = _mapping(claim)
-        cid = _str(claim.get("id"))
-        verdicts[cid] = _str(claim.get("verdict"), "error")
+    for claim in doc["claims"]:
+        cid = claim["id"]
+        verdicts[cid] = str(claim["verdict"])
         # A cell's tooltip says why a claim failed; why it was not run is in each run's
         # own report (kept out: 200 runs x 176 claims of "not selected" would be megabytes).
-        if claim.get("reason") and verdicts[cid] in ("refuted", "error", "known-erratum"):
-            reasons[cid] = _str(claim.get("reason"))[:200]
+        reason = claim.get("reason")
+        if reason and verdicts[cid] in (Verdict.REFUTED, Verdict.ERROR, Verdict.KNOWN_ERRATUM):
+            reasons[cid] = reason[:200]
         candidates = _figure_candidates(claim)
         if candidates:
             figures[cid] = candidates
@@ -627,13 +607,13 @@ def _run_of(doc: Mapping[str, Any], path: Path) -> Run:
         counts[v] = counts.get(v, 0) + 1
     return Run(
         path=str(path),
-        started=_str(run.get("started"), "unknown"),
+        started=run["started"],
         started_at=_started(run),
-        machine_key=(fields["host"], machine.text(m.get("cpu")), fields["GPU"]),
+        machine_key=(fields["host"], machine.text(run["machine"]["cpu"]), fields["GPU"]),
         fields=fields,
         fingerprint=fingerprint,
         simulated=bool(run.get("simulated")),
-        complete=bool(run.get("complete")),
+        complete=run["complete"],
         counts=counts,
         verdicts=verdicts,
         reasons=reasons,
@@ -807,6 +787,7 @@ def _history(machines: Sequence[Machine]) -> list[dict[str, Any]]:
     out = []
     for m in machines:
         for before, after in zip(m.runs, m.runs[1:], strict=False):
+            assert before.slim is not None and after.slim is not None  # dropped only after this
             result = diff_evidence(before.slim, after.slim, labels=(before.path, after.path))
             out.append(
                 {
@@ -854,11 +835,9 @@ def _read_one(path: Path, want_csv: bool = False, want_json: bool = False) -> _R
     try:
         run = _run_of(loaded, path)
         metas: dict[str, dict[str, Any]] = {}
-        for claim in _list(loaded.get("claims")):
-            claim = _mapping(claim)
+        for claim in loaded["claims"]:
             metas.setdefault(
-                _str(claim.get("id")),
-                {"document": claim.get("document"), "statement": claim.get("statement")},
+                claim["id"], {"document": claim["document"], "statement": claim["statement"]}
             )
         tidy = (
             _tidy_text(_tidy_rows(loaded, run), want_csv=want_csv, want_json=want_json)
@@ -935,7 +914,7 @@ def compare_files(
     tidy.columns = {i: r.column for i, r in enumerate(runs)}
     history = _history(machines)
     for run in ordered:
-        run.slim = {}  # the history is made; the slim documents are no longer needed
+        run.slim = None  # the history is made; the slim documents are no longer needed
     rows = [_claim_row(cid, meta, machines, ordered) for cid, meta in metas.items()]
     return Comparison(machines, ordered, rows, history, skipped), tidy
 

@@ -35,25 +35,35 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from claims.records import (
+    Chart,
+    ClaimRecord,
+    DiffResult,
+    DocumentRow,
+    Evidence,
+    FieldDifference,
+    MeasuredOnce,
+    Measurement,
+    MovedFigure,
+    RunSummary,
+    SourceName,
+    VerdictChange,
+)
 from claims.report import machine
 from claims.report.plots import ChartError, render_chart, svg_with_prefix
 from claims.report.view import ORDER, SOURCES, value_text
 from claims.terminal import safe
-from claims.verdicts import DESCRIPTIONS, VERDICTS
+from claims.verdicts import DESCRIPTIONS, VERDICTS, Verdict
 
 __all__ = ["diff_evidence", "format_diff_text", "render_diff_html"]
 
-BAD = frozenset({"refuted", "error"})
-CONFIRMED = frozenset({"reproduced", "consistent"})
-UNCHECKED = frozenset({"not-run", "not-applicable"})
+BAD = frozenset({Verdict.REFUTED, Verdict.ERROR})
+CONFIRMED = frozenset({Verdict.REPRODUCED, Verdict.CONSISTENT})
+UNCHECKED = frozenset({Verdict.NOT_RUN, Verdict.NOT_APPLICABLE})
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 # A temporary path differs on every run (pytest's numbered base folders, mkdtemp's
@@ -75,13 +85,13 @@ def stable(value: Any) -> Any:
     return value
 
 
-def _compared(m: Mapping[str, Any]) -> bool:
+def _compared(m: Measurement) -> bool:
     """Whether a measurement was judged against a statement (a claim's figure)."""
-    return bool(m.get("compared", True)) and m.get("applicable") is not False
+    return m.get("compared", True) and m.get("applicable") is not False
 
 
-def _claims(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    return {str(c.get("id")): c for c in _list(doc.get("claims")) if isinstance(c, Mapping)}
+def _claims(doc: Evidence) -> dict[str, ClaimRecord]:
+    return {c["id"]: c for c in doc["claims"]}
 
 
 def change_kind(a: str, b: str) -> str:
@@ -94,9 +104,9 @@ def change_kind(a: str, b: str) -> str:
         return "no longer checked"
     if a in UNCHECKED and b in CONFIRMED:
         return "newly checked"
-    if (a, b) == ("reproduced", "consistent"):
+    if (a, b) == (Verdict.REPRODUCED, Verdict.CONSISTENT):
         return "weaker evidence"
-    if (a, b) == ("consistent", "reproduced"):
+    if (a, b) == (Verdict.CONSISTENT, Verdict.REPRODUCED):
         return "stronger evidence"
     return "changed"
 
@@ -124,31 +134,25 @@ def relative_change(a: Any, b: Any) -> float | None:
 
 
 def _measurements(
-    claim: Mapping[str, Any],
-) -> dict[tuple[str, str, int], tuple[Mapping[str, Any], str]]:
+    claim: ClaimRecord,
+) -> dict[tuple[str, str, int], tuple[Measurement, SourceName]]:
     """Measurements keyed by (test, name, occurrence), with the check's evidence source."""
-    out: dict[tuple[str, str, int], tuple[Mapping[str, Any], str]] = {}
-    for check in _list(claim.get("checks")):
-        check = _mapping(check)
+    out: dict[tuple[str, str, int], tuple[Measurement, SourceName]] = {}
+    for check in claim["checks"]:
         seen: dict[str, int] = {}
-        for m in _list(check.get("measurements")):
-            if not isinstance(m, Mapping):
-                continue
-            name = str(m.get("name"))
+        for m in check["measurements"]:
+            name = m["name"]
             seen[name] = seen.get(name, 0) + 1
-            out[(str(check.get("nodeid")), name, seen[name])] = (
-                m,
-                str(check.get("source", "fixture")),
-            )
+            out[(check["nodeid"], name, seen[name])] = (m, check["source"])
     return out
 
 
-def _display(m: Mapping[str, Any]) -> str:
-    return value_text(m.get("measured"), m.get("measured_display"), m.get("unit"))
+def _display(m: Measurement) -> str:
+    return value_text(m["measured"], m.get("measured_display"), m.get("unit"))
 
 
-def _field_differences(a: Mapping[str, str], b: Mapping[str, str]) -> list[dict[str, str]]:
-    out = []
+def _field_differences(a: Mapping[str, str], b: Mapping[str, str]) -> list[FieldDifference]:
+    out: list[FieldDifference] = []
     for key in list(a) + [k for k in b if k not in a]:
         va, vb = a.get(key, "(absent)"), b.get(key, "(absent)")
         if stable(va) != stable(vb):
@@ -156,53 +160,48 @@ def _field_differences(a: Mapping[str, str], b: Mapping[str, str]) -> list[dict[
     return out
 
 
-def _machine_fields(doc: Mapping[str, Any]) -> dict[str, str]:
-    run = _mapping(doc.get("run"))
+def _machine_fields(doc: Evidence) -> dict[str, str]:
+    run = doc["run"]
     fields = machine.fingerprint(run)
-    for key, value in _mapping(run.get("facts")).items():
+    for key, value in run.get("facts", {}).items():
         fields[f"fact {key}"] = machine.text(value)
     return fields
 
 
-def _run_summary(doc: Mapping[str, Any], label: str) -> dict[str, Any]:
-    run = _mapping(doc.get("run"))
-    counts = {
-        str(k): v for k, v in _mapping(_mapping(doc.get("summary")).get("by_verdict")).items()
-    }
+def _run_summary(doc: Evidence, label: str) -> RunSummary:
+    run = doc["run"]
     return {
         "label": label,
-        "started": run.get("started"),
-        "finished": run.get("finished"),
-        "complete": bool(run.get("complete")),
-        "markexpr": run.get("markexpr") or "",
-        "profile": run.get("profile"),
-        "claims": len(_list(doc.get("claims"))),
-        "by_verdict": counts,
+        "started": run["started"],
+        "finished": run["finished"],
+        "complete": run["complete"],
+        "markexpr": run["markexpr"],
+        "profile": run["profile"],
+        "claims": len(doc["claims"]),
+        "by_verdict": dict(doc["summary"]["by_verdict"]),
     }
 
 
-def diff_evidence(
-    a: Mapping[str, Any], b: Mapping[str, Any], labels: Sequence[str] = ("A", "B")
-) -> dict[str, Any]:
+def diff_evidence(a: Evidence, b: Evidence, labels: Sequence[str] = ("A", "B")) -> DiffResult:
     """Compare two evidence documents (see the module docstring for the result's keys)."""
     label_a, label_b = (str(labels[0]), str(labels[1])) if len(labels) >= 2 else ("A", "B")
     claims_a, claims_b = _claims(a), _claims(b)
-    changes: list[dict[str, Any]] = []
-    moved: list[dict[str, Any]] = []
-    context: list[dict[str, Any]] = []
-    only_m: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
+    changes: list[VerdictChange] = []
+    moved: list[MovedFigure] = []
+    context: list[MovedFigure] = []
+    only_m: dict[str, list[MeasuredOnce]] = {"a": [], "b": []}
     for cid, ca in claims_a.items():
         cb = claims_b.get(cid)
         if cb is None:
             continue
-        va, vb = str(ca.get("verdict")), str(cb.get("verdict"))
+        va, vb = ca["verdict"], cb["verdict"]
         if va != vb:
             changes.append(
                 {
                     "id": cid,
-                    "document": ca.get("document"),
-                    "section": ca.get("section"),
-                    "statement": ca.get("statement"),
+                    "document": ca["document"],
+                    "section": ca["section"],
+                    "statement": ca["statement"],
                     "a": va,
                     "b": vb,
                     "kind": change_kind(va, vb),
@@ -220,7 +219,7 @@ def diff_evidence(
                             "nodeid": key[0],
                             "name": key[1],
                             "display": _display(m),
-                            "holds": m.get("holds"),
+                            "holds": m["holds"],
                             "source": source,
                         }
                     )
@@ -229,35 +228,33 @@ def diff_evidence(
             if found is None:
                 continue
             m2, source_b = found
-            if stable(m1.get("measured")) == stable(m2.get("measured")):
+            if stable(m1["measured"]) == stable(m2["measured"]):
                 continue
-            row = {
+            row: MovedFigure = {
                 "claim": cid,
                 "nodeid": key[0],
                 "name": key[1],
                 "unit": m1.get("unit") or m2.get("unit"),
-                "a": m1.get("measured"),
-                "b": m2.get("measured"),
+                "a": m1["measured"],
+                "b": m2["measured"],
                 "a_display": _display(m1),
                 "b_display": _display(m2),
-                "relative_change": relative_change(m1.get("measured"), m2.get("measured")),
-                "holds_a": m1.get("holds"),
-                "holds_b": m2.get("holds"),
+                "relative_change": relative_change(m1["measured"], m2["measured"]),
+                "holds_a": m1["holds"],
+                "holds_b": m2["holds"],
                 "source_a": source_a,
                 "source_b": source_b,
             }
             # A context value (what an instrument measured about itself or its input:
             # hash throughput, archive bytes) is no claim's figure: shown, not counted.
             (moved if _compared(m1) or _compared(m2) else context).append(row)
-    def by_size(r: Mapping[str, Any]) -> tuple[bool, float, str]:
+    def by_size(r: MovedFigure) -> tuple[bool, float, str]:
         return (r["relative_change"] is None, -abs(r["relative_change"] or 0.0), r["claim"])
 
     moved.sort(key=by_size)
     context.sort(key=by_size)
     machines = _field_differences(_machine_fields(a), _machine_fields(b))
-    options = _field_differences(
-        machine.options(_mapping(a.get("run"))), machine.options(_mapping(b.get("run")))
-    )
+    options = _field_differences(machine.options(a["run"]), machine.options(b["run"]))
     only_a = [cid for cid in claims_a if cid not in claims_b]
     only_b = [cid for cid in claims_b if cid not in claims_a]
     regressions = [c for c in changes if c["kind"] == "regression"]
@@ -283,25 +280,24 @@ def diff_evidence(
 
 
 def _document_rows(
-    a: Mapping[str, Any], b: Mapping[str, Any], changes: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+    a: Evidence, b: Evidence, changes: Sequence[VerdictChange]
+) -> list[DocumentRow]:
     """Per document: claims and verdict counts in each run, and the verdicts that changed."""
     titles: dict[str, str] = {}
     for doc in (a, b):
-        for meta in _list(doc.get("documents")):
-            meta = _mapping(meta)
-            if meta.get("id"):
-                titles.setdefault(str(meta["id"]), str(meta.get("title") or meta["id"]))
+        for meta in doc.get("documents", []):
+            if meta["id"]:
+                titles.setdefault(meta["id"], meta["title"] or meta["id"])
     counts: dict[str, dict[str, Counter[str]]] = {}
     for side, doc in (("a", a), ("b", b)):
         for claim in _claims(doc).values():
-            doc_id = str(claim.get("document") or "?")
-            titles.setdefault(doc_id, str(claim.get("document_title") or doc_id))
+            doc_id = claim["document"] or "?"
+            titles.setdefault(doc_id, claim.get("document_title") or doc_id)
             per = counts.setdefault(doc_id, {"a": Counter(), "b": Counter()})
-            per[side][str(claim.get("verdict"))] += 1
-    changed = Counter(str(c.get("document")) for c in changes)
-    regressed = Counter(str(c.get("document")) for c in changes if c["kind"] == "regression")
-    rows = []
+            per[side][claim["verdict"]] += 1
+    changed = Counter(c["document"] for c in changes)
+    regressed = Counter(c["document"] for c in changes if c["kind"] == "regression")
+    rows: list[DocumentRow] = []
     for doc_id in titles:
         per = counts.get(doc_id, {"a": Counter(), "b": Counter()})
         rows.append(
@@ -324,8 +320,8 @@ def _percent(change: float | None) -> str:
     return "n/a" if change is None else f"{change * 100:+.1f}%"
 
 
-def _counts(run: Mapping[str, Any]) -> str:
-    counts = _mapping(run.get("by_verdict"))
+def _counts(run: RunSummary) -> str:
+    counts = run["by_verdict"]
     shown = ", ".join(f"{counts[v]} {v}" for v in ORDER if counts.get(v))
     return shown or "no claims"
 
@@ -334,7 +330,7 @@ def _abbrev(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {v}" for v, n in counts.items()) or "none"
 
 
-def format_diff_text(result: Mapping[str, Any]) -> str:
+def format_diff_text(result: DiffResult) -> str:
     """A terminal summary of :func:`diff_evidence`'s result (ends with a newline).
 
     Every field from the evidence goes through :func:`claims.terminal.safe`: the
@@ -345,10 +341,10 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
     run_a, run_b = result["runs"]
     lines = []
     for name, label, run in (("A", label_a, run_a), ("B", label_b, run_b)):
-        incomplete = "" if run.get("complete") else ", INCOMPLETE"
-        lines.append(f"{name}: {label}  (started {safe(run.get('started'))}{incomplete})")
+        incomplete = "" if run["complete"] else ", INCOMPLETE"
+        lines.append(f"{name}: {label}  (started {safe(run['started'])}{incomplete})")
         lines.append(f"   {safe(_counts(run))}")
-    docs = result.get("documents") or []
+    docs = result["documents"]
     if docs:
         lines.append("")
         width = max(len(safe(d["id"])) for d in docs)
@@ -360,7 +356,7 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
             )
             mark = "!" if d["regressions"] else " "
             lines.append(f" {mark} {safe(d['id']):<{width}}  {d['changed']:>7}  {safe(detail)}")
-    if result.get("identical"):
+    if result["identical"]:
         lines.append("")
         lines.append(
             "identical: same verdicts, same measured figures, same machine and options "
@@ -381,7 +377,7 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
                 f" {mark} {safe(c['id']):<{width}}  {safe(c['a'])} -> {safe(c['b'])}"
                 f"  [{c['kind']}]"
             )
-            if c["kind"] == "regression" and c.get("reason_b"):
+            if c["kind"] == "regression" and c["reason_b"]:
                 line += f"  {safe(c['reason_b'])}"
             lines.append(line)
     moved = result["moved_figures"]
@@ -394,35 +390,34 @@ def format_diff_text(result: Mapping[str, Any]) -> str:
                 f"   {safe(m['claim'])}  {safe(m['name'])}: {safe(m['a_display'])} -> "
                 f"{safe(m['b_display'])}  ({change})"
             )
-    for key, label in (("measurements_only_in_a", "A"), ("measurements_only_in_b", "B")):
-        rows = result.get(key) or []
-        if rows:
+    for once, label in ((result["measurements_only_in_a"], "A"),
+                        (result["measurements_only_in_b"], "B")):
+        if once:
             lines.append("")
-            lines.append(f"measured only in {label}: {len(rows)}")
-            for m in rows:
-                lines.append(f"   {safe(m['claim'])}  {safe(m['name'])}: {safe(m['display'])}")
-    for key, title in (
-        ("machine_differences", "machines differ"),
-        ("option_differences", "options differ"),
+            lines.append(f"measured only in {label}: {len(once)}")
+            for o in once:
+                lines.append(f"   {safe(o['claim'])}  {safe(o['name'])}: {safe(o['display'])}")
+    for fields, title in (
+        (result["machine_differences"], "machines differ"),
+        (result["option_differences"], "options differ"),
     ):
-        rows = result[key]
-        if rows:
+        if fields:
             lines.append("")
-            lines.append(f"{title}: {len(rows)} field{'s' if len(rows) != 1 else ''}")
-            width = max(len(safe(r["field"])) for r in rows)
-            for r in rows:
+            lines.append(f"{title}: {len(fields)} field{'s' if len(fields) != 1 else ''}")
+            width = max(len(safe(r["field"])) for r in fields)
+            for r in fields:
                 lines.append(f"   {safe(r['field']):<{width}}  A: {safe(r['a'])}")
                 lines.append(f"   {'':<{width}}  B: {safe(r['b'])}")
-    for key, label in (("only_in_a", "A"), ("only_in_b", "B")):
-        if result[key]:
+    for only, label in ((result["only_in_a"], "A"), (result["only_in_b"], "B")):
+        if only:
             lines.append("")
-            lines.append(f"claims only in {label}: {', '.join(safe(c) for c in result[key])}")
+            lines.append(f"claims only in {label}: {', '.join(safe(c) for c in only)}")
     _context_lines(result, lines)
     return "\n".join(lines) + "\n"
 
 
-def _context_lines(result: Mapping[str, Any], lines: list[str]) -> None:
-    context = result.get("context_changes") or []
+def _context_lines(result: DiffResult, lines: list[str]) -> None:
+    context = result["context_changes"]
     if context:
         lines.append("")
         lines.append(
@@ -431,22 +426,18 @@ def _context_lines(result: Mapping[str, Any], lines: list[str]) -> None:
 
 
 # --- HTML -----------------------------------------------------------------------
-def _charts(doc: Mapping[str, Any]) -> dict[tuple[str, str, int], tuple[Mapping[str, Any], str]]:
+def _charts(doc: Evidence) -> dict[tuple[str, str, int], tuple[Chart, SourceName]]:
     """Each chart with the source of the check that drew it (recorded figures say so)."""
-    out: dict[tuple[str, str, int], tuple[Mapping[str, Any], str]] = {}
-    for claim in _list(doc.get("claims")):
-        for check in _list(_mapping(claim).get("checks")):
-            source = str(_mapping(check).get("source") or "fixture")
-            for index, chart in enumerate(_list(_mapping(check).get("charts"))):
-                if isinstance(chart, Mapping):
-                    key = (str(_mapping(check).get("nodeid")), str(chart.get("kind")), index)
-                    out.setdefault(key, (chart, source))
+    out: dict[tuple[str, str, int], tuple[Chart, SourceName]] = {}
+    for claim in doc["claims"]:
+        for check in claim["checks"]:
+            for index, chart in enumerate(check.get("charts", [])):
+                key = (check["nodeid"], chart["kind"], index)
+                out.setdefault(key, (chart, check["source"]))
     return out
 
 
-def _svg(
-    found: tuple[Mapping[str, Any], str] | None, prefix: str
-) -> dict[str, str | None]:
+def _svg(found: tuple[Chart, SourceName] | None, prefix: str) -> dict[str, str | None]:
     if found is None:
         return {"svg": None, "problem": "not in this run"}
     chart, source = found
@@ -458,39 +449,39 @@ def _svg(
         return {"svg": None, "problem": f"could not be drawn: {type(exc).__name__}: {exc}"}
 
 
-def render_diff_html(result: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+def render_diff_html(result: DiffResult, a: Evidence, b: Evidence) -> str:
     """The two runs side by side: verdict changes, moved figures, machines, every claim, plots."""
     from claims.report.html import content_security_policy, environment
 
     claims_a, claims_b = _claims(a), _claims(b)
     rows = []
     for cid in list(claims_a) + [c for c in claims_b if c not in claims_a]:
-        ca, cb = claims_a.get(cid, {}), claims_b.get(cid, {})
-        va, vb = ca.get("verdict"), cb.get("verdict")
+        ca, cb = claims_a.get(cid), claims_b.get(cid)
+        either = ca or cb
+        assert either is not None  # cid is a claim of a or of b
+        va, vb = (ca["verdict"] if ca else None), (cb["verdict"] if cb else None)
         rows.append(
             {
                 "id": cid,
-                "document": (ca or cb).get("document"),
-                "statement": (ca or cb).get("statement"),
+                "document": either["document"],
+                "statement": either["statement"],
                 "a": va,
                 "b": vb,
                 "changed": va != vb,
             }
         )
     fields_a, fields_b = _machine_fields(a), _machine_fields(b)
-    opts_a, opts_b = (
-        machine.options(_mapping(a.get("run"))),
-        machine.options(_mapping(b.get("run"))),
-    )
+    opts_a, opts_b = machine.options(a["run"]), machine.options(b["run"])
     charts_a, charts_b = _charts(a), _charts(b)
     plots = []
     for n, key in enumerate(list(charts_a) + [k for k in charts_b if k not in charts_a], start=1):
-        chart = (charts_a.get(key) or charts_b.get(key) or ({}, ""))[0]
+        found = charts_a.get(key) or charts_b.get(key)
+        title = found[0]["title"] if found else None
         plots.append(
             {
                 "nodeid": key[0],
                 "kind": key[1],
-                "title": chart.get("title") or key[1],
+                "title": title or key[1],
                 "a": _svg(charts_a.get(key), f"d{n}a-"),
                 "b": _svg(charts_b.get(key), f"d{n}b-"),
             }

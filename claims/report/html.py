@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Mapping
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
+from claims.records import Evidence
 from claims.report.view import build_view
 from claims.terminal import safe_lines
 
@@ -84,7 +84,7 @@ def _script() -> str:
     return source
 
 
-def render_html(evidence: Mapping[str, Any]) -> str:
+def render_html(evidence: Evidence) -> str:
     """The report page for one evidence document."""
     template = environment().get_template("report.html.j2")
     script = _script()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from claims.records import Run
 from claims.tiers import GPU, OLLAMA
 
 __all__ = ["fingerprint", "gib", "options", "server_line", "text"]
@@ -49,33 +50,24 @@ _RUNNER_SOURCES = {
 }
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _gpu_devices(machine: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    devices = _mapping(machine.get("gpu")).get("devices")
-    return [d for d in devices if isinstance(d, Mapping)] if isinstance(devices, list) else []
-
-
-def fingerprint(run: Mapping[str, Any]) -> dict[str, str]:
+def fingerprint(run: Run) -> dict[str, str]:
     """Readable machine fields, in reading order (labels are the diff's field names)."""
-    machine = _mapping(run.get("machine"))
-    tiers = _mapping(run.get("tier_status"))
-    gpu_tier = _mapping(tiers.get(GPU.name))
-    ollama_tier = _mapping(tiers.get(OLLAMA.name))
+    machine = run["machine"]
+    tiers = run.get("tier_status", {})
+    gpu_tier = tiers.get(GPU.name)
+    ollama_tier = tiers.get(OLLAMA.name)
     out: dict[str, str] = {}
-    out["OS"] = f"{text(machine.get('os'))} ({text(machine.get('arch'))})"
+    out["OS"] = f"{text(machine['os'])} ({text(machine['arch'])})"
     if machine.get("kernel"):
         out["Kernel"] = text(machine.get("kernel"))
-    cpu = text(machine.get("cpu"))
+    cpu = text(machine["cpu"])
     if machine.get("cpu_count"):
         cpu += f", {text(machine.get('cpu_count'))} logical cores"
     out["CPU"] = cpu
-    out["Memory"] = gib(machine.get("memory_bytes"))
-    gpu = _mapping(machine.get("gpu"))
-    devices = _gpu_devices(machine)
-    if devices:
+    out["Memory"] = gib(machine["memory_bytes"])
+    gpu = machine.get("gpu")
+    devices = gpu["devices"] if gpu else []
+    if gpu and devices:
         names = []
         for d in devices:
             memory = str(d.get("memory.total") or "").strip()
@@ -93,60 +85,66 @@ def fingerprint(run: Mapping[str, Any]) -> dict[str, str]:
     else:
         out["GPU"] = "none detected (no nvidia-smi, or it listed no GPU)"
         out["NVIDIA driver"] = "—"
-    if gpu.get("cuda_version"):
+    if gpu and gpu.get("cuda_version"):
         out["CUDA (driver's ceiling)"] = text(gpu.get("cuda_version"))
-    cuda = gpu_tier.get("cuda") or machine.get("cuda")
+    cuda = gpu_tier.get("cuda") if gpu_tier else None
     out["CUDA (torch build)"] = text(cuda) if cuda else "— (gpu tier not used in this run)"
     out["torch"] = text(machine.get("torch")) if machine.get("torch") else "not installed"
-    out["Python"] = text(machine.get("python"))
-    ollama = _mapping(machine.get("ollama"))
-    version = ollama.get("version") or ollama_tier.get("version")
-    host = ollama.get("host") or ollama_tier.get("host")
-    remote = ollama.get("remote") or ollama_tier.get("remote")
+    out["Python"] = text(machine["python"])
+    server = machine.get("ollama")
+    version = (server["version"] if server else None) or (
+        ollama_tier.get("version") if ollama_tier else None
+    )
+    host = (server["host"] if server else None) or (
+        ollama_tier.get("host") if ollama_tier else None
+    )
+    remote = (server.get("remote") if server else None) or (
+        ollama_tier.get("remote") if ollama_tier else None
+    )
     if version:
         out["Ollama"] = f"{text(version)}" + (f" at {text(host)}" if host else "") + (
             " (a remote server: its figures are that machine's, not this one's)"
             if remote else ""
         )
     elif ollama_tier:
-        out["Ollama"] = "not reachable: " + text(ollama_tier.get("reason"))
+        out["Ollama"] = "not reachable: " + text(ollama_tier["reason"])
     else:
         out["Ollama"] = "— (ollama tier not used in this run)"
-    runner = ollama.get("runner_build")
-    if isinstance(runner, Mapping) and runner.get("label"):
+    runner = server.get("runner_build") if server else None
+    if isinstance(runner, dict):
         # Which llama.cpp the server ran models with: releases differ in it (issue 20).
-        where = _RUNNER_SOURCES.get(str(runner.get("source")))
-        out["Ollama runner"] = f"llama.cpp {text(runner.get('label'))}" + (
+        where = _RUNNER_SOURCES.get(runner["source"])
+        out["Ollama runner"] = f"llama.cpp {text(runner['label'])}" + (
             f" ({where})" if where else ""
         )
     elif isinstance(runner, str) and runner:
         out["Ollama runner"] = runner
     out["Host name"] = text(machine.get("hostname"))
-    for name, version in _mapping(machine.get("packages")).items():
-        out[f"package {name}"] = text(version) if version else "not installed"
+    for name, package in machine.get("packages", {}).items():
+        out[f"package {name}"] = text(package) if package else "not installed"
     return out
 
 
-def server_line(run: Mapping[str, Any]) -> str | None:
+def server_line(run: Run) -> str | None:
     """The report header's note of the Ollama the run measured: version and runner build.
 
     None when the ollama tier measured no server (its version is unknown).
     """
     fields = fingerprint(run)
-    if not _mapping(_mapping(run.get("machine")).get("ollama")).get("version") and not _mapping(
-        _mapping(run.get("tier_status")).get(OLLAMA.name)
-    ).get("version"):
+    server = run["machine"].get("ollama")
+    tier = run.get("tier_status", {}).get(OLLAMA.name)
+    if not (server and server["version"]) and not (tier and tier.get("version")):
         return None
     runner = fields.get("Ollama runner")
     return f"Ollama {fields['Ollama']}" + (f", runner {runner}" if runner else "")
 
 
-def options(run: Mapping[str, Any]) -> dict[str, str]:
+def options(run: Run) -> dict[str, str]:
     """What was asked of the run: selection, profile and every option, as readable strings."""
     out = {
-        "-m expression": text(run.get("markexpr")) if run.get("markexpr") else "(none: all tiers)",
-        "profile": text(run.get("profile")),
+        "-m expression": text(run["markexpr"]) if run["markexpr"] else "(none: all tiers)",
+        "profile": text(run["profile"]),
     }
-    for key, value in _mapping(run.get("options")).items():
+    for key, value in run["options"].items():
         out[key] = text(value)
     return out

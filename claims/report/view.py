@@ -10,8 +10,9 @@ against measured values, and the plots drawn from the checks' charts.
 Recorded is not measured: a check whose source is ``recorded`` compared the
 claim with figures the document itself printed, so its values appear under
 "the document printed", never under "measured here", and its charts say so.
-Evidence is read defensively (``.get`` with defaults): the schema guarantees
-few keys, and a report must render for an interrupted or older run.
+Evidence arrives as the writer built it or as :func:`claims.evidence.load_evidence`
+validated it: a key the schema requires is read as such, an optional one with
+``.get``, so an interrupted, older or hand-made run that passes the schema renders.
 """
 
 from __future__ import annotations
@@ -24,6 +25,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from claims.records import (
+    Chart,
+    CheckRecord,
+    ClaimRecord,
+    DocumentRecord,
+    ErratumRecord,
+    Evidence,
+    Inputs,
+    Measurement,
+    Run,
+)
 from claims.report import machine
 from claims.report.audit_view import audit_view
 from claims.report.hints import not_applicable_hint, run_hint
@@ -34,13 +46,13 @@ from claims.report.plots import (
     render_chart,
     svg_with_prefix,
 )
-from claims.tiers import TIERS
-from claims.verdicts import DESCRIPTIONS, PRIORITY, VERDICTS, check_verdict
+from claims.tiers import OLLAMA, TIERS
+from claims.verdicts import DESCRIPTIONS, PRIORITY, VERDICTS, Verdict, check_verdict
 
 __all__ = ["NOTATION", "ORDER", "SOURCES", "build_view", "value_text"]
 
 # Summary order: the verdicts a reader must act on first, untestable last.
-ORDER: tuple[str, ...] = (*PRIORITY, "untestable")
+ORDER: tuple[Verdict, ...] = (*PRIORITY, Verdict.UNTESTABLE)
 SOURCES: dict[str, str] = {
     "recorded": "figures the document itself printed, checked for consistency",
     "fixture": "bundled or generated artifacts, measured on this machine",
@@ -62,7 +74,7 @@ NOTATION: tuple[tuple[str, str], ...] = (
     ("true / false", "a yes-or-no figure, compared exactly; text is compared exactly too"),
 )
 # Claims shown open: refutations, errors and errata (the ones to read); the rest fold.
-OPEN_VERDICTS = frozenset({"refuted", "error", "known-erratum"})
+OPEN_VERDICTS = frozenset({Verdict.REFUTED, Verdict.ERROR, Verdict.KNOWN_ERRATUM})
 STATUS_HELP: dict[str, str] = {
     "holds": "the measured value agrees with the stated figure within the tolerance",
     "fails": "the measured value contradicts the stated figure",
@@ -86,15 +98,13 @@ PYTEST_COUNT_TEXT: dict[str, str] = {
     "xfailed": "xfailed (known errata)",
 }
 # Verdicts that decide a claim either way (the others say why it was not decided).
-DECIDED = frozenset({"reproduced", "consistent", "refuted", "known-erratum"})
+DECIDED = frozenset(
+    {Verdict.REPRODUCED, Verdict.CONSISTENT, Verdict.REFUTED, Verdict.KNOWN_ERRATUM}
+)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _str(value: Any, default: str = "") -> str:
@@ -170,27 +180,27 @@ def value_text(value: Any, display: Any = None, unit: Any = None) -> str:
 
 
 def _measurement_row(
-    m: Mapping[str, Any], check: Mapping[str, Any], erratum: Mapping[str, Any]
+    m: Measurement, check: CheckRecord, erratum: ErratumRecord | None
 ) -> dict[str, Any]:
-    holds = m.get("holds")
+    holds = m["holds"]
     compared = m.get("compared", True)
-    refutes = set(_list(erratum.get("refutes")))
+    refutes = set(erratum["refutes"]) if erratum else set()
     if m.get("applicable") is False:
         status, label = "na", "not applicable"
     elif not compared:
         status, label = "context", "context"
     elif holds:
         status, label = "holds", "holds"
-    elif erratum and (not refutes or m.get("name") in refutes):
+    elif erratum and (not refutes or m["name"] in refutes):
         status, label = "erratum", "does not hold (known erratum)"
     else:
         status, label = "fails", "does not hold"
     if m.get("non_finite"):
         status, label = "fails", "probe error (non-finite value)"
     unit = m.get("unit")
-    measured = value_text(m.get("measured"), m.get("measured_display"), unit)
+    measured = value_text(m["measured"], m.get("measured_display"), unit)
     if m.get("non_finite"):
-        measured = f"not a finite number ({_str(m.get('measured'))})"
+        measured = f"not a finite number ({_str(m['measured'])})"
     raw_stated = m.get("stated")
     stated = None
     if raw_stated is not None or m.get("stated_display") is not None:
@@ -202,7 +212,7 @@ def _measurement_row(
         else:
             stated = value_text(raw_stated, m.get("stated_display"), unit)
     return {
-        "name": _str(m.get("name"), "?"),
+        "name": m["name"],
         "stated": stated,
         "measured": measured,
         "unit": m.get("unit"),
@@ -212,12 +222,12 @@ def _measurement_row(
         "status_text": label,
         "status_help": (
             STATUS_HELP[status].replace("the measured value", "the document's recorded value")
-            if check.get("source") == "recorded"
+            if check["source"] == "recorded"
             else STATUS_HELP[status]
         ),
         "note": m.get("note"),
-        "source": _str(check.get("source"), "fixture"),
-        "nodeid": _str(check.get("nodeid")),
+        "source": check["source"],
+        "nodeid": check["nodeid"],
     }
 
 
@@ -228,18 +238,16 @@ class _Figures:
         self.all: list[Figure] = []
         self._by_key: dict[tuple[str, int], Figure] = {}
 
-    def add(
-        self, claim_id: str, check: Mapping[str, Any], index: int, chart: Mapping[str, Any]
-    ) -> Figure:
-        key = (_str(check.get("nodeid")), index)
+    def add(self, claim_id: str, check: CheckRecord, index: int, chart: Chart) -> Figure:
+        key = (check["nodeid"], index)
         found = self._by_key.get(key)
         if found is not None:
             if claim_id not in found.claims:
                 found.claims.append(claim_id)
             return found
-        kind = _str(chart.get("kind"), "?")
-        source = _str(check.get("source"), "fixture")
-        title = _str(chart.get("title")) or CHART_KINDS.get(kind, kind)
+        kind = chart["kind"]
+        source = check["source"]
+        title = chart["title"] or CHART_KINDS.get(kind, kind)
         svg = problem = None
         try:
             svg = render_chart(chart, source)
@@ -261,71 +269,63 @@ def _seconds(value: Any) -> str | None:
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
-def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
-    verdict = check_verdict(check) if check.get("outcome") else "error"
-    outcome = _str(check.get("outcome"), "error")
+def _check_view(check: CheckRecord) -> dict[str, Any]:
+    verdict = check_verdict(check)
+    outcome = check["outcome"]
     message = check.get("message")
     hint = None
-    if verdict == "not-run":
-        tiers = [str(t) for t in _list(check.get("tiers"))]
+    if verdict == Verdict.NOT_RUN:
+        tiers = check.get("tiers", [])
         # An offline check ran here and could not decide: "run pytest -m offline" would
         # repeat this run; only an option or package its reason names is advice.
         ran_offline = not any(TIERS.is_live(t) for t in tiers)
         if not ran_offline or _flag_or_package(_str(message)):
             hint = run_hint(tiers, message)
-    elif verdict == "not-applicable":
-        hint = not_applicable_hint(_mapping(check.get("applies_to")))
-    duration = check.get("duration_s")
+    elif verdict == Verdict.NOT_APPLICABLE:
+        hint = not_applicable_hint(check.get("applies_to", {}))
     return {
-        "nodeid": _str(check.get("nodeid"), "?"),
+        "nodeid": check["nodeid"],
         "outcome": outcome,
         "outcome_text": (
             "expected to fail, with no catalogued erratum"
-            if outcome == "xfailed" and verdict == "error"
-            else OUTCOME_TEXT.get(outcome, outcome)
+            if outcome == "xfailed" and verdict == Verdict.ERROR
+            else OUTCOME_TEXT[outcome]
         ),
         "verdict": verdict,
-        "simulated": bool(check.get("simulated")),
-        "source": _str(check.get("source"), "fixture"),
-        "duration": _seconds(duration),
+        "simulated": check.get("simulated", False),
+        "source": check["source"],
+        "duration": _seconds(check.get("duration_s")),
         "message": message,
         "hint": hint,
-        "tiers": _list(check.get("tiers")),
+        "tiers": check.get("tiers", []),
         "attachments": [
             {
-                "label": _str(a.get("label"), "evidence"),
-                "kind": _str(a.get("kind"), "text"),
-                "content": _str(a.get("content")),
-                "truncated": bool(a.get("truncated")),
+                "label": a["label"],
+                "kind": a["kind"],
+                "content": a["content"],
+                "truncated": a.get("truncated", False),
             }
-            for a in _list(check.get("attachments"))
-            if isinstance(a, Mapping)
+            for a in check.get("attachments", [])
         ],
-        "facts": [(str(k), machine.text(v)) for k, v in _mapping(check.get("facts")).items()],
-        "notes": [str(n) for n in _list(check.get("notes"))],
-        "ran": outcome not in ("skipped",)
+        "facts": [(k, machine.text(v)) for k, v in check.get("facts", {}).items()],
+        "notes": check.get("notes", []),
+        "ran": outcome != "skipped"
         and not (outcome == "failed" and check.get("failure") == "not-run"),
     }
 
 
-def _tables(
-    checks: Sequence[Mapping[str, Any]], erratum: Mapping[str, Any]
-) -> list[dict[str, Any]]:
+def _tables(checks: Sequence[CheckRecord], erratum: ErratumRecord | None) -> list[dict[str, Any]]:
     """One table per check: a recorded check's values and a live check's never share a column."""
     tables = []
     for check in checks:
-        rows = [
-            _measurement_row(m, check, erratum)
-            for m in _list(check.get("measurements"))
-            if isinstance(m, Mapping)
-        ]
+        rows = [_measurement_row(m, check, erratum) for m in check["measurements"]]
         if not rows:
             continue
-        source = _str(check.get("source"), "fixture")
+        source = check["source"]
         tables.append(
             {
                 "source": source,
-                "nodeid": _str(check.get("nodeid"), "?"),
+                "nodeid": check["nodeid"],
                 "column": VALUE_COLUMN.get(source, "Measured here"),
                 "caption": SOURCES.get(source, source),
                 "rows": rows,
@@ -334,23 +334,22 @@ def _tables(
     return tables
 
 
-def _claim_view(claim: Mapping[str, Any], figures: _Figures, doc_title: str) -> dict[str, Any]:
-    cid = _str(claim.get("id"), "?")
-    verdict = _str(claim.get("verdict"), "error")
-    erratum = _mapping(claim.get("erratum"))
-    checks = [c for c in _list(claim.get("checks")) if isinstance(c, Mapping)]
+def _claim_view(claim: ClaimRecord, figures: _Figures, doc_title: str) -> dict[str, Any]:
+    cid = claim["id"]
+    verdict = claim["verdict"]
+    erratum = claim.get("erratum")
+    checks = claim["checks"]
     tables = _tables(checks, erratum)
     rows = [r for t in tables for r in t["rows"]]
     figs: list[Figure] = []
     for check in checks:
-        for index, chart in enumerate(_list(check.get("charts"))):
-            if isinstance(chart, Mapping):
-                figs.append(figures.add(cid, check, index, chart))
+        for index, chart in enumerate(check.get("charts", [])):
+            figs.append(figures.add(cid, check, index, chart))
     reason = claim.get("reason")
-    tiers = [str(t) for t in _list(claim.get("tiers"))]
+    tiers = claim["tiers"]
     hint = hint_general = None
-    if verdict == "not-run":
-        check_tiers = [t for c in checks for t in _list(c.get("tiers"))] or tiers
+    if verdict == Verdict.NOT_RUN:
+        check_tiers = [t for c in checks for t in c.get("tiers", [])] or tiers
         hint = run_hint(check_tiers, _str(reason), cid, selected=bool(checks))
         # The same advice without this claim's --claim: the outcome list groups by it.
         hint_general = run_hint(check_tiers, _str(reason), selected=bool(checks))
@@ -365,23 +364,23 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures, doc_title: str) -> 
                 hint = hint_general = (
                     "its offline checks ran and could not decide it here: see the reason"
                 )
-    elif verdict == "not-applicable":
-        owner = next((c for c in checks if check_verdict(c) == "not-applicable"), {})
-        hint = not_applicable_hint(_mapping(owner.get("applies_to")))
+    elif verdict == Verdict.NOT_APPLICABLE:
+        owner = next((c for c in checks if check_verdict(c) == Verdict.NOT_APPLICABLE), None)
+        hint = not_applicable_hint(owner.get("applies_to", {}) if owner else {})
     compared_names = {r["name"] for r in rows}
     stated = [
         {
-            "name": _str(f.get("name")),
-            "display": _str(f.get("display")).replace("–", " to ", 1)
-            if f.get("kind") == "range"
-            else _str(f.get("display")),
-            "scope": ", ".join(_str(x) for x in (f.get("model"), f.get("profile")) if x),
+            "name": f["name"],
+            "display": (
+                f["display"].replace("–", " to ", 1) if f["kind"] == "range" else f["display"]
+            ),
+            "scope": ", ".join(x for x in (f.get("model"), f.get("profile")) if x),
         }
-        for f in _list(claim.get("stated"))
-        if isinstance(f, Mapping) and _str(f.get("name")) not in compared_names
+        for f in claim.get("stated", [])
+        if f["name"] not in compared_names
     ]
     check_views = [_check_view(c) for c in checks]
-    if not reason and verdict in ("error", "refuted"):
+    if not reason and verdict in (Verdict.ERROR, Verdict.REFUTED):
         # e.g. an unexpected pass (xpassed) carries no message: say what happened instead.
         deciding = next((k for k in check_views if k["verdict"] == verdict), None)
         if deciding is not None:
@@ -390,15 +389,15 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures, doc_title: str) -> 
     return {
         "id": cid,
         "verdict": verdict,
-        "statement": _str(claim.get("statement")),
-        "section": _str(claim.get("section")),
+        "statement": claim["statement"],
+        "section": claim["section"],
         "document_title": doc_title,
         "tiers": tiers,
         "profile": claim.get("profile"),
         "reason": reason,
         "hint": hint,
         "hint_general": hint_general,
-        "erratum": erratum.get("explanation"),
+        "erratum": erratum["explanation"] if erratum else None,
         "untestable_reason": claim.get("untestable_reason"),
         "note": claim.get("note"),
         "rows": rows,
@@ -413,48 +412,45 @@ def _claim_view(claim: Mapping[str, Any], figures: _Figures, doc_title: str) -> 
     }
 
 
-def _documents(evidence: Mapping[str, Any], figures: _Figures) -> list[dict[str, Any]]:
-    claims = [c for c in _list(evidence.get("claims")) if isinstance(c, Mapping)]
-    metas = [d for d in _list(evidence.get("documents")) if isinstance(d, Mapping) and d.get("id")]
-    known = {str(d["id"]) for d in metas}
+def _documents(evidence: Evidence, figures: _Figures) -> list[dict[str, Any]]:
+    claims = evidence["claims"]
+    metas = [d for d in evidence.get("documents", []) if d["id"]]
+    known = {d["id"] for d in metas}
     # Claims of a document the evidence does not describe still get shown, last.
     for claim in claims:
-        doc_id = _str(claim.get("document"), "?")
+        doc_id = claim["document"]
         if doc_id not in known:
             known.add(doc_id)
-            metas.append(
-                {"id": doc_id, "title": claim.get("document_title") or doc_id, "sections": []}
-            )
+            metas.append(DocumentRecord(id=doc_id, title=claim.get("document_title") or doc_id,
+                                        published=None, seeds=[], sections=[]))
     out = []
     for meta in metas:
-        doc_id = str(meta["id"])
-        inside = [c for c in claims if _str(c.get("document"), "?") == doc_id]
-        names = [str(s) for s in _list(meta.get("sections"))]
-        sections = {name: Section(i + 1, name) for i, name in enumerate(names)}
+        doc_id = meta["id"]
+        inside = [c for c in claims if c["document"] == doc_id]
+        sections = {name: Section(i + 1, name) for i, name in enumerate(meta["sections"])}
         for claim in inside:
-            name = _str(claim.get("section"), "(no section)")
+            name = claim["section"]
             if name not in sections:
                 sections[name] = Section(None, name)
-            view = _claim_view(claim, figures, _str(meta.get("title"), doc_id))
+            view = _claim_view(claim, figures, meta["title"])
             (
                 sections[name].claims
-                if view["verdict"] != "untestable"
+                if view["verdict"] != Verdict.UNTESTABLE
                 else sections[name].untestable
             ).append(view)
         counts = Counter(c["verdict"] for s in sections.values() for c in s.claims + s.untestable)
         total = sum(counts.values())
-        seeds = [str(s) for s in _list(meta.get("seeds"))]
         out.append(
             {
                 "id": doc_id,
-                "title": _str(meta.get("title"), doc_id),
-                "published": meta.get("published"),
-                "seeds": seeds,
+                "title": meta["title"],
+                "published": meta["published"],
+                "seeds": meta["seeds"],
                 "sections": [s for s in sections.values() if s.claims or s.untestable],
                 "counts": counts,
                 "total": total,
-                "testable": total - counts["untestable"],
-                "checked": total - counts["untestable"] - counts["not-run"],
+                "testable": total - counts[Verdict.UNTESTABLE],
+                "checked": total - counts[Verdict.UNTESTABLE] - counts[Verdict.NOT_RUN],
                 "bar": [(v, counts[v], 100.0 * counts[v] / total) for v in ORDER if counts[v]]
                 if total
                 else [],
@@ -463,10 +459,10 @@ def _documents(evidence: Mapping[str, Any], figures: _Figures) -> list[dict[str,
     return out
 
 
-def _duration(run: Mapping[str, Any]) -> str | None:
+def _duration(run: Run) -> str | None:
     try:
-        start = datetime.fromisoformat(_str(run.get("started")))
-        end = datetime.fromisoformat(_str(run.get("finished")))
+        start = datetime.fromisoformat(run["started"])
+        end = datetime.fromisoformat(run["finished"])
     except ValueError:
         return None
     seconds = (end - start).total_seconds()
@@ -475,20 +471,19 @@ def _duration(run: Mapping[str, Any]) -> str | None:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def _facts(evidence: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _facts(evidence: Evidence) -> list[dict[str, Any]]:
     """Facts checks recorded (digests, versions), with the claims that recorded them."""
     by_key: dict[str, dict[str, Any]] = {}
-    for claim in _list(evidence.get("claims")):
-        for check in _list(_mapping(claim).get("checks")):
-            for key, value in _mapping(_mapping(check).get("facts")).items():
+    for claim in evidence["claims"]:
+        for check in claim["checks"]:
+            for key, value in check.get("facts", {}).items():
                 entry = by_key.setdefault(
-                    str(key), {"key": str(key), "value": machine.text(value), "claims": []}
+                    key, {"key": key, "value": machine.text(value), "claims": []}
                 )
-                cid = _str(_mapping(claim).get("id"))
-                if cid not in entry["claims"]:
-                    entry["claims"].append(cid)
-    for key, value in _mapping(_mapping(evidence.get("run")).get("facts")).items():
-        by_key.setdefault(str(key), {"key": str(key), "value": machine.text(value), "claims": []})
+                if claim["id"] not in entry["claims"]:
+                    entry["claims"].append(claim["id"])
+    for key, value in evidence["run"].get("facts", {}).items():
+        by_key.setdefault(key, {"key": key, "value": machine.text(value), "claims": []})
     return sorted(
         by_key.values(), key=lambda e: (not _is_model_fact(e["key"], e["value"]), e["key"].lower())
     )
@@ -503,16 +498,15 @@ def _is_model_fact(key: str, value: str) -> bool:
     return bool(_MODEL_FACT.search(key) or _SHA256.fullmatch(value))
 
 
-def _tier_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _tier_rows(run: Run) -> list[dict[str, Any]]:
     rows = []
-    for tier, status in _mapping(run.get("tier_status")).items():
-        status = _mapping(status)
+    for tier, status in run.get("tier_status", {}).items():
         details = {k: v for k, v in status.items() if k not in ("available", "reason")}
         rows.append(
             {
-                "tier": str(tier),
-                "available": bool(status.get("available")),
-                "reason": status.get("reason"),
+                "tier": tier,
+                "available": status["available"],
+                "reason": status["reason"],
                 "details": machine.text(details) if details else "",
             }
         )
@@ -527,87 +521,89 @@ def _flag_or_package(reason: str) -> bool:
     return run_hint([], reason) != run_hint([], "")
 
 
-def _asked_live(run: Mapping[str, Any]) -> list[str]:
+def _asked_live(run: Run) -> list[str]:
     """The live tiers the run asked for: named in its -m expression (not after "not"), or
     all of them under --claims-require-live with no expression."""
-    words = _str(run.get("markexpr")).replace("(", " ").replace(")", " ").split()
+    words = run["markexpr"].replace("(", " ").replace(")", " ").split()
     named = [w for i, w in enumerate(words)
              if TIERS.is_live(w) and (i == 0 or words[i - 1] != "not")] if words else []
-    if not named and not words and _mapping(run.get("options")).get("require_live"):
+    if not named and not words and run["options"].get("require_live"):
         return list(TIERS.live())
     return list(dict.fromkeys(named))
 
 
 def _decided_live(claims: Sequence[Mapping[str, Any]]) -> int:
+    """How many of these claim views a live check decided."""
     return sum(
         1 for c in claims
-        if any(ch.get("source") == "live" and ch.get("verdict") in DECIDED
-               for ch in _list(c.get("checks")))
+        if any(ch["source"] == "live" and ch["verdict"] in DECIDED for ch in c["checks"])
     )
 
 
-def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _outcome(run: Run, documents: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The answer to "did this run pass, and what failed", from pytest and the verdicts."""
-    pytest_info = _mapping(run.get("pytest"))
-    status = pytest_info.get("exit_status")
-    code = status if isinstance(status, int) and not isinstance(status, bool) else None
-    raw_counts = pytest_info.get("counts")
+    pytest_info = run.get("pytest")
+    code = pytest_info["exit_status"] if pytest_info else None
+    raw_counts = pytest_info["counts"] if pytest_info else None
     counts = (
-        [(k, n) for k in PYTEST_ORDER if isinstance(n := _mapping(raw_counts).get(k), int)]
-        if isinstance(raw_counts, Mapping)
+        [(k, n) for k in PYTEST_ORDER if (n := raw_counts.get(k)) is not None]
+        if raw_counts is not None
         else None
     )
-    claims = [
-        c for d in documents for s in d["sections"] for c in s.claims if isinstance(c, Mapping)
-    ]
+    claims: list[dict[str, Any]] = [c for d in documents for s in d["sections"] for c in s.claims]
     # With --claim, the claims left out were not selected, not "not run".
-    chosen = {str(x) for x in _list(_mapping(run.get("options")).get("claim_ids"))}
+    chosen = set(run["options"].get("claim_ids", []))
     if chosen:
         claims = [c for c in claims if c["id"] in chosen]
-    failing = [c for c in claims if c["verdict"] in ("refuted", "error") or c["erratum_holds"]]
+    failing = [
+        c for c in claims
+        if c["verdict"] in (Verdict.REFUTED, Verdict.ERROR) or c["erratum_holds"]
+    ]
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for c in claims:
-        if c["verdict"] == "not-run":
+        if c["verdict"] == Verdict.NOT_RUN:
             groups.setdefault(_str(c["hint_general"], "see the reason"), []).append(c)
     not_run = [
         {"hint": hint, "claims": members}
         for hint, members in sorted(groups.items(), key=lambda kv: -len(kv[1]))
     ]
     reason = ""
+    # The run's state (not a verdict): passed, failed, undecided, or unknown.
     if code is None:
-        verdict = "unknown"
+        state = "unknown"
         headline = "pytest's outcome was not recorded (an interrupted run, or older evidence)"
     elif code == 0:
-        verdict = "passed"
+        state = "passed"
         headline = "The run passed"
         decided = sum(1 for c in claims if c["verdict"] in DECIDED)
         live = _asked_live(run)
-        down = [f"{t}: {_str(_mapping(st).get('reason'))}"
-                for t, st in _mapping(run.get("tier_status")).items()
-                if not _mapping(st).get("available")]
+        down = [f"{t}: {_str(st['reason'])}"
+                for t, st in run.get("tier_status", {}).items()
+                if not st["available"]]
         why = f" ({'; '.join(down)})" if down else ""
         if not decided:
-            verdict, headline = "undecided", "Nothing was checked"
+            state, headline = "undecided", "Nothing was checked"
             reason = (
                 f"pytest passed, but none of the {len(claims)} claims was decided: each was "
                 f"not run, not applicable or untestable{why}; the reasons are below"
             )
         elif live and not _decided_live(claims):
-            verdict, headline = "undecided", "Nothing was decided live"
+            state, headline = "undecided", "Nothing was decided live"
             reason = (
                 f"the run asked for the {', '.join(live)} tier, and no claim was decided "
                 f"on a live system{why}"
             )
     else:
-        verdict = "failed"
+        state = "failed"
         headline = "The run failed"
     if run.get("simulated"):
         headline += " (simulated: through the suite's fakes, not on a real machine)"
     return {
-        "state": verdict,
+        "state": state,
         "headline": headline,
         "exit_status": code,
-        "meaning": reason if verdict == "undecided" else _str(pytest_info.get("meaning")) or None,
+        "meaning": reason if state == "undecided" else
+        (pytest_info["meaning"] if pytest_info else "") or None,
         "counts": counts,
         "count_text": PYTEST_COUNT_TEXT,
         "selected_claims": sorted(chosen),
@@ -617,25 +613,25 @@ def _outcome(run: Mapping[str, Any], documents: Sequence[Mapping[str, Any]]) -> 
     }
 
 
-def _banners(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _banners(run: Run) -> list[dict[str, Any]]:
     banners: list[dict[str, Any]] = []
-    interrupted = _mapping(run.get("interrupted"))
+    interrupted = run.get("interrupted")
     if interrupted:
         test = interrupted.get("test")
-        during = (f" while {_str(test)} was running (for {_str(interrupted.get('test_seconds'))} s"
+        during = (f" while {test} was running (for {_str(interrupted.get('test_seconds'))} s"
                   "; it reads as an error: nothing was decided)") if test else " between two tests"
         banners.append({"id": "interrupted", "bad": True, "title": "Stopped by a signal.",
-                        "text": f"The run was stopped by {_str(interrupted.get('by'))}{during}. "
+                        "text": f"The run was stopped by {interrupted['by']}{during}. "
                                 "The evidence and this page were still written; the duration "
                                 "is the run's true one."})
-    ollama = _mapping(_mapping(run.get("machine")).get("ollama"))
-    tier = _mapping(_mapping(run.get("tier_status")).get("ollama"))
-    if ollama.get("remote") or tier.get("remote"):
-        host = _str(ollama.get("host") or tier.get("host"))
+    server = run["machine"].get("ollama")
+    tier = run.get("tier_status", {}).get(OLLAMA.name)
+    if (server and server.get("remote")) or (tier and tier.get("remote")):
+        host = _str((server["host"] if server else None) or (tier.get("host") if tier else None))
         banners.append({"id": "remote-ollama", "bad": False, "title": "Remote Ollama server.",
                         "text": f"The ollama tier measured the server at {host}, another "
                                 "machine: its figures are that machine's, not this one's."})
-    fakes = [_str(x) for x in _list(run.get("simulated"))]
+    fakes = run.get("simulated", [])
     if not fakes:
         return banners
     return [*banners, {
@@ -646,52 +642,53 @@ def _banners(run: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "passed through a fake read “not run”."}]
 
 
-def _provenance(run: Mapping[str, Any]) -> dict[str, str]:
-    suite = _mapping(run.get("suite"))
+def _provenance(run: Run) -> dict[str, str]:
+    suite = run.get("suite")
     out: dict[str, str] = {}
-    out["Suite version"] = _str(suite.get("version"), "not recorded")
-    commit = suite.get("git_commit")
-    if commit:
-        dirty = " (with uncommitted changes)" if suite.get("git_dirty") else ""
-        out["Git commit"] = f"{commit}{dirty}"
+    if suite:
+        out["Suite version"] = _str(suite["version"], "not recorded")
+        commit = suite["git_commit"]
+        dirty = " (with uncommitted changes)" if suite["git_dirty"] else ""
+        out["Git commit"] = f"{commit}{dirty}" if commit else "not recorded (not a git checkout)"
+        out["Catalog SHA-256"] = suite["catalog_sha256"]
     else:
-        out["Git commit"] = "not recorded (not a git checkout)" if suite else "not recorded"
-    out["Catalog SHA-256"] = _str(suite.get("catalog_sha256"), "not recorded")
-    out.update(_inputs(_mapping(run.get("inputs"))))
+        out |= {"Suite version": "not recorded", "Git commit": "not recorded",
+                "Catalog SHA-256": "not recorded"}
+    out.update(_inputs(run.get("inputs")))
     return out
 
 
-def _inputs(inputs: Mapping[str, Any]) -> dict[str, str]:
+def _inputs(inputs: Inputs | None) -> dict[str, str]:
     """What the transcribed figures were checked against (claims.plugin.inputs)."""
     if not inputs:
         return {}
     out: dict[str, str] = {}
-    manifest = _mapping(inputs.get("manifest"))
+    manifest = inputs["manifest"]
     if manifest:
-        problems = [_str(_mapping(p).get("file")) for p in _list(manifest.get("problems"))]
+        problems = [_str(p.get("file")) for p in manifest["problems"]]
         out["Transcribed fixtures"] = (
-            f"{manifest.get('checked')} files against {_str(manifest.get('manifest'))}: "
+            f"{manifest['checked']} files against {manifest['manifest']}: "
             + (f"changed: {', '.join(problems)}" if problems else "unchanged")
         )
-    tr = _mapping(inputs.get("transcription"))
-    if tr.get("ran"):
+    tr = inputs["transcription"]
+    if tr["ran"]:
         files = ", ".join(
-            f"{_str(_mapping(d).get('file'))} (SHA-256 {_str(_mapping(d).get('sha256'))})"
-            for d in _list(tr.get("documents"))
+            f"{_str(d.get('file'))} (SHA-256 {_str(d.get('sha256'))})"
+            for d in tr.get("documents", [])
         )
-        misplaced = len(_list(tr.get("misplaced")))
+        misplaced = len(tr.get("misplaced", []))
         out["Transcription check"] = (
             f"ran: {tr.get('values')} values against {files}; "
             + (f"{misplaced} not where their anchors say" if misplaced else "all at their anchors")
         )
-    elif tr:
+    else:
         out["Transcription check"] = f"not run: {_str(tr.get('reason'))}"
     return out
 
 
-def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
+def build_view(evidence: Evidence) -> dict[str, Any]:
     """Everything the template needs, computed once."""
-    run = _mapping(evidence.get("run"))
+    run = evidence["run"]
     figures = _Figures()
     documents = _documents(evidence, figures)
     # The Figures section shows what this run measured first, then the documents'
@@ -710,7 +707,7 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
         },
         key=TIERS.order,
     )
-    args = [str(a) for a in _list(run.get("args"))]
+    args = run.get("args", [])
     return {
         "run": run,
         "outcome": _outcome(run, documents),
@@ -718,15 +715,15 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
         "notation": NOTATION,
         # Page-wide notices (an interrupted run; other tiers add theirs, e.g. simulated data).
         "banners": _banners(run),
-        "started": _str(run.get("started"), "unknown"),
-        "finished": _str(run.get("finished"), "unknown"),
+        "started": run["started"],
+        "finished": run["finished"],
         "duration": _duration(run),
-        "complete": bool(run.get("complete")),
+        "complete": run["complete"],
         "command": ("pytest " + shlex.join(args)) if args else None,
-        "markexpr": _str(run.get("markexpr")),
-        "profile": _str(run.get("profile"), "generic"),
-        "profile_reason": _str(_mapping(run.get("profile_choice")).get("reason")),
-        "simulated": [_str(x) for x in _list(run.get("simulated"))],
+        "markexpr": run["markexpr"],
+        "profile": run["profile"],
+        "profile_reason": choice["reason"] if (choice := run.get("profile_choice")) else "",
+        "simulated": run.get("simulated", []),
         "fingerprint": machine.fingerprint(run),
         "server": machine.server_line(run),
         "options": machine.options(run),
@@ -746,12 +743,7 @@ def build_view(evidence: Mapping[str, Any]) -> dict[str, Any]:
         "all_tiers": all_tiers,
         "audit": audit_view(evidence),
         "unknown_checks": [
-            {"claim": _str(_mapping(u).get("claim")), "nodeid": _str(_mapping(u).get("nodeid"))}
-            for u in _list(evidence.get("unknown_claim_checks"))
+            {"claim": _str(u.get("claim")), "nodeid": u["nodeid"]}
+            for u in evidence.get("unknown_claim_checks", [])
         ],
     }
-
-
-def verdict_sentence(totals: Mapping[str, int], order: Sequence[str]) -> str:
-    parts = [f"{totals[v]} {v.replace('-', ' ')}" for v in order if totals.get(v)]
-    return ", ".join(parts)

@@ -277,18 +277,29 @@ def test_evidence_read_is_bounded(tmp_path, monkeypatch):
             load_evidence("/dev/zero")
 
 
-def test_wrongly_typed_fields_the_schema_allows_still_render(evidence):
-    # The schema leaves a stated figure's name and a check's tiers open; a report
-    # of such a file is still one page, not an internal error.
-    from claims.report import render_html
+@pytest.mark.parametrize(
+    ("spoil", "where"),
+    [
+        (lambda c: c["stated"][0].update(name=["not", "a", "name"]), "stated/0/name"),
+        (lambda c: c["checks"][0].update(tiers=[{"not": "a tier"}]), "checks/0/tiers/0"),
+    ],
+)
+def test_a_wrongly_typed_field_is_refused_where_it_is(evidence, tmp_path, spoil, where):
+    """The schema types every field the report reads (claims.records), so a file with a
+    stated figure named by a list, or a tier that is an object, is refused naming the field
+    instead of failing somewhere inside the page."""
+    from claims.evidence import EvidenceError, load_evidence
 
     doc = json.loads(json.dumps(evidence))
-    for claim in doc["claims"]:
-        for fig in claim.get("stated") or []:
-            fig["name"] = ["not", "a", "name"]
-        for check in claim["checks"]:
-            check["tiers"] = [{"not": "a tier"}]
-    assert "<html" in render_html(doc)
+    index = next(i for i, c in enumerate(doc["claims"]) if c.get("stated") and c["checks"])
+    spoil(doc["claims"][index])
+    path = tmp_path / "evidence.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(EvidenceError, match=f"not claims evidence: claims/{index}/{where}"):
+        load_evidence(path)
+    proc = run("-m", "claims", "report", str(path), "-o", str(tmp_path / "r.html"), cwd=tmp_path)
+    assert proc.returncode != 0 and f"claims/{index}/{where}" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
 
 
 def test_a_server_that_sends_surrogates_and_escapes_leaves_complete_evidence(tmp_path):

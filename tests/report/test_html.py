@@ -256,7 +256,10 @@ def test_evidence_missing_optional_keys_still_renders(evidence):
             }
             | {
                 "checks": [
-                    {key: k[key] for key in ("nodeid", "outcome", "source", "measurements")}
+                    {
+                        key: k[key]
+                        for key in ("nodeid", "outcome", "verdict", "source", "measurements")
+                    }
                     for k in c["checks"]
                 ]
             }

@@ -1,0 +1,569 @@
+"""The evidence records: what ``evidence.json`` holds, as types.
+
+Each :class:`~typing.TypedDict` here is one object of
+``claims/schema/evidence.schema.json`` (:data:`SCHEMA_OBJECTS` says which): its
+keys are that object's properties, its ``Required`` keys the object's
+``required`` list and its types the properties' JSON types
+(``tests/test_records.py`` holds the two to each other, and real runs to the
+schema). The writer builds these records, :func:`claims.evidence.load_evidence`
+hands them out only after the file passed the schema, so a reader may index a
+required key and must ``.get`` an optional one.
+
+Verdicts are :class:`~claims.verdicts.Verdict` members when the suite writes
+them and plain strings equal to those members when loaded from a file (a
+``StrEnum`` compares equal to its value), so both read the same.
+"""
+
+# No `from __future__ import annotations`: TypedDict reads Required/NotRequired from
+# the evaluated annotations (tests/test_records.py compares them with the schema).
+
+from typing import Any, Literal, NotRequired, Required, TypedDict
+
+from claims.verdicts import Verdict
+
+__all__ = [
+    "NOT_EVIDENCE",
+    "SCHEMA_OBJECTS",
+    "Attachment",
+    "Chart",
+    "CheckRecord",
+    "ClaimRecord",
+    "DiffResult",
+    "DocumentRecord",
+    "DocumentRow",
+    "ErratumRecord",
+    "Evidence",
+    "Failure",
+    "FieldDifference",
+    "Gpu",
+    "Inputs",
+    "Interrupted",
+    "IntervalRecord",
+    "Machine",
+    "ManifestCheck",
+    "MeasuredOnce",
+    "Measurement",
+    "MovedFigure",
+    "OllamaServer",
+    "Options",
+    "Outcome",
+    "PendingCheck",
+    "Premise",
+    "ProfileChoiceRecord",
+    "PytestOutcome",
+    "Run",
+    "RunSummary",
+    "RunnerBuildRecord",
+    "SkipStatus",
+    "SourceName",
+    "StatedFigureRecord",
+    "StatedFor",
+    "StatedRange",
+    "Suite",
+    "Summary",
+    "TierState",
+    "Transcription",
+    "VerdictChange",
+]
+
+Outcome = Literal["passed", "failed", "skipped", "xfailed", "xpassed", "error"]
+SourceName = Literal["recorded", "fixture", "live"]
+# Why a check failed or erred, and a skip's kind (the verdict says what it means for the claim).
+Failure = Literal["refuted", "not-run", "nothing-compared", "erratum-holds", "error", "interrupted"]
+SkipStatus = Literal["not-run", "not-applicable"]
+
+
+class IntervalRecord(TypedDict):
+    """An interval of numbers (claims.figures.Interval): the values a figure's print admits,
+    or a measured value computed from printed figures."""
+
+    lo: float
+    hi: float
+
+
+class StatedRange(TypedDict):
+    """A stated range figure as its two printed bounds ("12 to 14 GB")."""
+
+    low: float
+    high: float
+
+
+class StatedFor(TypedDict, total=False):
+    """The model and machine profile a figure was stated for (a figure not judged here)."""
+
+    model: str
+    profile: str
+
+
+class Measurement(TypedDict, total=False):
+    """One figure of a check: what was stated, what was measured, and whether it holds.
+
+    ``compared`` false: recorded for context or not judged (``applicable`` false: stated
+    for another model or profile; ``matches``: the author's own run, shown beside).
+    """
+
+    name: Required[str]
+    claim: str
+    stated: float | str | bool | list[str] | StatedRange | None  # None: an observation
+    stated_display: str | None
+    measured: Required[Any]  # any JSON value the probe produced (an IntervalRecord when computed)
+    measured_display: str
+    unit: str | None
+    tolerance: str | None
+    expected_interval: IntervalRecord
+    holds: Required[bool]
+    compared: bool
+    applicable: bool
+    matches: bool
+    stated_for: StatedFor
+    note: str
+    non_finite: bool  # the probe produced NaN or an infinity: the check is an error
+
+
+class Attachment(TypedDict):
+    """Raw evidence a check kept (an HTTP exchange, command output), cut at 8,000 characters."""
+
+    label: str
+    kind: str
+    content: str
+    truncated: NotRequired[bool]  # the suite writes it; a hand-made record may leave it out
+
+
+class Chart(TypedDict):
+    """Data the report plots (kinds and row keys: claims.check.Check.chart)."""
+
+    kind: str
+    title: str | None
+    rows: list[dict[str, Any]]
+
+
+class Premise(TypedDict):
+    """A stated figure the check computed with rather than compared (Check.premise)."""
+
+    claim: str
+    name: str
+    stated_display: str
+
+
+class CheckRecord(TypedDict, total=False):
+    """One test's evidence for a claim: how it ended, its verdict, and what it measured.
+
+    ``verdict`` is the one its check decided; a claim's verdict is ranked from these.
+    ``claim`` names the claim only on an entry of ``unknown_claim_checks`` (a claim
+    the catalog does not hold).
+    """
+
+    nodeid: Required[str]
+    claim: str
+    outcome: Required[Outcome]
+    verdict: Required[Verdict]
+    failure: Failure
+    status: SkipStatus
+    source: Required[SourceName]
+    duration_s: float
+    message: str | None
+    tiers: list[str]
+    applies_to: StatedFor  # a not-applicable check: what its figures were stated for
+    simulated: bool  # ran through a fake (claims.simulation): never reproduced
+    simulated_conclusion: Verdict  # the verdict it reached through the fake
+    measurements: Required[list[Measurement]]
+    attachments: list[Attachment]
+    facts: dict[str, Any]
+    notes: list[str]
+    charts: list[Chart]
+    premises: list[Premise]
+
+
+class PendingCheck(CheckRecord, total=False):
+    """A check record on its way from a test's report to the writer (not in evidence.json):
+    the claims it serves and the phase that reported it, taken off before it is logged."""
+
+    claims: list[str]
+    when: Literal["setup", "call", "teardown"]
+
+
+class ErratumRecord(TypedDict):
+    """The catalog's known erratum of a claim: why it is wrong, and which figures it refutes."""
+
+    explanation: str
+    refutes: list[str]
+
+
+class StatedFigureRecord(TypedDict, total=False):
+    """A figure as the catalog states it (claims.catalog.records.StatedFigure.to_json)."""
+
+    name: Required[str]
+    kind: Required[Literal["number", "range", "text", "list", "bool"]]
+    display: Required[str]
+    text: str
+    unit: str
+    low: str
+    high: str
+    values: list[str]
+    flag: bool
+    model: str
+    profile: str
+    note: str
+    tolerance: str
+    tolerance_reason: str
+    particular: str
+
+
+class ClaimRecord(TypedDict, total=False):
+    """One catalog claim with the verdict this run gives it, the reason, and its checks."""
+
+    id: Required[str]
+    document: Required[str]
+    document_title: str
+    section: Required[str]
+    statement: Required[str]
+    tiers: Required[list[str]]
+    testable: Required[bool]
+    untestable_reason: str | None
+    profile: str | None
+    stated: list[StatedFigureRecord]
+    erratum: ErratumRecord | None
+    note: str | None
+    verdict: Required[Verdict]
+    reason: str | None
+    checks: Required[list[CheckRecord]]
+
+
+class DocumentRecord(TypedDict):
+    """A write-up the catalog covers: its title, date, seed files and sections in order."""
+
+    id: str
+    title: str
+    published: str | None
+    seeds: list[str]
+    sections: list[str]
+
+
+class RunnerBuildRecord(TypedDict):
+    """The llama.cpp build an Ollama server's runner was made from."""
+
+    build: int
+    commit: str
+    label: str
+    source: Literal["runner start line", "llama-server --version", "build info line"]
+
+
+class OllamaServer(TypedDict):
+    """The Ollama server the ollama tier measured (from the checks' facts)."""
+
+    version: str | None
+    host: str | None
+    remote: NotRequired[bool]
+    # Not in evidence written before the suite read runner builds (issue 20).
+    runner_build: NotRequired[RunnerBuildRecord | str | None]
+
+
+class Gpu(TypedDict, total=False):
+    """nvidia-smi's view of the GPUs: one row per device, the driver and its CUDA ceiling."""
+
+    devices: Required[list[dict[str, str]]]
+    count: Required[int]
+    driver_version: str | None
+    cuda_version: str | None
+    problem: str
+
+
+class Machine(TypedDict, total=False):
+    """The machine fingerprint (claims.probes.machine.system.fingerprint)."""
+
+    os: Required[str]
+    arch: Required[str]
+    kernel: str
+    cpu: Required[str]
+    cpu_count: int
+    memory_bytes: Required[int]
+    python: Required[str]
+    hostname: str
+    gpu: Gpu | None
+    torch: str | None
+    ollama: OllamaServer | None
+    packages: dict[str, str | None]
+
+
+class Options(TypedDict, total=False):
+    """The run's options (claims.plugin.options.Settings.to_json; claims.plugin.serve adds
+    ``ollama_serve`` and ``user_ollama_host`` when the suite starts its own servers)."""
+
+    ollama_host: str
+    ollama_remote: bool
+    ollama_model: str
+    ollama_embed_model: str
+    ollama_tools_model: str | None
+    ollama_timeout: float
+    models_dir: str | None
+    engine_model: str | None
+    profile_option: str
+    require_live: bool
+    allow_unload: bool
+    allow_pull: bool
+    allow_create: bool
+    claim_ids: list[str]
+    catalog_paths: list[str]
+    documents_dir: str | None
+    ollama_serve: str
+    user_ollama_host: str
+
+
+class ProfileChoiceRecord(TypedDict):
+    """How the machine profile was chosen (claims.profiles.ProfileChoice.to_json)."""
+
+    name: str
+    option: str
+    reason: str
+    detection_failed: bool
+
+
+class Suite(TypedDict):
+    """What judged the run: the suite's version and commit, and the catalog's hash."""
+
+    version: str | None
+    git_commit: str | None
+    git_dirty: bool | None
+    catalog_sha256: str
+
+
+class PytestOutcome(TypedDict):
+    """pytest's own counts and exit status for the session (None counts: no terminal)."""
+
+    exit_status: int
+    meaning: str
+    counts: dict[str, int] | None
+
+
+class Interrupted(TypedDict, total=False):
+    """Who stopped the run (a signal or Ctrl-C), and the test it stopped, with its time."""
+
+    by: Required[str]
+    test: str
+    test_seconds: float
+
+
+class TierState(TypedDict):
+    """What a tier's detector found (claims.tiers), with the details each tier's detector adds."""
+
+    available: bool
+    reason: str | None
+    stopped: NotRequired[str]  # stopped during the run (its server stopped answering)
+    version: NotRequired[str]  # ollama: the server's /api/version, address, whose, and where
+    host: NotRequired[str]
+    server: NotRequired[Literal["user's", "private"]]
+    remote: NotRequired[bool]
+    torch: NotRequired[str]  # gpu: torch's version and the CUDA it was built with
+    cuda: NotRequired[str | None]
+    model_path: NotRequired[str]  # engine: the model file, its name and origin, llama-cpp-python
+    model: NotRequired[str]
+    model_source: NotRequired[str]
+    llama_cpp: NotRequired[str]
+
+
+class ManifestCheck(TypedDict):
+    """The transcribed fixtures checked against their SHA-256 manifest."""
+
+    manifest: str
+    checked: int
+    problems: list[dict[str, str]]
+
+
+class Transcription(TypedDict, total=False):
+    """Whether the transcribed values were found where their anchors say in the documents."""
+
+    ran: Required[bool]
+    reason: str
+    documents_dir: str
+    documents: list[dict[str, str]]
+    values: int
+    misplaced: list[dict[str, str]]
+
+
+class Inputs(TypedDict):
+    """What the transcribed figures were checked against (claims.plugin.inputs)."""
+
+    manifest: ManifestCheck | None
+    transcription: Transcription
+
+
+class Run(TypedDict, total=False):
+    """One pytest session: when, what was asked, on which machine, and how it ended."""
+
+    started: Required[str]
+    finished: Required[str]
+    markexpr: Required[str]
+    profile: Required[str]
+    profile_choice: ProfileChoiceRecord
+    simulated: list[str]
+    machine: Required[Machine]
+    options: Required[Options]
+    complete: Required[bool]
+    args: list[str]
+    inputs: Inputs | None
+    suite: Suite
+    facts: dict[str, Any]
+    tier_status: dict[str, TierState]
+    interrupted: Interrupted
+    pytest: PytestOutcome
+
+
+class Summary(TypedDict, total=False):
+    """Claims per verdict, overall and per document."""
+
+    by_verdict: Required[dict[str, int]]
+    by_document: dict[str, dict[str, int]]
+
+
+class Evidence(TypedDict, total=False):
+    """The whole evidence document of one run."""
+
+    schema: Required[Literal["claims-evidence/1"]]
+    run: Required[Run]
+    documents: list[DocumentRecord]
+    claims: Required[list[ClaimRecord]]
+    summary: Required[Summary]
+    unknown_claim_checks: list[CheckRecord]
+    audit: dict[str, Any]  # claims.audit.report.load_summary: the audit kept beside the file
+
+
+# --- what `claims diff --json` prints (claims.report.diff.diff_evidence) -------------------
+class VerdictChange(TypedDict):
+    """A claim whose verdict differs between the two runs, and how the change reads."""
+
+    id: str
+    document: str
+    section: str
+    statement: str
+    a: str
+    b: str
+    kind: str  # regression, improvement, no longer checked, newly checked, weaker evidence...
+    reason_a: str | None
+    reason_b: str | None
+
+
+class MeasuredOnce(TypedDict):
+    """A compared measurement one run made and the other did not."""
+
+    claim: str
+    nodeid: str
+    name: str
+    display: str
+    holds: bool
+    source: SourceName
+
+
+class MovedFigure(TypedDict):
+    """The same measurement of the same test with a different value in each run."""
+
+    claim: str
+    nodeid: str
+    name: str
+    unit: str | None
+    a: Any
+    b: Any
+    a_display: str
+    b_display: str
+    relative_change: float | None
+    holds_a: bool
+    holds_b: bool
+    source_a: SourceName
+    source_b: SourceName
+
+
+class FieldDifference(TypedDict):
+    """A machine fingerprint field or run option whose value differs."""
+
+    field: str
+    a: str
+    b: str
+
+
+class RunSummary(TypedDict):
+    """One side of a diff: when it ran, what it selected, and its verdict counts."""
+
+    label: str
+    started: str
+    finished: str
+    complete: bool
+    markexpr: str
+    profile: str
+    claims: int
+    by_verdict: dict[str, int]
+
+
+class DocumentRow(TypedDict):
+    """Per document: its claims and verdict counts in each run, and how many changed."""
+
+    id: str
+    title: str
+    claims_a: int
+    claims_b: int
+    a: dict[str, int]
+    b: dict[str, int]
+    changed: int
+    regressions: int
+
+
+class DiffResult(TypedDict):
+    """What differs between two runs (claims.report.diff's docstring says what each key means)."""
+
+    labels: list[str]
+    runs: list[RunSummary]
+    documents: list[DocumentRow]
+    verdict_changes: list[VerdictChange]
+    regressions: list[VerdictChange]
+    moved_figures: list[MovedFigure]
+    measurements_only_in_a: list[MeasuredOnce]
+    measurements_only_in_b: list[MeasuredOnce]
+    context_changes: list[MovedFigure]
+    machine_differences: list[FieldDifference]
+    option_differences: list[FieldDifference]
+    only_in_a: list[str]
+    only_in_b: list[str]
+    identical: bool
+
+
+# The records that are not evidence: a check record in transit, and a diff's result.
+NOT_EVIDENCE: tuple[type, ...] = (
+    PendingCheck, VerdictChange, MeasuredOnce, MovedFigure, FieldDifference, RunSummary,
+    DocumentRow, DiffResult,
+)
+
+
+# Each record and where its object lies in the schema, as a JSON pointer
+# (PendingCheck is not in evidence.json; its CheckRecord part is).
+_CHECK = "/properties/claims/items/properties/checks/items"
+_RUN = "/properties/run"
+_MACHINE = f"{_RUN}/properties/machine"
+_INPUTS = f"{_RUN}/properties/inputs"
+SCHEMA_OBJECTS: dict[type, str] = {
+    Evidence: "",
+    Run: _RUN,
+    Machine: _MACHINE,
+    Gpu: f"{_MACHINE}/properties/gpu",
+    OllamaServer: f"{_MACHINE}/properties/ollama",
+    RunnerBuildRecord: f"{_MACHINE}/properties/ollama/properties/runner_build/oneOf/2",
+    Options: f"{_RUN}/properties/options",
+    ProfileChoiceRecord: f"{_RUN}/properties/profile_choice",
+    Suite: f"{_RUN}/properties/suite",
+    PytestOutcome: f"{_RUN}/properties/pytest",
+    Interrupted: f"{_RUN}/properties/interrupted",
+    TierState: f"{_RUN}/properties/tier_status/additionalProperties",
+    Inputs: _INPUTS,
+    ManifestCheck: f"{_INPUTS}/properties/manifest",
+    Transcription: f"{_INPUTS}/properties/transcription",
+    DocumentRecord: "/properties/documents/items",
+    ClaimRecord: "/properties/claims/items",
+    StatedFigureRecord: "/properties/claims/items/properties/stated/items",
+    ErratumRecord: "/properties/claims/items/properties/erratum/oneOf/1",
+    CheckRecord: _CHECK,
+    StatedFor: "/$defs/StatedFor",
+    Measurement: f"{_CHECK}/properties/measurements/items",
+    StatedRange: f"{_CHECK}/properties/measurements/items/properties/stated/anyOf/2",
+    IntervalRecord: f"{_CHECK}/properties/measurements/items/properties/expected_interval",
+    Attachment: f"{_CHECK}/properties/attachments/items",
+    Chart: f"{_CHECK}/properties/charts/items",
+    Premise: f"{_CHECK}/properties/premises/items",
+    Summary: "/properties/summary",
+}

@@ -414,6 +414,11 @@ BODY_REQUIRED = frozenset(
 ROUTES: dict[tuple[str, str], Route] = {}  # (method, path) -> FakeOllama handler
 
 
+# What this fake says of any GGUF imported with /api/create (family, parameter size,
+# quantization): the bundled Gemma 3 270M's, the one file the suite imports.
+IMPORTED_AS = ("gemma3", "268.10M", "Q4_K_M")
+
+
 def _route(method: str, path: str) -> Callable[[Route], Route]:
     """Register a :class:`FakeOllama` method as the handler of ``method path``."""
 
@@ -1114,6 +1119,9 @@ class FakeOllama:
         self.blobs[digest] = length
         h._send(201)
 
+    def reuse_layers(self, *, weights: str | None, base: FakeModel | None) -> None:
+        """What a create does to the layers it already has (this fake keeps none on disk)."""
+
     @_route("POST", "/api/create")
     def _create(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         name = body.get("model")
@@ -1122,14 +1130,15 @@ class FakeOllama:
             digest = next(iter(files.values()))
             if digest not in self.blobs:
                 raise _HTTPError(400, f"blob {digest} not found")
+            self.reuse_layers(weights=digest, base=None)
             self.models[_norm(name)] = FakeModel(
                 name=_norm(name),
                 digest=hashlib.sha256(name.encode()).hexdigest(),
                 size=self.blobs[digest],
-                family="gemma3",
-                parameter_size="268.10M",
-                quantization="Q4_K_M",
-                model_info={"general.architecture": "gemma3"},
+                family=IMPORTED_AS[0],
+                parameter_size=IMPORTED_AS[1],
+                quantization=IMPORTED_AS[2],
+                model_info={"general.architecture": IMPORTED_AS[0]},
                 template=str(body.get("template") or "{{ .Prompt }}"),
             )
             h._send_json(200, {"status": "success"})
@@ -1137,6 +1146,7 @@ class FakeOllama:
         base = self.find(str(body.get("from") or ""))
         if not isinstance(name, str) or base is None:
             raise _HTTPError(400, "neither 'from' nor 'files' was specified")
+        self.reuse_layers(weights=None, base=base)
         params = body.get("parameters") or {}
         lines = [m for m in base.parameters.splitlines() if m]
         lines += [f"{k:<30} {v}" for k, v in params.items()]

@@ -54,6 +54,7 @@ from claims.probes.live.ollama_defaults import (
     ORIGIN_SCHEMES,
 )
 from claims.testing.fake_ollama import (
+    IMPORTED_AS,
     FakeModel,
     FakeOllama,
     Fault,
@@ -180,7 +181,14 @@ class Runner:
 class FakeServe(FakeOllama):
     """The fake server of ``ollama serve``: real port, runner children, env settings."""
 
-    def __init__(self, *, blobs: dict[str, str], models: list[FakeModel], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        blobs: dict[str, str],
+        models: list[FakeModel],
+        store: Path | None = None,
+        **kwargs: Any,
+    ) -> None:
         version = _release().version
         super().__init__(version=version, behaves_as=version, models=models, **kwargs)
         # A real server lists what its store holds, nothing when it is empty.
@@ -192,9 +200,54 @@ class FakeServe(FakeOllama):
         self.default_num_ctx = _uint("OLLAMA_CONTEXT_LENGTH", 0) or 4096
         self.origins = _origins()
         self.blob_paths = blobs  # model name -> its model blob's path
+        self.store = store  # OLLAMA_MODELS, whose blobs a create reuses
         self.runners: dict[str, Runner] = {}
         self.used: dict[str, float] = {}  # model key -> last use, for LRU eviction
         self.tasks = 0
+
+    def reuse_layers(self, *, weights: str | None, base: FakeModel | None) -> None:
+        """Set to now the times of the store's blobs a real create would reuse.
+
+        As ``touchLayer`` in Ollama's ``manifest/layer.go``: creating FROM a model
+        reuses (and touches) its every layer; importing weights reuses an existing
+        blob of the same digest, and the config blob of an existing model when the
+        release's config would have the same bytes (on 0.32.15 any model of the same
+        family, size and quantization; on 0.31.2, whose config names the weights, only
+        a model of the same weights).
+        """
+        from claims.probes.errors import ProbeError
+        from claims.probes.files.ollama_store import Layer, OllamaStore
+
+        if self.store is None or not (self.store / "manifests").is_dir():
+            return
+        store = OllamaStore(self.store)
+        touched: list[Layer] = []
+        try:
+            for manifest in store.manifests(strict=False):
+                if base is not None and _key(manifest.name.display) == _key(base.name):
+                    touched += manifest.blobs
+                    continue
+                if weights is None:
+                    continue
+                model = manifest.model_layer()
+                same_weights = model.digest == weights
+                if same_weights:
+                    touched.append(model)
+                fake = self.models.get(_key(manifest.name.display))
+                same_config = same_weights or (
+                    not _release().config_names_weights
+                    and fake is not None
+                    and (fake.family, fake.parameter_size, fake.quantization)
+                    == IMPORTED_AS
+                )
+                if same_config:
+                    touched.append(manifest.config)
+        except ProbeError:
+            return
+        for layer in touched:
+            path = self.store / "blobs" / layer.blob_name
+            if path.is_file():
+                os.utime(path)
 
     def bind(self, host: str, port: int) -> None:
         self._server = _Server((host, port), _ServeHandler)
@@ -423,7 +476,7 @@ def serve() -> int:
             time.sleep(1)
     models, blobs = _models(models_dir)
     interval = float(_var("FAKE_OLLAMA_TOKEN_INTERVAL_S") or 0.02)
-    fake = FakeServe(blobs=blobs, models=models, token_interval_s=interval)
+    fake = FakeServe(blobs=blobs, models=models, store=models_dir, token_interval_s=interval)
     try:
         fake.bind(host, port)
     except OSError as exc:

@@ -51,6 +51,10 @@ class OllamaRelease:
     # that moment, until its runner is gone (0.31.2, for some tens of ms); 0.32.15's next
     # /api/ps lists none (private-server/unload-and-24h.json of each).
     ps_lists_unloading: bool
+    # The config blob `ollama create` writes names the weights layer (rootfs.diff_ids,
+    # 270 B for gemma3:270m) on 0.31.2; 0.32.15's (156 B) names only format, family,
+    # size and quantization, so two models of one family share it (store/ of each).
+    config_names_weights: bool
 
     @property
     def recordings(self) -> str:
@@ -83,6 +87,7 @@ RELEASES: dict[str, OllamaRelease] = {
             warm_load_duration_s=0.28,
             openai_finish_delta_empty=False,
             ps_lists_unloading=True,
+            config_names_weights=True,
         ),
         OllamaRelease(
             version="0.32.15",
@@ -101,6 +106,7 @@ RELEASES: dict[str, OllamaRelease] = {
             warm_load_duration_s=0.0009,
             openai_finish_delta_empty=True,
             ps_lists_unloading=False,
+            config_names_weights=False,
         ),
     )
 }

@@ -10,6 +10,7 @@ binary that exits at once, a port already taken.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import time
@@ -330,6 +331,48 @@ def test_the_users_store_is_unchanged_by_a_session(servers: PrivateServers, user
     assert reply.status_code == 200
     servers.close()
     assert store_snapshot(user_store) == before
+
+
+def test_blob_times_a_private_server_moved_are_put_back(user_store: Path, tmp_path: Path):
+    before = store_snapshot(user_store)
+    shared = share_store(user_store, tmp_path / "private")
+    blobs = sorted((tmp_path / "private" / "blobs").iterdir())
+    # What Ollama's create does to a layer it reuses (touchLayer): the shared inode's time.
+    os.utime(blobs[0])
+    assert store_snapshot(user_store) != before
+    assert shared.restore_times() == [blobs[0].name]
+    assert store_snapshot(user_store) == before
+    assert shared.restore_times() == [] and shared.restored == [blobs[0].name]
+
+
+def test_a_blob_the_user_replaced_meanwhile_keeps_its_times(user_store: Path, tmp_path: Path):
+    shared = share_store(user_store, tmp_path / "private")
+    (path, *_), = [list(shared.times)]
+    replaced = tmp_path / "replaced"
+    shutil.copyfile(path, replaced)
+    os.replace(path, path.with_name(path.name + ".orig"))
+    try:
+        os.replace(replaced, path)  # another inode, as a user's re-pull would leave it
+        moved = path.stat().st_mtime_ns
+        assert shared.restore_times() == []
+        assert path.stat().st_mtime_ns == moved
+    finally:
+        os.replace(path.with_name(path.name + ".orig"), path)
+
+
+def test_a_create_on_the_private_server_leaves_the_users_blob_times(
+    servers: PrivateServers, user_store: Path
+):
+    before = store_snapshot(user_store)
+    server = servers.use()
+    reply = httpx.post(f"{server.url}/api/create", timeout=10,
+                       json={"model": "derived", "from": "tiny", "stream": False})
+    assert reply.status_code == 200
+    # The fake reuses tiny's layers as a real create does: it touches them, through the link.
+    assert store_snapshot(user_store) != before
+    servers.stop_current()
+    assert store_snapshot(user_store) == before
+    assert servers.records[-1].restored_blob_times
 
 
 # --- a crashed runner child -----------------------------------------------------------------------

@@ -74,6 +74,9 @@ class ServerRecord:
     # The runner's llama.cpp build (RunnerBuild.to_json): from the log once a model has
     # loaded, before that from `llama-server --version` beside the binary.
     runner_build: dict[str, Any] | None = None
+    # The user's blobs whose times this server moved (ollama create reuses a layer by
+    # touching it), put back when it stopped (SharedStore.restore_times).
+    restored_blob_times: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
@@ -211,6 +214,9 @@ class PrivateServers:
     def _finish(self, record: ServerRecord, server: OllamaServe) -> None:
         record.returncode = server.stop()
         record.stopped = time.time()
+        if self.store is not None:
+            # Its creates may have moved the times of blobs it shares with the user's store.
+            record.restored_blob_times = self.store.restore_times()
         if record.reported_config is None:
             record.reported_config = parse_server_config(server.log_text())
         self._read_runner_build(record, server)

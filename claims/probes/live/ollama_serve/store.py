@@ -6,6 +6,15 @@ private store can share the user's blobs by hard link: no bytes are copied, and
 the user's files keep their content whatever the private server does (a blob it
 deletes is only its own link). Manifests are copied instead: they are small,
 and a server that rewrote one through a shared inode would change the user's.
+
+A shared inode shares its times, though: ``ollama create`` sets the modification
+time of every existing layer it reuses to now (``touchLayer`` in
+``manifest/layer.go``, 0.31.2 and 0.32.15 alike, so that a pruner's grace period
+spares it), and a private server creating a model whose config or weights the
+user already has moved the user's blob's time (seen on a real 0.32.15: the 156 B
+config blob of gemma3:270m, when the residency checks created their variant).
+:meth:`SharedStore.restore_times` puts every linked blob's times back as they
+were when it was linked; the private servers call it each time one stops.
 Hard links need one filesystem (and, under ``fs.protected_hardlinks``, files the
 user owns); otherwise the bundled Gemma 3 270M GGUF is imported into the
 private server with ``ollama create``.
@@ -39,6 +48,30 @@ class SharedStore:
     models: list[str] = field(default_factory=list)
     linked_blobs: int = 0
     problem: str | None = None  # why sharing was not possible
+    # The user's blob -> (device, inode, atime_ns, mtime_ns) when it was linked.
+    times: dict[Path, tuple[int, int, int, int]] = field(default_factory=dict)
+    # The user's blobs whose times a private server moved and restore_times put back.
+    restored: list[str] = field(default_factory=list)
+
+    def restore_times(self) -> list[str]:
+        """Put back the times of the user's blobs that a private server moved; their names.
+
+        Only a file that is still the inode that was linked is touched (a user who
+        replaced a blob meanwhile keeps theirs); one that cannot be restored is
+        left as it is, and the user-server check reports its change.
+        """
+        moved = []
+        for path, (dev, ino, atime_ns, mtime_ns) in self.times.items():
+            try:
+                st = path.stat()
+                if (st.st_dev, st.st_ino) != (dev, ino) or st.st_mtime_ns == mtime_ns:
+                    continue
+                os.utime(path, ns=(atime_ns, mtime_ns))
+            except OSError:
+                continue
+            moved.append(path.name)
+        self.restored += [name for name in moved if name not in self.restored]
+        return moved
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -48,6 +81,7 @@ class SharedStore:
             "models": list(self.models),
             "linked_blobs": self.linked_blobs,
             "problem": self.problem,
+            "restored_times": list(self.restored),
         }
 
 
@@ -81,7 +115,9 @@ def share_store(user_root: Path, private_root: Path) -> SharedStore:
                 source, _ = store.existing_blob(layer)
                 target = private_root / "blobs" / layer.blob_name
                 if not target.exists():
+                    st = source.stat()
                     os.link(source, target)
+                    result.times[source] = (st.st_dev, st.st_ino, st.st_atime_ns, st.st_mtime_ns)
                 linked.add(layer.digest)
             target = private_root / manifest.path.relative_to(store.root)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -96,6 +132,7 @@ def share_store(user_root: Path, private_root: Path) -> SharedStore:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         result.problem = f"the user's blobs cannot be hard-linked from {user_root}: {reason}"
         result.models = []
+        result.times = {}
         return result
     result.method = "hard links"
     result.linked_blobs = len(linked)

@@ -8,12 +8,13 @@ from typing import Any
 from claims.catalog import Catalog, load_catalog
 from claims.evidence import EvidenceLog
 from claims.profiles import GENERIC
+from claims.records import Run
 from claims.tiers import OFFLINE
 
 __all__ = ["empty_evidence", "minimal_run"]
 
 
-def minimal_run(markexpr: str = OFFLINE.name, *, complete: bool = False) -> dict[str, Any]:
+def minimal_run(markexpr: str = OFFLINE.name, *, complete: bool = False) -> Run:
     """The smallest run record the evidence schema accepts (a made-up machine)."""
     return {
         "started": "2026-11-29T08:00:00+00:00",

@@ -501,13 +501,12 @@ class EvidenceLog:
             # known; absent when no check looked (plugin/serve.py).
             server["runner_build"] = self.facts.get("ollama_runner_build")
             run["machine"] = {**run["machine"], "ollama": server}
-        summary = summarize(claims)
         out: Evidence = {
             "schema": SCHEMA_ID,
             "run": run,
             "documents": [d.to_json() for d in self.catalog.documents],
             "claims": claims,
-            "summary": {"by_verdict": summary["by_verdict"], "by_document": summary["by_document"]},
+            "summary": summarize(claims),
         }
         if self.unknown:
             out["unknown_claim_checks"] = self.unknown

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from claims.check import ConclusionKind, Source
-    from claims.records import CheckRecord
+    from claims.records import CheckRecord, ClaimRecord, Summary
 
 
 class Verdict(StrEnum):
@@ -302,7 +302,7 @@ def _one_line(text: str | None, limit: int = 400) -> str | None:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def summarize(claims: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def summarize(claims: Iterable[ClaimRecord]) -> Summary:
     """Counts per verdict overall and per document (the evidence 'summary')."""
     by_verdict: dict[str, int] = {v: 0 for v in VERDICTS}
     by_document: dict[str, dict[str, int]] = {}

@@ -135,9 +135,9 @@ def _display(value: Any, unit: str | None) -> str:
 
 
 class CheckEvidence(TypedDict):
-    """What a check recorded, as its :class:`~claims.records.CheckRecord` carries it."""
+    """What a check recorded, as its :class:`~claims.records.CheckRecord` carries it (the
+    record's source is the one the check declared, :attr:`Check.source`)."""
 
-    source: Source
     measurements: list[Measurement]
     attachments: list[Attachment]
     facts: dict[str, Any]
@@ -569,7 +569,6 @@ class Check:
     def to_json(self) -> CheckEvidence:
         """What this check recorded, for its check record."""
         return {
-            "source": self.source,
             "measurements": self.measurements,
             "attachments": self.attachments,
             "facts": self.facts,

@@ -76,6 +76,8 @@ def check_record(
         "verdict": decision.verdict,
         "measurements": [],  # the check's own, with the rest it recorded (with_check)
     }
+    # A record needs its outcome and verdict from the start; write() adds failure and
+    # status where decided, and the decision's message in place of the report's.
     decision.write(rec)
     if isinstance(exc, NotApplicable) and exc.scope:
         rec["applies_to"] = exc.scope

@@ -29,12 +29,20 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from claims.catalog.records import Claim, StatedFigure
 from claims.figures import Interval, UnitError, agrees, convert, parse_literal
 from claims.profiles import GENERIC
-from claims.records import Attachment, Chart, Premise
+from claims.records import (
+    Attachment,
+    Chart,
+    IntervalRecord,
+    Measurement,
+    Premise,
+    StatedFor,
+    StatedRange,
+)
 
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
@@ -72,7 +80,7 @@ class Conclusion:
     message: str | None = None
     # For "not-applicable": what the figures were stated for, so the report can say
     # how to run them without parsing the reason's wording.
-    scope: dict[str, str] = field(default_factory=dict)
+    scope: StatedFor = field(default_factory=StatedFor)
 
 
 def model_matches(stated_model: str, model: str | None) -> bool:
@@ -126,6 +134,18 @@ def _display(value: Any, unit: str | None) -> str:
     return f"{text} {unit}" if unit else text
 
 
+class CheckEvidence(TypedDict):
+    """What a check recorded, as its :class:`~claims.records.CheckRecord` carries it (the
+    record's source is the one the check declared, :attr:`Check.source`)."""
+
+    measurements: list[Measurement]
+    attachments: list[Attachment]
+    facts: dict[str, Any]
+    notes: list[str]
+    charts: list[Chart]
+    premises: list[Premise]
+
+
 @dataclass
 class Check:
     """Evidence for one test of one or more claims."""
@@ -134,7 +154,7 @@ class Check:
     nodeid: str
     source: Source = "fixture"
     profile: str = GENERIC.name
-    measurements: list[dict[str, Any]] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
     attachments: list[Attachment] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -252,20 +272,16 @@ class Check:
         its other figures, and ``claims audit`` reports ``reason`` for this one.
         """
         owner, fig = self._figure(figure, claim)
-        self.measurements.append(
-            {
-                **self._stated_fields(owner.id, fig),
-                "measured": None,
-                "measured_display": "—",
-                "holds": True,
-                "compared": False,
-                "applicable": False,
-                "note": reason,
-            }
-        )
+        record = self._stated_measurement(owner.id, fig, None, "—", holds=True)
+        record["compared"] = False
+        record["applicable"] = False
+        record["note"] = reason
+        self.measurements.append(record)
 
-    def _stated_fields(self, claim_id: str, fig: Any) -> dict[str, Any]:
-        """The fields of a measurement record that describe the stated figure."""
+    def _stated_measurement(
+        self, claim_id: str, fig: StatedFigure, measured: Any, measured_display: str, *, holds: bool
+    ) -> Measurement:
+        """A measurement of a stated figure: the fields describing the figure, then the value."""
         return {
             "name": fig.name,
             "claim": claim_id,
@@ -273,6 +289,9 @@ class Check:
             "stated_display": fig.display,
             "unit": fig.unit,
             "tolerance": fig.tolerance_display(),
+            "measured": measured,
+            "measured_display": measured_display,
+            "holds": holds,
         }
 
     def against(
@@ -300,25 +319,24 @@ class Check:
         Returns whether the figure holds (True when not judged).
         """
         owner, fig = self._figure(figure, claim)
-        record: dict[str, Any] = self._stated_fields(owner.id, fig)
-        if note:
-            record["note"] = note
         reason = self._not_applicable_because(fig, model)
         if reason is not None:
-            record.update(
-                measured=jsonable(measured),
-                measured_display=_display(measured, unit or fig.unit),
-                holds=True,
-                compared=False,
-                applicable=False,
-                note=reason,
-                stated_for={
-                    k: v for k, v in (("model", fig.model), ("profile", fig.profile)) if v
-                },
+            record = self._stated_measurement(
+                owner.id, fig, jsonable(measured), _display(measured, unit or fig.unit), holds=True
             )
+            record["compared"] = False
+            record["applicable"] = False
+            record["note"] = reason
+            stated_for: StatedFor = {}
+            if fig.model:
+                stated_for["model"] = fig.model
+            if fig.profile:
+                stated_for["profile"] = fig.profile
+            record["stated_for"] = stated_for
             self.measurements.append(record)
             return True
         value = measured
+        interval: IntervalRecord | None = None
         if fig.kind in ("number", "range"):
             if unit is not None and fig.unit is not None and unit != fig.unit:
                 try:
@@ -329,7 +347,7 @@ class Check:
                 holds = agrees(value, fig.expected())
             except TypeError as exc:
                 raise CheckUsageError(f"figure {fig.name!r}: {exc}") from None
-            record["expected_interval"] = fig.expected().to_json()
+            interval = fig.expected().to_json()
         elif fig.kind == "text":
             holds = str(measured) == fig.text
         elif fig.kind == "bool":
@@ -339,28 +357,27 @@ class Check:
                 raise CheckUsageError(f"figure {fig.name!r} is a list; measured {measured!r}")
             got = [str(v) for v in measured]
             holds = sorted(got) == sorted(fig.values) if unordered else got == list(fig.values)
-        record.update(
-            measured=jsonable(value),
-            measured_display=_display(value, fig.unit if fig.kind in ("number", "range") else unit),
-            holds=bool(holds),
-            compared=True,
-        )
+        shown = _display(value, fig.unit if fig.kind in ("number", "range") else unit)
+        record = self._stated_measurement(owner.id, fig, jsonable(value), shown, holds=bool(holds))
+        if interval is not None:
+            record["expected_interval"] = interval
+        record["compared"] = True
+        if note:
+            record["note"] = note
         if fig.particular is not None and self.source != "recorded":
             # The figure describes the author's own run or download (a digest, an
             # exact reply, a count prompt caching can lower): a new run that differs
             # does not contradict the claim, so it is shown beside, not judged.
             matched = "matches" if holds else "differs from"
-            record.update(
-                holds=True,
-                compared=False,
-                matches=bool(holds),
-                note=f"{matched} the document's own run; not judged: {fig.particular}"
-                + (f" ({note})" if note else ""),
+            record["holds"] = True
+            record["compared"] = False
+            record["matches"] = bool(holds)
+            record["note"] = (
+                f"{matched} the document's own run; not judged: {fig.particular}"
+                + (f" ({note})" if note else "")
             )
-            self.measurements.append(record)
-            return True
         self.measurements.append(record)
-        return bool(holds)
+        return record["holds"]
 
     def _not_applicable_because(self, fig: StatedFigure, model: str | None) -> str | None:
         """Why a figure is not compared in this check, or None when it applies."""
@@ -373,7 +390,7 @@ class Check:
         return None
 
     @staticmethod
-    def _stated_json(fig: StatedFigure) -> Any:
+    def _stated_json(fig: StatedFigure) -> float | str | bool | list[str] | StatedRange | None:
         if fig.kind == "number":
             assert fig.text is not None
             return float(fig.text.replace(",", ""))
@@ -407,7 +424,7 @@ class Check:
         """
         if not isinstance(holds, bool):
             raise CheckUsageError(f"measurement {name!r}: holds must be a bool, got {holds!r}")
-        record: dict[str, Any] = {
+        record: Measurement = {
             "name": name,
             "stated": expected,
             "stated_display": expected,
@@ -427,7 +444,7 @@ class Check:
         self, name: str, measured: Any, *, unit: str | None = None, note: str | None = None
     ) -> None:
         """Record a measured value that no statement is compared with (context)."""
-        record: dict[str, Any] = {
+        record: Measurement = {
             "name": name,
             "stated": None,
             "measured": jsonable(measured),
@@ -486,10 +503,11 @@ class Check:
         ]
         return "; ".join(dict.fromkeys(reasons)) if reasons else None
 
-    def failing(self) -> list[dict[str, Any]]:
+    def failing(self) -> list[Measurement]:
+        """Measurements whose figure or relation does not hold."""
         return [m for m in self.measurements if not m["holds"]]
 
-    def compared(self) -> list[dict[str, Any]]:
+    def compared(self) -> list[Measurement]:
         """Measurements judged against a stated figure or relation."""
         return [m for m in self.measurements if m.get("compared")]
 
@@ -499,7 +517,7 @@ class Check:
             c.id: set(c.erratum.refutes) for c in self.claims if c.erratum is not None
         }
 
-        def is_listed(m: dict[str, Any]) -> bool:
+        def is_listed(m: Measurement) -> bool:
             # An erratum with no figures named covers the claim as a whole.
             owners = [m["claim"]] if m.get("claim") else [c.id for c in self.claims]
             return any(o in listed and (not listed[o] or m["name"] in listed[o]) for o in owners)
@@ -535,18 +553,22 @@ class Check:
             )
         return Conclusion("holds")
 
-    def _scope(self) -> dict[str, str]:
-        scope: dict[str, str] = {}
+    def _scope(self) -> StatedFor:
+        """What the figures were stated for: each of model and profile as the first
+        measurement that names one says."""
+        scope: StatedFor = {}
         for m in self.measurements:
-            for key in ("model", "profile"):
-                value = (m.get("stated_for") or {}).get(key)
-                if value:
-                    scope.setdefault(key, str(value))
+            stated_for = m.get("stated_for") or {}
+            model, profile = stated_for.get("model"), stated_for.get("profile")
+            if model and "model" not in scope:
+                scope["model"] = model
+            if profile and "profile" not in scope:
+                scope["profile"] = profile
         return scope
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CheckEvidence:
+        """What this check recorded, for its check record."""
         return {
-            "source": self.source,
             "measurements": self.measurements,
             "attachments": self.attachments,
             "facts": self.facts,
@@ -562,7 +584,7 @@ def _validate_source(value: Any) -> None:
         raise CheckUsageError(f"source must be one of {', '.join(SOURCES)}, got {value!r}")
 
 
-def _describe(measurements: Sequence[dict[str, Any]]) -> str:
+def _describe(measurements: Sequence[Measurement]) -> str:
     parts = []
     for m in measurements:
         stated = m.get("stated_display") or m.get("stated")

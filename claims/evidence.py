@@ -431,11 +431,12 @@ def provenance(catalog: Catalog) -> Suite:
 class EvidenceLog:
     """Collects check records during a run and renders the evidence document."""
 
-    def __init__(self, catalog: Catalog, run: Mapping[str, Any]) -> None:
+    def __init__(self, catalog: Catalog, run: Run) -> None:
         self.catalog = catalog
         # The run record while the session amends it (the --ollama-serve plugin adds its
-        # options, the writer pytest's outcome and any interrupt): a Run once rendered.
-        self.run: dict[str, Any] = dict(run)
+        # options, the writer pytest's outcome and any interrupt); document() sets when it
+        # finished, whether it is complete, and the facts its checks recorded.
+        self.run: Run = run.copy()
         self.run.setdefault("suite", provenance(catalog))
         self.checks: dict[str, list[CheckRecord]] = {c.id: [] for c in catalog}
         self.unknown: list[CheckRecord] = []
@@ -443,8 +444,8 @@ class EvidenceLog:
         # What `claims audit` found, when an audit result lies beside the evidence.
         self.audit: dict[str, Any] | None = None
 
-    def add(self, claim_ids: Iterable[str], record: Mapping[str, Any]) -> None:
-        """Log a check record (a CheckRecord as the plugin built it) under each of its claims."""
+    def add(self, claim_ids: Iterable[str], record: CheckRecord) -> None:
+        """Log a check record (as the plugin built it) under each of its claims."""
         # Where a server's or file's text enters the evidence: clean it once, here.
         cleaned: CheckRecord = clean(record)
         _reject_non_finite(cleaned)
@@ -457,13 +458,12 @@ class EvidenceLog:
             if cid in self.checks:
                 self.checks[cid].append(rec)
             else:
-                self.unknown.append(cast(CheckRecord, {"claim": cid, **rec}))
+                self.unknown.append({"claim": cid, **rec})
         self.facts.update(cleaned.get("facts") or {})
 
     def document(self, *, complete: bool, finished: str | None = None) -> Evidence:
         claims: list[ClaimRecord] = []
-        options = self.run.get("options")
-        certification = isinstance(options, dict) and options.get("require_live") is True
+        certification = self.run["options"].get("require_live") is True
         for doc in self.catalog.documents:
             for claim in doc.claims:
                 checks = self.checks[claim.id]
@@ -471,6 +471,8 @@ class EvidenceLog:
                     claim.testable, claim.untestable_reason, checks, certification=certification
                 )
                 # The catalog's record of the claim (its figures and erratum), then this run's.
+                # A cast: Claim.to_json() is untyped (the catalog hash reads it too);
+                # tests/test_records.py holds what it gives to the schema's claim record.
                 entry = cast(ClaimRecord, {
                     **claim.to_json(),
                     "document_title": doc.title,
@@ -481,33 +483,30 @@ class EvidenceLog:
                 if claim.erratum and verdict == Verdict.KNOWN_ERRATUM:
                     entry["reason"] = claim.erratum.explanation
                 claims.append(entry)
-        run = dict(self.run)
+        run = self.run.copy()
         run["finished"] = finished or now_iso()
         run["complete"] = complete
         run["facts"] = dict(self.facts)
-        measured = "ollama_version" in self.facts or "ollama_runner_build" in self.facts
-        if measured and isinstance(run.get("machine"), dict):
+        if "ollama_version" in self.facts or "ollama_runner_build" in self.facts:
             # The ollama tier records the server it measured (check.fact); the
             # machine fingerprint shows it beside OS, GPU and driver.
-            run["machine"] = {
-                **run["machine"],
-                "ollama": cast(OllamaServer, {
-                    "version": self.facts.get("ollama_version"),
-                    "host": self.facts.get("ollama_host"),
-                    # Another machine's server: its figures are that machine's, not this one's.
-                    **({"remote": True} if self.facts.get("ollama_remote") else {}),
-                    # The runner's llama.cpp build (a RunnerBuild record), or why it is
-                    # not known; absent when no check looked (plugin/serve.py).
-                    "runner_build": self.facts.get("ollama_runner_build"),
-                }),
+            server: OllamaServer = {
+                "version": self.facts.get("ollama_version"),
+                "host": self.facts.get("ollama_host"),
             }
-        summary = summarize(claims)
+            if self.facts.get("ollama_remote"):
+                # Another machine's server: its figures are that machine's, not this one's.
+                server["remote"] = True
+            # The runner's llama.cpp build (a RunnerBuild record), or why it is not
+            # known; absent when no check looked (plugin/serve.py).
+            server["runner_build"] = self.facts.get("ollama_runner_build")
+            run["machine"] = {**run["machine"], "ollama": server}
         out: Evidence = {
             "schema": SCHEMA_ID,
-            "run": cast(Run, run),  # what the session built: tests/test_records.py checks it
+            "run": run,
             "documents": [d.to_json() for d in self.catalog.documents],
             "claims": claims,
-            "summary": {"by_verdict": summary["by_verdict"], "by_document": summary["by_document"]},
+            "summary": summarize(claims),
         }
         if self.unknown:
             out["unknown_claim_checks"] = self.unknown

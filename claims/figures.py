@@ -15,7 +15,10 @@ import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from claims.records import IntervalRecord
 
 __all__ = [
     "Interval",
@@ -103,7 +106,7 @@ class Interval:
     def __rtruediv__(self, other: Operand) -> Interval:
         return _as_interval(other) / self
 
-    def to_json(self) -> dict[str, float]:
+    def to_json(self) -> IntervalRecord:
         return {"lo": self.lo, "hi": self.hi}
 
     def __str__(self) -> str:

@@ -22,7 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from claims.records import ProfileChoiceRecord
 
 __all__ = [
     "AUTO",
@@ -136,7 +139,7 @@ class ProfileChoice:
     reason: str
     detection_failed: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ProfileChoiceRecord:
         return {"name": self.name, "option": self.option, "reason": self.reason,
                 "detection_failed": self.detection_failed}
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from claims.check import ConclusionKind, Source
+    from claims.records import CheckRecord, ClaimRecord, Summary
 
 
 class Verdict(StrEnum):
@@ -135,15 +136,19 @@ class Decision:
     message: str | None = None
     concluded: Verdict | None = None
 
-    def fields(self) -> dict[str, Any]:
-        """The record's fields, in the order records carry them (absent ones left out)."""
-        found: dict[str, Any] = {"outcome": self.outcome, "verdict": self.verdict}
+    def write(self, record: CheckRecord) -> None:
+        """Write the decided fields into a check record (failure and status only when set).
+
+        A field the record holds already keeps its place: a record made with the
+        report's message gets the decision's message there.
+        """
+        record["outcome"] = self.outcome
+        record["verdict"] = self.verdict
         if self.failure is not None:
-            found["failure"] = self.failure
+            record["failure"] = self.failure
         if self.status is not None:
-            found["status"] = self.status
-        found["message"] = self.message
-        return found
+            record["status"] = self.status
+        record["message"] = self.message
 
 
 # The verdict of each conclusion a check can reach; "holds" depends on the source.
@@ -297,7 +302,7 @@ def _one_line(text: str | None, limit: int = 400) -> str | None:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def summarize(claims: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def summarize(claims: Iterable[ClaimRecord]) -> Summary:
     """Counts per verdict overall and per document (the evidence 'summary')."""
     by_verdict: dict[str, int] = {v: 0 for v in VERDICTS}
     by_document: dict[str, dict[str, int]] = {}

@@ -1,4 +1,5 @@
-"""README.md's layout: every module and package of the source tree is named in it.
+"""README.md's layout: every module and package of the source tree is named in it, at its
+place (under its package's line: claims/records.py is not named by catalog/records.py).
 
 The layout is where a reader looks for what a module holds; one added without a
 line there (as audit/, cli, evidence and six others once were) fails this test.
@@ -12,16 +13,47 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# The layout's name column: an entry's names start there, indented two spaces a level;
+# a line starting further right continues the description above it.
+DESCRIPTION_COLUMN = 24
+NAME = re.compile(r"[A-Za-z_][\w-]*(?:\.py)?/?")
+
+
 def _layout() -> set[str]:
+    """The paths the layout names, each as its folders and name ("claims/plugin/writer.py").
+
+    An entry's place is its indentation under the package lines above it; the words
+    of a package's description name its modules too (probes/ lists its packages'
+    modules in prose).
+    """
     text = (ROOT / "README.md").read_text("utf-8")
     block = text.split("## Layout", 1)[1].split("```", 2)[1]
-    return set(re.findall(r"[A-Za-z_][\w-]*(?:\.py)?/?", block))
+    named: set[str] = set()
+    parents: list[str] = []  # the package lines above, one per level
+    package: str | None = None  # the entry whose description is being read, if a package
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        if not line.strip():
+            continue
+        if indent < DESCRIPTION_COLUMN:
+            names_part, _, description = line.strip().partition("  ")
+            del parents[indent // 2:]
+            names = [n.strip() for n in names_part.split(",")]
+            named.update("/".join([*parents, n]).rstrip("/") for n in names)
+            package = names[0] if names[0].endswith("/") else None
+            if package is not None:
+                parents.append(package.rstrip("/"))
+        else:
+            description = line
+        if package is not None:
+            named.update("/".join([*parents, n]).rstrip("/") for n in NAME.findall(description))
+    return named
 
 
 def _named(path: Path) -> tuple[str, ...]:
-    # A module may be written with or without .py, a package with or without its slash.
-    stem = path.stem if path.is_file() else path.name
-    return (path.name, stem, f"{stem}/")
+    # A module may be written with or without .py.
+    rel = path.relative_to(ROOT)
+    return (str(rel), str(rel.with_suffix("")))
 
 
 def test_the_layout_names_every_module_and_package_of_claims():

@@ -272,17 +272,27 @@ def test_only_a_live_check_measures_through_a_fake(source):
     assert decide(ending) == Decision("passed", Verdict.CONSISTENT)
 
 
-def test_a_decision_gives_the_record_fields_in_the_records_order():
+def test_a_decision_writes_its_fields_into_the_record_in_the_records_order():
     skipped = decide(Ending(Stop.NOT_RUN, message="no server"))
-    assert list(skipped.fields().items()) == [
+    record = {"nodeid": "t"}
+    skipped.write(record)
+    assert list(record.items()) == [
+        ("nodeid", "t"),
         ("outcome", "skipped"),
         ("verdict", "not-run"),
         ("status", "not-run"),
         ("message", "no server"),
     ]
     spoiled = decide(replace(Ending(Stop.NOT_RUN, message="no server"), teardown_error="x"))
-    assert list(spoiled.fields()) == ["outcome", "verdict", "failure", "status", "message"]
-    assert list(decide(Ending(conclusion="holds")).fields()) == ["outcome", "verdict", "message"]
+    record = {"nodeid": "t"}
+    spoiled.write(record)
+    assert list(record) == ["nodeid", "outcome", "verdict", "failure", "status", "message"]
+    record = {"message": "the report's", "outcome": "failed"}
+    decide(Ending(conclusion="holds")).write(record)
+    # Fields the record holds keep their place; the decision's values replace theirs.
+    assert list(record.items()) == [
+        ("message", None), ("outcome", "passed"), ("verdict", "consistent")
+    ]
 
 
 def test_reading_a_record_uses_the_same_rule_for_a_fake_as_decide():

@@ -19,7 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from claims.records import ManifestCheck
 
 __all__ = [
     "MANIFEST",
@@ -81,7 +84,7 @@ def _read(path: Path) -> dict[str, str]:
     return entries
 
 
-def verify_manifest(root: Path) -> dict[str, Any] | None:
+def verify_manifest(root: Path) -> ManifestCheck | None:
     """Compare every transcribed file with the manifest (None: this tree has no manifest).
 
     ``problems`` holds one entry per file that differs, is missing or is not listed,

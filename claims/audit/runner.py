@@ -24,9 +24,10 @@ from claims.plugin.check_record import after_teardown
 from claims.plugin.keys import CATALOG, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.pytest_private import run_unlogged
+from claims.records import PendingCheck
 from claims.tiers import OFFLINE
 
-Records = dict[str, dict[str, Any]]  # nodeid -> the check record of one run of that test
+Records = dict[str, PendingCheck]  # nodeid -> the check record of one run of that test
 
 
 @contextlib.contextmanager
@@ -60,14 +61,16 @@ def swapped(catalog: Catalog, claim_id: str, figure: StatedFigure) -> Iterator[N
         object.__setattr__(catalog, "documents", original)
 
 
-def _record(reports: Sequence[pytest.TestReport]) -> dict[str, Any] | None:
+def _record(reports: Sequence[pytest.TestReport]) -> PendingCheck | None:
     """The check record of one test run, as the evidence writer would keep it."""
-    found: dict[str, Any] | None = None
+    found: PendingCheck | None = None
     for report in reports:
         for key, value in report.user_properties:
             if key != RECORD_KEY:
                 continue
-            rec = dict(cast(dict[str, Any], value))
+            # As in the evidence writer: pytest types the value as object; under RECORD_KEY
+            # it is check_record's PendingCheck.
+            rec = cast(PendingCheck, value).copy()
             if rec.get("when") == "teardown":
                 if found is not None:
                     after_teardown(found, rec)

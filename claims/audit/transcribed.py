@@ -21,9 +21,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claims.audit.typos import KINDS, mistakes
+
+if TYPE_CHECKING:
+    from claims.records import Transcription
 
 __all__ = [
     "FILE_REFERENCES",
@@ -263,7 +266,7 @@ def seeds_of(documents: Path, doc: str) -> list[Seed] | None:
     return [_seed(p) for p in paths]
 
 
-def misplaced_values(root: Path, documents: Path) -> dict[str, Any]:
+def misplaced_values(root: Path, documents: Path) -> Transcription:
     """Check every transcribed value at its anchor in the documents (the plain check, no
     mutations): what the transcription check of a pytest run with documents reports."""
     from claims.audit.manifest import manifest_documents

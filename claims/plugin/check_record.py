@@ -14,9 +14,7 @@ line say "not run: <reason>".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 import pytest
 
@@ -35,10 +33,6 @@ from claims.verdicts import Decision, Ending, Stop, decide
 
 __all__ = ["after_teardown", "check_record", "ending", "label_skip", "with_check"]
 
-# The fields of a record that say how its check ended: what a teardown's record
-# carries over the earlier one (after_teardown).
-DECIDED = ("outcome", "verdict", "failure", "status", "message")
-
 
 def check_record(
     item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
@@ -50,34 +44,41 @@ def check_record(
     if report.when in ("setup", "teardown") and report.passed:
         return None
     check = item.stash.get(CHECK, None)
-    rec: dict[str, Any] = {
-        "nodeid": item.nodeid,
-        "claims": ids,
-        "when": report.when,
-        "source": check.source if check else "fixture",
-        "duration_s": round(float(report.duration), 6),
-        "message": _message(report, call),
-        "tiers": item_tiers(item),
-    }
+    source: Source = check.source if check else "fixture"
+    message = _message(report, call)
     exc = call.excinfo.value if call.excinfo is not None else None
     fakes: list[str] = item.config.stash.get(SIMULATED, [])
     earlier = item.stash.get(ENDING, None)
     if report.when == "teardown" and earlier is not None:
         # The check ended before this teardown, which did not pass: it is judged as it
         # ended, and the teardown may spoil that (decide's teardown_error).
-        end = replace(earlier, teardown_error=str(rec["message"]))
+        end = replace(earlier, teardown_error=str(message))
     else:
         end = ending(
             report,
             exc,
             item.stash.get(CONCLUSION, None),
-            source=rec["source"],
-            message=rec["message"],
+            source=source,
+            message=message,
             fakes=tuple(fakes),
         )
         item.stash[ENDING] = end
     decision = decide(end)
-    rec.update(decision.fields())
+    rec: PendingCheck = {
+        "nodeid": item.nodeid,
+        "claims": ids,
+        "when": report.when,
+        "source": source,
+        "duration_s": round(float(report.duration), 6),
+        "message": message,
+        "tiers": item_tiers(item),
+        "outcome": decision.outcome,
+        "verdict": decision.verdict,
+        "measurements": [],  # the check's own, with the rest it recorded (with_check)
+    }
+    # A record needs its outcome and verdict from the start; write() adds failure and
+    # status where decided, and the decision's message in place of the report's.
+    decision.write(rec)
     if isinstance(exc, NotApplicable) and exc.scope:
         rec["applies_to"] = exc.scope
     # Plain builtins only: xdist cannot ship a str or float subclass to the controller.
@@ -85,15 +86,25 @@ def check_record(
     return record
 
 
-def with_check(rec: dict[str, Any], check: Check | None, decision: Decision) -> dict[str, Any]:
-    """``rec`` (its decided fields written) with what its check recorded.
+def with_check(rec: PendingCheck, check: Check | None, decision: Decision) -> PendingCheck:
+    """``rec`` (its decided fields written) with what its check recorded (nothing: no check).
 
     A check :func:`decide` found measured through a fake is marked ``simulated``.
     """
-    if check is not None:
-        rec.update(check.to_json())
+    if check is None:
+        rec["measurements"] = []
+        rec["attachments"] = []
+        rec["facts"] = {}
+        rec["notes"] = []
+        rec["charts"] = []
     else:
-        rec.update(measurements=[], attachments=[], facts={}, notes=[], charts=[])
+        recorded = check.to_json()
+        rec["measurements"] = recorded["measurements"]
+        rec["attachments"] = recorded["attachments"]
+        rec["facts"] = recorded["facts"]
+        rec["notes"] = recorded["notes"]
+        rec["charts"] = recorded["charts"]
+        rec["premises"] = recorded["premises"]
     if decision.concluded is not None:
         # Measured through a fake (claims.simulation). What the check concluded there is
         # kept apart from its verdict: the instrument's own tests read it to see that a
@@ -103,13 +114,21 @@ def with_check(rec: dict[str, Any], check: Check | None, decision: Decision) -> 
     return rec
 
 
-def after_teardown(earlier: dict[str, Any], teardown: Mapping[str, Any]) -> None:
+def after_teardown(earlier: PendingCheck, teardown: PendingCheck) -> None:
     """Lay the record of a teardown that did not pass over the check's earlier record.
 
     The teardown's record was decided with the earlier ending (``decide``'s
-    ``teardown_error``): it spoils a pass, and an earlier failure stands in it.
+    ``teardown_error``): it spoils a pass, and an earlier failure stands in it. It
+    carries over the fields that say how the check ended (:meth:`Decision.write`'s).
     """
-    earlier.update({key: teardown[key] for key in DECIDED if key in teardown})
+    earlier["outcome"] = teardown["outcome"]
+    earlier["verdict"] = teardown["verdict"]
+    if "failure" in teardown:
+        earlier["failure"] = teardown["failure"]
+    if "status" in teardown:
+        earlier["status"] = teardown["status"]
+    if "message" in teardown:
+        earlier["message"] = teardown["message"]
 
 
 def ending(

@@ -40,7 +40,7 @@ def collected(config: pytest.Config, items: list[pytest.Item]) -> None:
         write_coverage(Path(coverage_path), items)
     select_claims(config, items, settings.claim_ids)
     catalog = config.stash[CATALOG]
-    inputs = config.stash.get(INPUTS, {})
+    inputs = config.stash.get(INPUTS, None)
     for item in items:
         guard_sockets(item, settings)
         problem = marker_problem(item, catalog) or input_problem(inputs, claim_ids(item))

@@ -18,43 +18,48 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from claims.records import Inputs, Transcription
 
 __all__ = ["check_inputs", "input_problem"]
 
 
-def check_inputs(root: Path, documents: Path | None) -> dict[str, Any]:
+def check_inputs(root: Path, documents: Path | None) -> Inputs:
     from claims.audit.manifest import verify_manifest
     from claims.audit.transcribed import misplaced_values
 
     root = Path(root)
     has_fixtures = (root / "fixtures" / "recorded").is_dir()
-    inputs: dict[str, Any] = {"manifest": verify_manifest(root) if has_fixtures else None}
+    transcription: Transcription
     if documents is None:
-        inputs["transcription"] = {
+        transcription = {
             "ran": False,
             "reason": "no documents given (--claims-documents DIR or $CLAIMS_DOCUMENTS); "
             "the fixtures were checked against their SHA-256 manifest only",
         }
     elif not has_fixtures:
-        inputs["transcription"] = {"ran": False, "reason": f"no transcribed fixtures under {root}"}
+        transcription = {"ran": False, "reason": f"no transcribed fixtures under {root}"}
     elif not documents.is_dir():
-        inputs["transcription"] = {"ran": False, "documents_dir": str(documents),
-                                   "reason": f"the documents folder {documents} does not exist"}
+        transcription = {"ran": False, "documents_dir": str(documents),
+                         "reason": f"the documents folder {documents} does not exist"}
     else:
-        inputs["transcription"] = misplaced_values(root, documents)
-    return inputs
+        transcription = misplaced_values(root, documents)
+    return {"manifest": verify_manifest(root) if has_fixtures else None,
+            "transcription": transcription}
 
 
-def input_problem(inputs: dict[str, Any], claim_ids: Iterable[str]) -> str | None:
+def input_problem(inputs: Inputs | None, claim_ids: Iterable[str]) -> str | None:
     """Why a test of these claims cannot be trusted: its document's transcription was edited
     or is not where its anchor says (None: nothing is wrong, or not a claim test)."""
     docs = {cid.split("-", 1)[0] for cid in claim_ids}
-    if not docs:
+    if not docs or inputs is None:
         return None
-    manifest = inputs.get("manifest") or {}
-    transcription = inputs.get("transcription") or {}
-    found = [p["problem"] for p in manifest.get("problems", []) if p.get("doc") in docs]
+    manifest = inputs["manifest"]
+    transcription = inputs["transcription"]
+    problems = manifest["problems"] if manifest is not None else []
+    found = [p["problem"] for p in problems if p.get("doc") in docs]
     found += [p["problem"] for p in transcription.get("misplaced", []) if p.get("doc") in docs]
     if transcription.get("documents_dir") and not transcription.get("ran"):
         found.append(f"the documents were named but not checked: {transcription['reason']}")

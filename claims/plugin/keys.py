@@ -10,7 +10,7 @@ must cost nothing where the suite is not in use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from claims.plugin.tiers import Tiers
     from claims.plugin.writer import EvidenceWriter
     from claims.profiles import ProfileChoice
+    from claims.records import Inputs
     from claims.verdicts import Ending
 
 SETTINGS: pytest.StashKey[Settings] = pytest.StashKey()
@@ -40,7 +41,7 @@ PROBLEM: pytest.StashKey[str] = pytest.StashKey()
 # named); until then every hook leaves the session alone.
 ACTIVE: pytest.StashKey[bool] = pytest.StashKey()
 # What the run's inputs were (fixture manifest, documents, transcription check).
-INPUTS: pytest.StashKey[dict[str, Any]] = pytest.StashKey()
+INPUTS: pytest.StashKey[Inputs] = pytest.StashKey()
 # Where the controller keeps its writer (absent in xdist workers and without evidence).
 EVIDENCE_WRITER: pytest.StashKey[EvidenceWriter] = pytest.StashKey()
 

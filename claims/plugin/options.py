@@ -21,6 +21,7 @@ from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAU
 from claims.profiles import CHOICES as PROFILE_CHOICES
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
+    from claims.records import Options
     from claims.tiers import PrivateServers
 
 DEFAULT_OLLAMA_MODEL = "phi4"  # the model Week 2 uses throughout
@@ -429,7 +430,8 @@ class Settings:
             documents_dir=Path(documents).expanduser() if documents else None,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Options:
+        """The options as the evidence records them (``run.options``)."""
         return {
             "ollama_host": self.ollama_host_shown or self.ollama_host,
             "ollama_remote": self.ollama_remote,

@@ -17,10 +17,11 @@ that, once, by :func:`claims.verdicts.decide`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import NoReturn
 
 import pytest
+
+from claims.records import StatedFor
 
 # The bases are pytest's public names for its outcomes (pytest.skip.Exception is what
 # pytest.skip() raises): a subclass is reported as pytest's own skip or failure. pytest
@@ -52,10 +53,10 @@ class NotApplicable(pytest.skip.Exception):  # type: ignore[misc,name-defined]
     """
 
     def __init__(
-        self, msg: str, pytrace: bool = False, scope: Mapping[str, str] | None = None
+        self, msg: str, pytrace: bool = False, scope: StatedFor | None = None
     ) -> None:
         super().__init__(msg, pytrace=pytrace)
-        self.scope = dict(scope or {})
+        self.scope: StatedFor = scope.copy() if scope else {}
 
 
 class RequiredButNotRun(pytest.fail.Exception):  # type: ignore[misc,name-defined]
@@ -79,7 +80,7 @@ def not_run(reason: str) -> NoReturn:
     raise NotRun(reason, pytrace=False)
 
 
-def not_applicable(reason: str, scope: Mapping[str, str] | None = None) -> NoReturn:
+def not_applicable(reason: str, scope: StatedFor | None = None) -> NoReturn:
     """End the check as "not applicable" (another profile or model, named in ``scope``)."""
     raise NotApplicable(reason, pytrace=False, scope=scope)
 

@@ -246,11 +246,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if writer is not None:
         writer.settings = private
         writer.tiers = config.stash[TIERS_KEY]
-        writer.log.run["options"].update(
-            private.to_json(),
-            ollama_serve=str(binary),
-            user_ollama_host=settings.ollama_host,
-        )
+        options = writer.log.run["options"]
+        options.update(private.to_json())
+        options["ollama_serve"] = str(binary)
+        options["user_ollama_host"] = settings.ollama_host
     # Stopped when pytest unconfigures (after a failure or Ctrl-C too); atexit is
     # the backstop for an interpreter that ends some other way.
     config.add_cleanup(servers.close)

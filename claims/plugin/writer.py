@@ -24,7 +24,7 @@ from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.options import Settings, redact_credentials
 from claims.plugin.tiers import Tiers
 from claims.profiles import ProfileChoice
-from claims.records import Evidence, PytestOutcome
+from claims.records import Evidence, PendingCheck, PytestOutcome, Run, TierState
 from claims.terminal import safe
 from claims.verdicts import Ending, Stop, decide
 
@@ -75,7 +75,7 @@ class EvidenceWriter:
         self.log = log
         self.settings = settings
         self.tiers = tiers
-        self.pending: dict[str, dict[str, Any]] = {}
+        self.pending: dict[str, PendingCheck] = {}
         self.last_write = 0.0
         self.written: Evidence | None = None
         self.report_problem: str | None = None
@@ -86,12 +86,12 @@ class EvidenceWriter:
         self.interrupted_by: str | None = None
         self.signals: dict[int, Any] = {}  # the handlers this run installed (to restore)
 
-    def _record(self, nodeid: str, rec: dict[str, Any]) -> None:
+    def _record(self, nodeid: str, rec: PendingCheck) -> None:
         prev = self.pending.get(nodeid)
         if prev is None:
             self.pending[nodeid] = rec
             return
-        if rec["when"] == "teardown":
+        if rec.get("when") == "teardown":
             # Decided with the earlier ending: a pass is spoiled, a failure stands.
             after_teardown(prev, rec)
             return
@@ -137,15 +137,18 @@ class EvidenceWriter:
         )
         fakes: list[str] = item.config.stash.get(SIMULATED, [])
         end = Ending(stop=Stop.INTERRUPTED, source=source, fakes=tuple(fakes), message=message)
-        rec: dict[str, Any] = {
+        decision = decide(end)
+        rec: PendingCheck = {
             "nodeid": item.nodeid,
             "source": source,
             "duration_s": round(after, 6),
             "message": message,
             "tiers": item_tiers(item),
+            "outcome": decision.outcome,
+            "verdict": decision.verdict,
+            "measurements": [],  # what the check measured before it was stopped (with_check)
         }
-        decision = decide(end)
-        rec.update(decision.fields())
+        decision.write(rec)
         self.log.add(ids, with_check(rec, check, decision))
 
     # --- hooks -----------------------------------------------------------------
@@ -166,7 +169,9 @@ class EvidenceWriter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for key, value in report.user_properties:
             if key == RECORD_KEY:
-                self._record(report.nodeid, dict(cast(dict[str, Any], value)))
+                # pytest types user_properties' values as object: under RECORD_KEY the plugin
+                # puts only check_record's PendingCheck (through xdist: its JSON-ready copy).
+                self._record(report.nodeid, cast(PendingCheck, value).copy())
         if report.when == "teardown":
             self._finalize(report.nodeid)
 
@@ -184,7 +189,9 @@ class EvidenceWriter:
             self.log.run["interrupted"] = {"by": self.interrupted_by}
             self._record_interrupted()
         self.log.run["tier_status"] = {
-            tier: {"available": st.available, "reason": st.reason, **st.details}
+            # A detector's details are TierState's optional keys, held untyped by
+            # claims.tiers (dict[str, Any]); the schema's tier_status names each of them.
+            tier: cast(TierState, {"available": st.available, "reason": st.reason, **st.details})
             for tier, st in self.tiers.known().items()
         }
         self.log.run["pytest"] = pytest_outcomes(session, exitstatus)
@@ -262,7 +269,7 @@ def open_evidence(
     from claims.probes.machine.system import fingerprint
 
     assert settings.evidence_path is not None
-    run = {
+    run: Run = {
         "started": now_iso(),
         "finished": now_iso(),
         "markexpr": settings.markexpr,

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from claims.catalog import Catalog, load_catalog
 from claims.evidence import EvidenceLog
 from claims.profiles import GENERIC
+from claims.records import Evidence, Run
 from claims.tiers import OFFLINE
 
 __all__ = ["empty_evidence", "minimal_run"]
 
 
-def minimal_run(markexpr: str = OFFLINE.name, *, complete: bool = False) -> dict[str, Any]:
+def minimal_run(markexpr: str = OFFLINE.name, *, complete: bool = False) -> Run:
     """The smallest run record the evidence schema accepts (a made-up machine)."""
     return {
         "started": "2026-11-29T08:00:00+00:00",
@@ -26,11 +26,11 @@ def minimal_run(markexpr: str = OFFLINE.name, *, complete: bool = False) -> dict
     }
 
 
-def empty_evidence(catalog: Catalog | None = None, markexpr: str = OFFLINE.name) -> dict[str, Any]:
+def empty_evidence(catalog: Catalog | None = None, markexpr: str = OFFLINE.name) -> Evidence:
     """A complete evidence document in which no test ran: every claim listed, none checked.
 
     Round-tripped through JSON, so it is exactly what a reader of the file sees.
     """
     log = EvidenceLog(catalog or load_catalog(), minimal_run(markexpr, complete=True))
-    doc: dict[str, Any] = json.loads(json.dumps(log.document(complete=True)))
+    doc: Evidence = json.loads(json.dumps(log.document(complete=True)))
     return doc

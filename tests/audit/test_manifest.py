@@ -77,6 +77,7 @@ def test_only_the_claims_of_the_edited_document_fail(tmp_path: Path) -> None:
     assert problem is not None and rel in problem
     assert input_problem(inputs, ["W2-LIST"]) is None
     assert input_problem(inputs, []) is None  # not a claim test
+    assert input_problem(None, ["W1-SPEEDUP-RANGE"]) is None  # a session that checked none
 
 
 def test_nothing_beside_the_checkout_is_read_unless_named(tmp_path: Path) -> None:

@@ -33,11 +33,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claims.probes.errors import InputError, ProbeError
 from claims.probes.machine import nvidia
 from claims.probes.machine.tools import run_tool
+
+if TYPE_CHECKING:
+    from claims.records import Gpu, Machine
 
 __all__ = [
     "ARM_PARTS",
@@ -507,14 +510,14 @@ def nvidia_smi_rows_or_none(fields: list[str], timeout: float = NVIDIA_SMI_TIMEO
     return rows
 
 
-def gpu_summary() -> dict[str, Any] | None:
+def gpu_summary() -> Gpu | None:
     """GPU names, driver, the driver's CUDA ceiling and memory fields (None: no nvidia-smi)."""
     if shutil.which("nvidia-smi") is None:
         return None
     rows = nvidia_smi_rows_or_none(list(GPU_QUERY_FIELDS))
     if not rows:
         return None
-    summary: dict[str, Any] = {"devices": rows, "count": len(rows)}
+    summary: Gpu = {"devices": rows, "count": len(rows)}
     try:
         header = nvidia.parse_smi_header(nvidia.nvidia_smi_text().stdout)
         summary["driver_version"] = header.driver_version
@@ -524,7 +527,7 @@ def gpu_summary() -> dict[str, Any] | None:
     return summary
 
 
-def fingerprint() -> dict[str, Any]:
+def fingerprint() -> Machine:
     """The machine record every evidence file carries (schema: run.machine)."""
     return {
         "os": os_name(),

@@ -78,19 +78,30 @@ def engine_facts(check: Any, engine: Any, engine_model: Any) -> Any:
 PREFILL_PROMPT = " ".join(["Explain Kubernetes scheduling in three sentences."] * 40)
 PREFILL_REPLY_TOKENS = 32
 PREFILL_REPEATS = 3
+# Seconds the pool may spend drawing more runs for a timing rule (each ~0.5 s here).
+PREFILL_BUDGET_S = 60.0
 
 
 @pytest.fixture(scope="session")
-def engine_prefill_runs(engine: Any) -> list[Any]:
-    """Greedy generations from a long prompt, with llama.cpp's perf counters.
+def engine_prefill_runs(engine: Any) -> Any:
+    """Greedy generations from a long prompt, with llama.cpp's perf counters, as a pool.
 
-    Several, so each phase's rate can be taken at its best: on a shared machine
-    another process slows a run down, never up.
+    A :class:`claims.timing.procedures.SamplePool` holding a few runs (their best
+    rates are shown), drawn on by the prefill/decode claims' timing rule up to the
+    paired plan's cap when the first runs do not decide it.
     """
-    return [
-        engine.generate(PREFILL_PROMPT, max_tokens=PREFILL_REPLY_TOKENS, temperature=0.0)
-        for _ in range(PREFILL_REPEATS)
-    ]
+    from claims.timing.policy import PAIRED
+    from claims.timing.procedures import SamplePool
+
+    def take(k: int) -> list[Any]:
+        return [
+            engine.generate(PREFILL_PROMPT, max_tokens=PREFILL_REPLY_TOKENS, temperature=0.0)
+            for _ in range(k)
+        ]
+
+    pool: SamplePool[Any] = SamplePool(take, PAIRED.looks[-1], budget_s=PREFILL_BUDGET_S)
+    pool.extend(PREFILL_REPEATS)
+    return pool
 
 
 # --- ollama tier: a live Ollama server -------------------------------------------------

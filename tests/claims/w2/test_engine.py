@@ -14,7 +14,13 @@ from typing import Any
 
 import pytest
 
-from claims.testkit import equal, identical_replies, more_than_times, not_applicable
+from claims.profiles import DGX_SPARK
+from claims.testkit import (
+    equal,
+    identical_replies,
+    model_matches,
+    not_applicable,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -98,8 +104,12 @@ def test_temperature_1_2_with_seed_42_repeats(check, engine_facts):
 def test_prompt_processing_is_faster_per_token_than_generation(
     check, engine_facts, engine_prefill_runs
 ):
-    runs = engine_prefill_runs
-    check.attach("generations", [g.to_json() for g in runs], kind="json")
+    from claims.timing import AtLeast
+    from claims.timing.evidence import record
+    from claims.timing.policy import PAIRED
+    from claims.timing.procedures import decide_pool
+
+    runs = list(engine_prefill_runs.items)
     run = runs[0]
     check.observe("prompt tokens", run.prompt_tokens)
     check.observe("generated tokens", run.completion_tokens)
@@ -143,64 +153,76 @@ def test_prompt_processing_is_faster_per_token_than_generation(
             round(max(c[1] for c in client if c[1]), 2),
             unit="tokens/s",
         )
-    more_than_times(
-        check,
-        "prefill vs decode rate",
-        prefill,
-        decode,
-        factor=(bar := check.premise("much faster bar")),
-        expected=f"prompt processing more than {bar:g}x as fast per token "
-        "as generation",
-    )
+    bar = check.premise("much faster bar")
+    decision = decide_pool(engine_prefill_runs, lambda g: g.perf.prefill_over_decode, AtLeast(bar),
+                           PAIRED,
+                           unit="x")
+    check.attach("generations", [g.to_json() for g in engine_prefill_runs.items], kind="json")
+    record(check, "prefill over decode rate, per run", decision,
+           expected=f"prompt processing more than {bar:g}x as fast per token as generation, "
+           "the median over runs")
 
 
 @pytest.mark.claim("W2-COLD-TTFT")
 def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_facts):
+    """Cold over warm TTFT, pair by pair: a fresh load and its first request, then the
+    same request warm; decided by the timing policy's paired rule (claims.timing), the
+    document's bar only for its case (phi4 on a Spark), else the general form."""
     from claims.probes.live.engine import cold_start
+    from claims.timing import AtLeast
+    from claims.timing.evidence import record
+    from claims.timing.policy import COLD_ABOVE_WARM, PAIRED
+    from claims.timing.rules import decide
 
-    # A few tokens are enough: the first one is the measurement.
-    cold = cold_start(engine_model.path, WEEK2_PROMPT, max_tokens=4, seed=42)
-    try:
-        warm = [cold.engine.generate(WEEK2_PROMPT, max_tokens=4, temperature=0.0) for _ in range(5)]
-    finally:
-        cold.engine.close()
-    check.attach("cold generation", cold.first.to_json(), kind="json")
-    check.attach("warm generations", [g.to_json() for g in warm], kind="json")
-    warm_ttft = [g.ttft_s for g in warm]
-    if cold.ttft_s is None or any(t is None for t in warm_ttft):
-        check.measure(
-            "first token", None, holds=False, expected="every run yields a token with text"
+    bar_figure = "cold over warm TTFT bar"
+    if model_matches("phi4", engine_model.name) and check.profile == DGX_SPARK.name:
+        bar = check.premise(bar_figure)
+        form = AtLeast(bar)
+        expected = f"at least {bar:g}x, the median over pairs (the post's bar for phi4 on a Spark)"
+    else:
+        check.not_judged(
+            bar_figure,
+            f"the post's bar is for phi4 on the Spark; {engine_model.name} on the "
+            f"{check.profile} profile is judged by the general form, cold over warm above 1",
         )
-        return
-    warm_ms = [t * 1000 for t in warm_ttft if t is not None]
-    cold_ms = cold.ttft_s * 1000
-    check.observe("load time", round(cold.load_s * 1000, 3), unit="ms")
-    check.observe("cold TTFT (load + first request)", round(cold_ms, 3), unit="ms")
-    check.observe("warm TTFT median", round(median(warm_ms), 3), unit="ms")
-    rows = [
-        {
-            "label": "cold (load + request)",
-            "cold": True,
-            "ttft_ms": cold_ms,
-            "load_ms": cold.load_s * 1000,
-            "prefill_ms": cold.first.perf.prompt_ms,
-        }
-    ]
-    rows += [
-        {"label": f"warm {i + 1}", "cold": False, "ttft_ms": ms, "prefill_ms": g.perf.prompt_ms}
-        for i, (ms, g) in enumerate(zip(warm_ms, warm, strict=True))
-    ]
-    check.chart("ttft", rows, title=f"llama.cpp time to first token, {engine_model.name}")
-    # The median keeps one warm run slowed by another process from deciding the verdict.
-    more_than_times(
-        check,
-        "cold TTFT vs median warm TTFT",
-        cold_ms,
-        median(warm_ms),
-        factor=(bar := check.premise("cold over warm TTFT bar")),
-        expected=f"cold TTFT more than {bar:g}x the median warm TTFT "
-        "(the load dominates)",
-    )
+        form = COLD_ABOVE_WARM
+        expected = "above 1, the median over pairs: the first token after a load waits for it"
+    pairs: list[tuple[Any, Any]] = []
+
+    def draw(k: int) -> list[float]:
+        ratios = []
+        for _ in range(k):
+            # A few tokens are enough: the first one is the measurement.
+            cold = cold_start(engine_model.path, WEEK2_PROMPT, max_tokens=4, seed=42)
+            try:
+                warm = cold.engine.generate(WEEK2_PROMPT, max_tokens=4, temperature=0.0)
+            finally:
+                cold.engine.close()
+            pairs.append((cold, warm))
+            if cold.ttft_s is None or warm.ttft_s is None:
+                continue  # no token: fewer values than asked end the sampling
+            ratios.append(cold.ttft_s / warm.ttft_s)
+        return ratios
+
+    decision = decide(draw, form, PAIRED, unit="x")
+    check.attach("pairs (cold, warm)", [[c.first.to_json(), w.to_json()] for c, w in pairs],
+                 kind="json")
+    timed = [(c, w) for c, w in pairs if c.ttft_s is not None and w.ttft_s is not None]
+    if timed:
+        check.observe("load time median", round(median(c.load_s for c, _ in timed) * 1000, 3),
+                      unit="ms")
+        check.observe("cold TTFT median (load + first request)",
+                      round(median(c.ttft_s for c, _ in timed) * 1000, 3), unit="ms")
+        check.observe("warm TTFT median", round(median(w.ttft_s for _, w in timed) * 1000, 3),
+                      unit="ms")
+        rows: list[dict[str, Any]] = []
+        for i, (c, w) in enumerate(timed):
+            rows.append({"label": f"pair {i + 1} cold", "cold": True, "ttft_ms": c.ttft_s * 1000,
+                         "load_ms": c.load_s * 1000, "prefill_ms": c.first.perf.prompt_ms})
+            rows.append({"label": f"pair {i + 1} warm", "cold": False, "ttft_ms": w.ttft_s * 1000,
+                         "prefill_ms": w.perf.prompt_ms})
+        check.chart("ttft", rows, title=f"llama.cpp time to first token, {engine_model.name}")
+    record(check, "cold TTFT over warm TTFT", decision, expected=expected)
 
 
 @pytest.mark.claim("W2-LLAMACPP-REUSE")

@@ -59,6 +59,12 @@ class PerfCounters:
     def eval_tokens_per_s(self) -> float | None:
         return self.eval_tokens / self.eval_ms * 1000 if self.eval_ms > 0 else None
 
+    @property
+    def prefill_over_decode(self) -> float | None:
+        """The prompt-processing rate over the decode rate of this generation (x)."""
+        prefill, decode = self.prompt_tokens_per_s, self.eval_tokens_per_s
+        return prefill / decode if prefill and decode else None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "prompt_tokens": self.prompt_tokens,

@@ -20,7 +20,10 @@ refutation.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from claims.check import model_matches
+from claims.profiles import DGX_SPARK
 from claims.timing.rules import AtLeast, Plan, Within
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "PAIRED_BUDGET_S",
     "RECORDED",
     "change_band",
+    "cold_over_warm_form",
     "cross_ratios",
 ]
 
@@ -82,3 +86,24 @@ def cross_ratios(numerators: Sequence[float], denominators: Sequence[float]) -> 
     Its smallest value is the fastest cold run over the slowest warm one.
     """
     return [float(n) / float(d) for n in numerators for d in denominators if d > 0]
+
+
+def cold_over_warm_form(
+    check: Any, model: str, bar_figure: str, *, what: str
+) -> tuple[AtLeast, str]:
+    """The form a cold-over-warm ratio is held to, and its expected text.
+
+    The post's bar (catalog figure ``bar_figure``, for phi4 on a Spark) only for that
+    case; any other model or machine is held to the general form, cold above warm
+    (:data:`COLD_ABOVE_WARM`), and the bar is shown as not judged, with why.
+    """
+    if model_matches("phi4", model) and check.profile == DGX_SPARK.name:
+        bar = check.premise(bar_figure)
+        return AtLeast(bar), f"at least {bar:g}x, the median over pairs (the post's bar for " \
+            "phi4 on a Spark)"
+    check.not_judged(
+        bar_figure,
+        f"the post's bar is for phi4 on the Spark; {model} on the {check.profile} profile is "
+        "judged by the general form, cold over warm above 1",
+    )
+    return COLD_ABOVE_WARM, f"above 1, the median over pairs: {what}"

@@ -14,11 +14,9 @@ from typing import Any
 
 import pytest
 
-from claims.profiles import DGX_SPARK
 from claims.testkit import (
     equal,
     identical_replies,
-    model_matches,
     not_applicable,
 )
 
@@ -169,24 +167,14 @@ def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_f
     same request warm; decided by the timing policy's paired rule (claims.timing), the
     document's bar only for its case (phi4 on a Spark), else the general form."""
     from claims.probes.live.engine import cold_start
-    from claims.timing import AtLeast
     from claims.timing.evidence import record
-    from claims.timing.policy import COLD_ABOVE_WARM, PAIRED
+    from claims.timing.policy import PAIRED, cold_over_warm_form
     from claims.timing.rules import decide
 
-    bar_figure = "cold over warm TTFT bar"
-    if model_matches("phi4", engine_model.name) and check.profile == DGX_SPARK.name:
-        bar = check.premise(bar_figure)
-        form = AtLeast(bar)
-        expected = f"at least {bar:g}x, the median over pairs (the post's bar for phi4 on a Spark)"
-    else:
-        check.not_judged(
-            bar_figure,
-            f"the post's bar is for phi4 on the Spark; {engine_model.name} on the "
-            f"{check.profile} profile is judged by the general form, cold over warm above 1",
-        )
-        form = COLD_ABOVE_WARM
-        expected = "above 1, the median over pairs: the first token after a load waits for it"
+    form, expected = cold_over_warm_form(
+        check, engine_model.name, "cold over warm TTFT bar",
+        what="the first token after a load waits for it",
+    )
     pairs: list[tuple[Any, Any]] = []
 
     def draw(k: int) -> list[float]:

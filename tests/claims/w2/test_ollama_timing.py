@@ -28,18 +28,18 @@ from typing import Any
 import pytest
 
 from claims.probes.live.ollama_api.usage import bounded
-from claims.testkit import model_matches, needs_flag, not_run
+from claims.testkit import needs_flag, not_run
 from claims.timing import AtLeast
 from claims.timing.evidence import against_range, record
 from claims.timing.policy import (
     ALTERNATED,
     ALTERNATED_BUDGET_S,
     CLOCK_AGREEMENT,
-    COLD_ABOVE_WARM,
     MAX_CONTENTION,
     PAIRED,
     PAIRED_BUDGET_S,
     change_band,
+    cold_over_warm_form,
 )
 from claims.timing.procedures import (
     Pair,
@@ -146,11 +146,6 @@ def show_requests(live: Any, items: list[Timed], title: str) -> None:
         [t.timing.chart_row(t.label, cold=t.cold) for t in items],
         title=f"{live.model_name}: {title}",
     )
-
-
-def documents_case(live: Any) -> bool:
-    """Whether the document's own bars apply: its model (phi4) on its machine (a Spark)."""
-    return model_matches("phi4", live.model_name) and live.check.profile == "dgx-spark"
 
 
 def decode_rate(t: Timed) -> float | None:
@@ -293,17 +288,7 @@ def _cold_warm(live: Any, check: Any, cold_pairs: SamplePool[Pair], value: Any, 
     Returns a function that records the decision (after the caller has shown the
     ranges of the values the pairs drew).
     """
-    if documents_case(live):
-        bar = check.premise(bar_figure)
-        form = AtLeast(bar)
-        expected = f"at least {bar:g}x, the median over pairs (the post's bar for phi4 on a Spark)"
-    else:
-        check.not_judged(
-            bar_figure,
-            f"the post's bar is for phi4 on the Spark; {live.model_name} on the "
-            f"{check.profile} profile is judged by the general form, cold over warm above 1",
-        )
-        form, expected = COLD_ABOVE_WARM, f"above 1, the median over pairs: {what}"
+    form, expected = cold_over_warm_form(check, live.model_name, bar_figure, what=what)
     decision = decide_pool(cold_pairs, lambda p: p.ratio(value), form, PAIRED, unit="x")
     show_requests(live, [t for p in cold_pairs.items for t in (p.b, p.a)],
                   "cold (after a settled unload) and warm requests")

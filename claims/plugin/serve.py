@@ -43,6 +43,7 @@ from claims.tiers import OLLAMA
 
 if TYPE_CHECKING:  # imported in every pytest run (the entry point's pytest_plugins)
     from claims.plugin.options import Settings
+    from claims.probes.live.listeners import Listener
 
 __all__ = ["AFTER_ALL", "SERVE", "UserServerSnapshot", "ollama_serve", "user_server_snapshot"]
 
@@ -95,27 +96,42 @@ USER_ENV_NAMES = (
 )
 
 
+def _user_listener(url: str) -> Listener | str | None:
+    """The listening socket of the user's server at ``url`` (None: none), or why not (str).
+
+    Only for a server on this machine; read from /proc, never from the server.
+    """
+    from urllib.parse import urlsplit
+
+    from claims.probes.errors import ProbeError
+    from claims.probes.live.listeners import listeners
+
+    parts = urlsplit(url)
+    if not is_loopback(parts.hostname):
+        return f"the server is at {parts.hostname}, not on this machine"
+    try:
+        found = listeners(parts.port or DEFAULT_PORT)
+    except ProbeError as exc:
+        return str(exc)
+    return found[0] if found else None
+
+
 def _user_server_environment(url: str) -> dict[str, str] | str:
     """The ``OLLAMA_*`` settings of the process listening at ``url`` on this machine, or why not.
 
     Read from /proc (the socket's owner), never from the server: it does not report them.
     """
-    from urllib.parse import urlsplit
+    from claims.probes.live.listeners import owner_environment
 
-    from claims.probes.errors import ProbeError
-    from claims.probes.live.listeners import listeners, owner_environment
-
-    parts = urlsplit(url)
-    if not is_loopback(parts.hostname):
-        return f"not readable: the server is at {parts.hostname}, not on this machine"
-    try:
-        found = listeners(parts.port or DEFAULT_PORT)
-    except ProbeError as exc:
-        return f"not readable: {exc}"
-    env = owner_environment(found[0].inode, USER_ENV_NAMES) if found else None
+    found = _user_listener(url)
+    if isinstance(found, str):
+        return f"not readable: {found}"
+    env = owner_environment(found.inode, USER_ENV_NAMES) if found is not None else None
     if env is None:
         return "not readable (no listening socket of this machine's, or another user's process)"
     return env
+
+
 SNAPSHOT = pytest.StashKey[UserServerSnapshot]()
 USER_RUNNER = pytest.StashKey[Any]()
 NOT_SEEN = "not known: no runner start in the server's log and no llama-server beside its binary"
@@ -127,20 +143,13 @@ def _user_runner_build(url: str) -> dict[str, Any] | str:
     The binary is the listening process's own (/proc/PID/exe); its ``llama-server
     --version`` is run, which touches neither the server nor its models.
     """
-    from urllib.parse import urlsplit
-
-    from claims.probes.errors import ProbeError
-    from claims.probes.live.listeners import listeners, owner_pid
+    from claims.probes.live.listeners import owner_pid
     from claims.probes.live.ollama_serve import runner_version
 
-    parts = urlsplit(url)
-    if not is_loopback(parts.hostname):
-        return f"not known: the server is at {parts.hostname}, not on this machine"
-    try:
-        found = listeners(parts.port or DEFAULT_PORT)
-    except ProbeError as exc:
-        return f"not known: {exc}"
-    pid = owner_pid(found[0].inode) if found else None
+    found = _user_listener(url)
+    if isinstance(found, str):
+        return f"not known: {found}"
+    pid = owner_pid(found.inode) if found is not None else None
     try:
         exe = Path(os.readlink(f"/proc/{pid}/exe")) if pid is not None else None
     except OSError:

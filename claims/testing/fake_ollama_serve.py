@@ -224,7 +224,8 @@ class FakeServe(FakeOllama):
         touched: list[Layer] = []
         try:
             for manifest in store.manifests(strict=False):
-                if base is not None and _key(manifest.name.display) == _key(base.name):
+                key = _key(manifest.name.display)
+                if base is not None and key == _key(base.name):
                     touched += manifest.blobs
                     continue
                 if weights is None:
@@ -233,7 +234,7 @@ class FakeServe(FakeOllama):
                 same_weights = model.digest == weights
                 if same_weights:
                     touched.append(model)
-                fake = self.models.get(_key(manifest.name.display))
+                fake = self.models.get(key)
                 same_config = same_weights or (
                     not _release().config_names_weights
                     and fake is not None

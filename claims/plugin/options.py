@@ -19,6 +19,7 @@ import pytest
 from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL
 from claims.profiles import CHOICES as PROFILE_CHOICES
+from claims.timing.policy import DEFAULT_BUDGET_S
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
     from claims.records import Options
@@ -216,6 +217,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     _add(
         group,
+        "--ollama-budget",
+        type=_positive_seconds,
+        default=DEFAULT_BUDGET_S,
+        metavar="SECONDS",
+        help="seconds the ollama tier may spend on its timing samples, shared by all of "
+        f"them (default: {DEFAULT_BUDGET_S:g}); each sample is planned to reach its first "
+        "look, and a claim the budget cannot decide says so before spending it",
+    )
+    _add(
+        group,
         "--ollama-models-dir",
         default=None,
         metavar="DIR",
@@ -377,6 +388,8 @@ class Settings:
     markexpr: str
     evidence_path: Path | None
     report_path: Path | None
+    # Seconds the ollama tier may spend on timing samples (--ollama-budget).
+    ollama_budget: float = DEFAULT_BUDGET_S
     # The source documents named by --claims-documents or $CLAIMS_DOCUMENTS (None: not given;
     # nothing outside the checkout is looked for otherwise).
     documents_dir: Path | None = None
@@ -415,6 +428,7 @@ class Settings:
             ollama_embed_model=opt("--ollama-embed-model"),
             ollama_tools_model=opt("--ollama-tools-model"),
             ollama_timeout=float(opt("--ollama-timeout")),
+            ollama_budget=float(opt("--ollama-budget")),
             models_dir=opt("--ollama-models-dir") or os.environ.get("OLLAMA_MODELS") or None,
             engine_model=opt("--claims-engine-model"),
             profile_option=opt("--claims-profile"),
@@ -439,6 +453,7 @@ class Settings:
             "ollama_embed_model": self.ollama_embed_model,
             "ollama_tools_model": self.ollama_tools_model,
             "ollama_timeout": self.ollama_timeout,
+            "ollama_budget": self.ollama_budget,
             "models_dir": self.models_dir,
             "engine_model": self.engine_model,
             "profile_option": self.profile_option,

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -13,13 +12,12 @@ from claims.probes.live.ollama_api.embedding_model import pick_embedding_model
 from claims.testkit import not_run
 from claims.timing import AtLeast
 from claims.timing.evidence import record
+from claims.timing.pools import EMBED_TEXTS
 
 pytestmark = pytest.mark.ollama
 
 
 # --- 5.4: embeddings --------------------------------------------------------------------------
-EMBED_TEXTS = [f"Sentence number {i} about local inference on a GPU." for i in range(32)]
-
 
 def embedding_model(live: Any) -> Any:
     """An embedding-capable model the server already has (claims.probes picks it).
@@ -68,38 +66,19 @@ def test_embed_takes_an_input_array(live, check):
 
 
 @pytest.mark.claim("MC-EMBED-BATCH-FASTER")
-def test_batched_embedding_throughput(live, check):
+def test_batched_embedding_throughput(live, check, ollama_pools):
     """One batched /api/embed call against one request per text, pair by pair.
 
-    Each pair times the batch and the sequential requests back to back (their order
-    alternating), so the machine's drift falls on both; the sign test's interval of
-    the ratio sequential / batched decides against the catalog's bar.
+    Each pair of the run's embedding sample (claims.timing.pools) times the batch and
+    the sequential requests back to back (their order alternating), so the machine's
+    drift falls on both; the sign test's interval of the ratio sequential / batched
+    decides against the catalog's bar.
     """
-    from claims.timing.policy import PAIRED, PAIRED_BUDGET_S
-    from claims.timing.procedures import decide_pool, timed_pairs
+    from claims.timing.policy import PAIRED
+    from claims.timing.procedures import decide_pool
 
     model = embedding_model(live)
-    live.client.embed(model.name, EMBED_TEXTS[0])  # load and warm up
-
-    def batch() -> float:
-        started = time.perf_counter()
-        live.client.embed(model.name, EMBED_TEXTS)
-        return time.perf_counter() - started
-
-    def sequential() -> float:
-        started = time.perf_counter()
-        for text in EMBED_TEXTS:
-            live.client.embed(model.name, text)
-        return time.perf_counter() - started
-
-    def run(i: int) -> tuple[float, float]:
-        if i % 2:
-            seq = sequential()
-            return batch(), seq
-        b = batch()
-        return b, sequential()
-
-    pool = timed_pairs(run, cap=PAIRED.looks[-1], budget_s=PAIRED_BUDGET_S)
+    pool = ollama_pools.embedding(model.name)
     bar = check.premise("batch gain bar")
     decision = decide_pool(pool, lambda p: p[1] / p[0] if p[0] > 0 else None, AtLeast(bar),
                            PAIRED, unit="x")

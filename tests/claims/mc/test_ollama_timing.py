@@ -8,14 +8,13 @@ Unloading needs --ollama-allow-unload.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 
 from claims.probes.live.ollama_api.stamps import parse_time
 from claims.probes.live.ollama_api.usage import bounded
-from claims.testkit import needs_flag, not_applicable, not_run
+from claims.testkit import needs_flag, not_run
 from claims.timing import AtLeast
 from claims.timing.evidence import record
 from claims.timing.settle import SettleRule, settle_change
@@ -26,27 +25,24 @@ COUNT_PROMPT = "Count from 1 to 200, separated by commas, and nothing else."
 
 
 @pytest.mark.claim("MC-TOKS-FORMULA")
-def test_tokens_per_second_formula(live, check):
+def test_tokens_per_second_formula(live, check, ollama_pools):
     """eval_count / eval_duration x 1e9 against the client's own clock, request by request.
 
     A wrong unit is off by a factor of 1,000; two clocks timing the same tokens agree
-    within CLOCK_AGREEMENT. Per request the ratio of the two rates; the sign test's
-    interval of their median decides (claims.timing.policy.PAIRED).
+    within the catalog's band. Per request of the run's shared per-request sample
+    (claims.timing.pools) the ratio of the two rates; the sign test's interval of
+    their median decides (claims.timing.policy.PAIRED).
     """
-    from claims.timing.policy import CLOCK_AGREEMENT, MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
-    from claims.timing.procedures import decide_pool, repeated_requests
+    from claims.timing.policy import MAX_CONTENTION, PAIRED, clock_band
+    from claims.timing.procedures import decide_pool, server_over_client
 
-    body = {"model": live.model_name, "prompt": COUNT_PROMPT, "options": bounded(16)}
-    pool = repeated_requests(live.client, lambda i: body, cap=PAIRED.looks[-1],
-                             budget_s=PAIRED_BUDGET_S / 2)
-
-    def clocks(t: Any) -> float | None:
-        server, client = t.timing.server.decode_tokens_per_s, t.timing.client_decode_tokens_per_s
-        return server / client if server and client else None
-
-    decision = decide_pool(pool, clocks, CLOCK_AGREEMENT, PAIRED, unit="x",
+    pool = ollama_pools.for_quantity("server over client decode rate")
+    band = clock_band(check)
+    decision = decide_pool(pool, server_over_client, band, PAIRED, unit="x",
                            rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
                            max_contention=MAX_CONTENTION)
+    if not pool.items:
+        not_run(f"no request of the shared sample was measured ({pool.stopped})")
     first = pool.items[0]
     live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
     server = first.timing.server
@@ -54,17 +50,17 @@ def test_tokens_per_second_formula(live, check):
         round(t.timing.server.decode_tokens_per_s or 0, 2) for t in pool.items], unit="tok/s")
     check.observe("(eval_count - 1) over first-to-last chunk, client clock", [
         round(t.timing.client_decode_tokens_per_s or 0, 2) for t in pool.items], unit="tok/s")
+    limit = first.body["options"]["num_predict"]
     if first.timing.final.get("done_reason") == "length":
         check.measure(
             "eval_count counts the generated tokens",
             server.eval_count,
-            holds=server.eval_count == 16,
+            holds=server.eval_count == limit,
             unit="tokens",
-            expected="16 (num_predict) for a reply cut at the limit",
+            expected=f"{limit} (num_predict) for a reply cut at the limit",
         )
     record(check, "formula rate over client-clock rate", decision,
-           expected=f"{CLOCK_AGREEMENT.describe()}: eval_duration is the decode time in ns")
-
+           expected=f"{band.describe()}: eval_duration is the decode time in ns")
 
 
 # Ollama updates a runner's expires_at when the request is released, a moment after the
@@ -153,49 +149,44 @@ def test_keep_alive(live, check):
 
 
 @pytest.mark.claim("MC-MMAP-COLD-START")
-def test_cold_start_after_stop(live, check):
+def test_cold_start_after_stop(live, check, ollama_pools):
     """load_duration of the first request after an unload against the stated sub-second.
 
-    The figure is phi4's on a Spark: for any other model one cold load is shown and
-    the figure reported not applicable. For phi4 on a Spark the cold loads are
-    repeated (claims.timing.policy.PAIRED) and the sign test's interval of their
-    median is compared: a refutation needs the whole interval above one second.
+    The cold requests are the run's shared cold/warm pairs (claims.timing.pools, also
+    read by W2-COLD-TTFT and W2-LOAD-DURATION). Where the figure's scope (its model and
+    profile, the check's rule) covers this run, the sign test's interval of the cold
+    loads' median is compared (claims.timing.policy.PAIRED): a refutation needs the
+    whole interval above one second. Elsewhere one cold load is shown and the figure
+    reported not applicable.
     """
-    from claims.testkit import model_matches
+    from claims.figures import Interval
+    from claims.timing.policy import PAIRED
 
     needs_flag(
         live.settings.allow_unload, "--ollama-allow-unload", "measuring a cold start (unload first)"
     )
-    if not (model_matches("phi4", live.model_name) and check.profile == "dgx-spark"):
-        live.unload()
-        reply = live.generate(
-            "first request after unload",
-            {"model": live.model_name, "prompt": "hi", "options": bounded(1)},
-        )
-        load_s = (reply.get("load_duration") or 0) / 1e9
+    pool = ollama_pools.for_quantity("cold load")
+    if not check.applies("cold start", model=live.model_name):
+        if not pool.items:
+            pool.extend(1)
+        if not pool.items:
+            not_run(f"no cold request was measured ({pool.stopped})")
+        load_s = (pool.items[0].b.timing.server.load_ns or 0) / 1e9
         check.observe("load_duration", round(load_s, 3), unit="s")
         check.against("cold start", load_s, unit="s", model=live.model_name)
-        not_applicable(
-            f"the stated sub-second cold start is checked for phi4 on the "
-            f"dgx-spark profile; measured {load_s:.2f} s for {live.model_name}"
-        )
-    from claims.figures import Interval
-    from claims.timing.policy import PAIRED, PAIRED_BUDGET_S
-    from claims.timing.procedures import repeated_requests
+        return
 
-    pool = repeated_requests(
-        live.client,
-        lambda i: {"model": live.model_name, "prompt": "hi", "options": bounded(1)},
-        cap=PAIRED.looks[0],
-        budget_s=PAIRED_BUDGET_S * 4,  # a phi4 load takes seconds
-        before=lambda i: live.client.unload(live.model_name, timeout=60.0),
-    )
-    pool.extend(PAIRED.looks[0])
-    loads = [t.timing.server.load_ns / 1e9 for t in pool.items if t.timing.server.load_ns]
+    def cold_load(p: Any) -> float | None:
+        ns = p.b.timing.server.load_ns
+        return ns / 1e9 if ns else None
+
+    draw = pool.drawer(cold_load)
+    loads = draw(PAIRED.looks[0])
     check.observe("load_duration per cold request", [round(x, 3) for x in loads], unit="s")
     est = PAIRED.interval(loads) if loads else None
     if est is None or not est.decided:
-        not_run(f"{len(loads)} cold loads are too few for the interval ({pool.stopped})")
+        not_run(f"not decided: {len(loads)} of the {PAIRED.looks[0]} cold loads the interval "
+                f"needs, in {pool.spent_s:.0f} s ({pool.stopped})")
     assert est.lo is not None and est.hi is not None
     check.against("cold start", Interval(est.lo, est.hi), unit="s", model=live.model_name,
                   note=f"{est.describe('s')}; chance of refuting a true claim at most "
@@ -203,29 +194,23 @@ def test_cold_start_after_stop(live, check):
 
 
 @pytest.mark.claim("MC-PREFILL-DECODE")
-def test_prefill_far_faster_than_decode(live, check):
+def test_prefill_far_faster_than_decode(live, check, ollama_pools):
     """Prefill's per-token rate over decode's, request by request, against the catalog's bar.
 
-    Each request has a fresh nonce in front, which keeps its prompt out of Ollama's
-    prompt cache; the sign test's interval of the median ratio decides
-    (claims.timing.policy.PAIRED).
+    The requests are the run's shared per-request sample (claims.timing.pools), each
+    with a fresh nonce in front, which keeps its prompt out of Ollama's prompt cache;
+    the sign test's interval of the median ratio decides (claims.timing.policy.PAIRED).
     """
-    from claims.timing.policy import MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
-    from claims.timing.procedures import decide_pool, prefill_over_decode, repeated_requests
+    from claims.timing.policy import MAX_CONTENTION, PAIRED
+    from claims.timing.procedures import decide_pool, prefill_over_decode
 
-    def body(i: int) -> dict[str, Any]:
-        prompt = f"Reference {uuid.uuid4().hex}. " + " ".join(
-            f"Item {i}: the scheduler assigns pods to nodes by resources." for i in range(20)
-        )
-        return {"model": live.model_name, "prompt": prompt + "\nSummarise in one sentence.",
-                "options": bounded(16)}
-
-    pool = repeated_requests(live.client, body, cap=PAIRED.looks[-1], budget_s=PAIRED_BUDGET_S)
-
+    pool = ollama_pools.for_quantity("prefill over decode rate")
     bar = check.premise("far slower bar")
     decision = decide_pool(pool, prefill_over_decode, AtLeast(bar), PAIRED, unit="x",
                            rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
                            max_contention=MAX_CONTENTION)
+    if not pool.items:
+        not_run(f"no request of the shared sample was measured ({pool.stopped})")
     first = pool.items[0]
     live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
     check.observe("prompt tokens", first.timing.server.prompt_eval_count, unit="tokens")

@@ -70,3 +70,17 @@ def test_without_one_the_reason_gives_the_servers_answer_and_what_to_pass():
     assert "--ollama-embed-model" in text
     assert pick_embedding_model(StubClient([], {}, embeds=True), "nomic", "g",
                                 allow_pull=False).name == "g"
+
+
+def test_the_suites_own_sdk_requests_are_counted_as_its_own():
+    from claims.probes.live.ollama_api.usage import Usage, bounded
+
+    usage = Usage()
+    body = {"model": "m", "prompt": "hi", "options": bounded(4)}
+    usage.external("/api/generate", body, {"eval_count": 3})
+    usage.external("/v1/chat/completions", {"model": "m", "messages": [], "max_tokens": 8},
+                   {"usage": {"completion_tokens": 2}})
+    shown = usage.to_json()
+    assert shown["requests"] == 2 and shown["requests_through_sdk_clients"] == 2
+    assert shown["generated_tokens"] == 5 and "requests_by_other_clients" not in shown
+    assert "openai and ollama packages included" in str(shown["how"])

@@ -1,0 +1,88 @@
+"""The tier's shared timing budget: items predicted, first looks reserved, said before spent."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.timing.budget import Budget
+from claims.timing.procedures import SamplePool
+
+
+class Clock:
+    """A clock each item advances by its own cost (seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def pool_of(budget: Budget, clock: Clock, cost: float, *, name: str = "p", first: int = 9,
+            cap: int = 15, per_item: float = 1.0) -> tuple[SamplePool[int], list[int]]:
+    taken: list[int] = []
+
+    def take(k: int) -> list[int]:
+        out = []
+        for _ in range(k):
+            clock.now += cost
+            taken.append(len(taken))
+            out.append(taken[-1])
+        return out
+
+    return SamplePool(take, cap, budget=budget, name=name, first_look=first,
+                      requests_per_item=per_item), taken
+
+
+def test_a_pool_that_cannot_reach_its_first_look_stops_after_one_measured_item():
+    clock = Clock()
+    budget = Budget(45.0, clock=clock)
+    pool, taken = pool_of(budget, clock, 10.0)
+    assert pool.extend(9) == 1  # the first item measures the cost: 10 s a value
+    assert taken == [0] and budget.spent_s == 10.0
+    assert pool.stopped is not None
+    assert "8 more values at 10.0 s each need 80 s, and 35 s" in pool.stopped
+
+
+def test_no_item_is_taken_that_the_budget_can_be_seen_not_to_cover():
+    clock = Clock()
+    budget = Budget(100.0, clock=clock)
+    pool, _ = pool_of(budget, clock, 7.0, first=3, cap=50)
+    pool.extend(50)
+    # 14 items cost 98 s; a 15th (about 7 s) would overrun: never started.
+    assert len(pool.items) == 14 and budget.spent_s <= budget.total_s
+    assert pool.stopped is not None and "would overrun the budget" in pool.stopped
+
+
+def test_a_pool_growing_to_its_cap_leaves_the_others_their_first_looks():
+    clock = Clock()
+    budget = Budget(60.0, clock=clock)
+    first, _ = pool_of(budget, clock, 1.0, name="requests", first=9, cap=100)
+    second, _ = pool_of(budget, clock, 1.0, name="pairs", first=9, cap=100, per_item=3.0)
+    first.extend(100)
+    # The second has measured nothing: it is reserved 9 items x 3 requests x 1 s each.
+    assert len(first.items) == 60 - 27
+    second.extend(100)
+    assert len(second.items) >= 9  # its first look was reached
+    assert budget.spent_s <= 60.0
+
+
+def test_without_a_budget_only_the_cap_stops_a_pool():
+    clock = Clock()
+    pool, _ = pool_of(Budget(None, clock=clock), clock, 100.0, cap=4)
+    assert pool.extend(10) == 4 and pool.stopped == "the pool is at its cap of 4"
+
+
+def test_a_budget_must_be_positive():
+    with pytest.raises(ValueError, match="positive"):
+        Budget(0.0)
+
+
+def test_a_pool_that_starts_after_the_budget_was_spent_says_so():
+    clock = Clock()
+    budget = Budget(10.0, clock=clock)
+    first, _ = pool_of(budget, clock, 5.0, first=2, cap=2)
+    first.extend(2)
+    late, taken = pool_of(budget, clock, 5.0, name="late", first=2)
+    assert late.extend(1) == 0 and taken == []
+    assert late.stopped is not None and "spent by other samples" in late.stopped

@@ -49,8 +49,13 @@ class Spend:
         return sum(self.item_s) + self.wasted_s
 
     def cost_s(self) -> float | None:
-        """Seconds one more item is expected to take: the mean of this pool's items."""
-        return sum(self.item_s) / self.items if self.item_s else None
+        """Seconds one more item is expected to take: the median of this pool's items after
+        its first (the first may carry a model load the others do not), or the first's."""
+        if not self.item_s:
+            return None
+        rest = sorted(self.item_s[1:]) or self.item_s
+        mid = len(rest) // 2
+        return rest[mid] if len(rest) % 2 else (rest[mid - 1] + rest[mid]) / 2
 
     def to_json(self) -> dict[str, object]:
         cost = self.cost_s()
@@ -100,11 +105,18 @@ class Budget:
         return missing * cost
 
     def available_s(self, account: Spend) -> float | None:
-        """Seconds ``account`` may still spend: what is left less the others' first looks."""
+        """Seconds ``account`` may still spend: what is left less what the others still need
+        for their first looks, each other's reservation at most an equal share of what is
+        left (so no estimate, however large, shuts a pool out)."""
         if self.total_s is None:
             return None
-        reserved = sum(self._first_look_need_s(a) for a in self.accounts if a is not account)
-        return self.total_s - self.spent_s - reserved
+        left = self.total_s - self.spent_s
+        waiting = [a for a in self.accounts if self._first_look_need_s(a) > 0 or (
+            a.items == 0 and a.stopped is None)]
+        share = left / max(len(waiting), 1)
+        reserved = sum(min(self._first_look_need_s(a), share)
+                       for a in self.accounts if a is not account)
+        return left - reserved
 
     def refusal(self, account: Spend) -> str | None:
         """Why ``account`` must not take another item now (None: it may)."""
@@ -120,7 +132,9 @@ class Budget:
                 )
             return None
         missing = account.first_look - account.items
-        if missing > 0 and missing * cost > available:
+        # One item may carry a model load: the first look is judged out of reach only
+        # from a second item on.
+        if missing > 0 and account.items >= 2 and missing * cost > available:
             return (
                 f"the budget cannot reach the first look: {missing} more values at "
                 f"{cost:.1f} s each need {missing * cost:.0f} s, and {max(available, 0):.0f} s "

@@ -34,14 +34,42 @@ def pool_of(budget: Budget, clock: Clock, cost: float, *, name: str = "p", first
                       requests_per_item=per_item), taken
 
 
-def test_a_pool_that_cannot_reach_its_first_look_stops_after_one_measured_item():
+def test_a_pool_that_cannot_reach_its_first_look_stops_after_two_measured_items():
     clock = Clock()
     budget = Budget(45.0, clock=clock)
     pool, taken = pool_of(budget, clock, 10.0)
-    assert pool.extend(9) == 1  # the first item measures the cost: 10 s a value
-    assert taken == [0] and budget.spent_s == 10.0
+    # The first item may carry a model load; the second confirms the cost: 10 s a value.
+    assert pool.extend(9) == 2
+    assert taken == [0, 1] and budget.spent_s == 20.0
     assert pool.stopped is not None
-    assert "8 more values at 10.0 s each need 80 s, and 35 s" in pool.stopped
+    assert "7 more values at 10.0 s each need 70 s, and 25 s" in pool.stopped
+
+
+def test_a_first_item_that_paid_a_load_does_not_set_the_price():
+    clock = Clock()
+    budget = Budget(45.0, clock=clock)
+    costs = iter([20.0] + [1.0] * 20)
+    items: list[int] = []
+
+    def take(k: int) -> list[int]:
+        clock.now += next(costs)
+        items.append(len(items))
+        return [items[-1]]
+
+    pool = SamplePool(take, 15, budget=budget, name="p", first_look=9)
+    # Priced at its first item, 9 values would need 180 s of the 45; at the later 1 s,
+    # the cap fits.
+    assert pool.extend(15) == 15 and budget.spent_s == 34.0
+    assert pool.account.cost_s() == 1.0
+
+
+def test_a_large_estimate_for_another_pool_reserves_at_most_an_equal_share():
+    clock = Clock()
+    budget = Budget(100.0, clock=clock)
+    slow, _ = pool_of(budget, clock, 40.0, name="slow", first=12, per_item=3.0)
+    slow.extend(1)  # 40 s: the tier's request cost says 12 x 3 x 13 s for the other
+    quick, _ = pool_of(budget, clock, 2.0, name="quick", first=9)
+    assert quick.extend(9) == 9
 
 
 def test_no_item_is_taken_that_the_budget_can_be_seen_not_to_cover():

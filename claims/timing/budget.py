@@ -95,10 +95,18 @@ class Budget:
         return self.spent_s / requests if requests else None
 
     def _first_look_need_s(self, account: Spend) -> float:
+        """What ``account`` still needs for its first look: nothing once it is there, has
+        stopped, or has measured a price at which all that is left would not get it there
+        (it will be refused, and say so, when it next asks: keeping seconds for it would
+        only starve the others)."""
         missing = max(0, account.first_look - account.items)
         if missing == 0 or account.stopped is not None:
             return 0.0
         cost = account.cost_s()
+        if cost is not None and self.total_s is not None and (
+            missing * cost > self.total_s - self.spent_s
+        ):
+            return 0.0
         if cost is None:
             per_request = self.request_cost_s()
             cost = 0.0 if per_request is None else per_request * account.requests_per_item
@@ -132,9 +140,12 @@ class Budget:
                 )
             return None
         missing = account.first_look - account.items
-        # One item may carry a model load: the first look is judged out of reach only
-        # from a second item on.
-        if missing > 0 and account.items >= 2 and missing * cost > available:
+        # One item may carry a model load: the first look is judged out of reach from a
+        # second item on, or from the first when all that is left would not reach it.
+        left = self.total_s - self.spent_s if self.total_s is not None else available
+        if missing > 0 and missing * cost > available and (
+            account.items >= 2 or missing * cost > left
+        ):
             return (
                 f"the budget cannot reach the first look: {missing} more values at "
                 f"{cost:.1f} s each need {missing * cost:.0f} s, and {max(available, 0):.0f} s "

@@ -34,20 +34,31 @@ def pool_of(budget: Budget, clock: Clock, cost: float, *, name: str = "p", first
                       requests_per_item=per_item), taken
 
 
-def test_a_pool_that_cannot_reach_its_first_look_stops_after_two_measured_items():
+def test_a_pool_that_cannot_reach_its_first_look_stops_before_spending_the_rest():
     clock = Clock()
     budget = Budget(45.0, clock=clock)
     pool, taken = pool_of(budget, clock, 10.0)
-    # The first item may carry a model load; the second confirms the cost: 10 s a value.
-    assert pool.extend(9) == 2
-    assert taken == [0, 1] and budget.spent_s == 20.0
+    # One item measures the cost, 10 s a value: 8 more need 80 s, more than all 35 s left.
+    assert pool.extend(9) == 1
+    assert taken == [0] and budget.spent_s == 10.0
     assert pool.stopped is not None
-    assert "7 more values at 10.0 s each need 70 s, and 25 s" in pool.stopped
+    assert "8 more values at 10.0 s each need 80 s, and 35 s" in pool.stopped
+
+
+def test_a_first_look_within_what_is_left_is_judged_on_a_second_item():
+    clock = Clock()
+    budget = Budget(100.0, clock=clock)
+    first, _ = pool_of(budget, clock, 1.0, name="other", first=30, cap=30)
+    first.extend(2)  # 2 s: the other pool keeps 28 s, up to an equal share, for its look
+    pool, taken = pool_of(budget, clock, 10.0)
+    # After one item (10 s) 80 s more fit in the 88 s left but not beside the other's
+    # share: the first item may have carried a load, so a second is taken to confirm.
+    assert pool.extend(9) == 2 and "7 more values at 10.0 s each" in (pool.stopped or "")
 
 
 def test_a_first_item_that_paid_a_load_does_not_set_the_price():
     clock = Clock()
-    budget = Budget(45.0, clock=clock)
+    budget = Budget(200.0, clock=clock)
     costs = iter([20.0] + [1.0] * 20)
     items: list[int] = []
 
@@ -57,8 +68,8 @@ def test_a_first_item_that_paid_a_load_does_not_set_the_price():
         return [items[-1]]
 
     pool = SamplePool(take, 15, budget=budget, name="p", first_look=9)
-    # Priced at its first item, 9 values would need 180 s of the 45; at the later 1 s,
-    # the cap fits.
+    # Priced at its first item the 8 more values would need 160 s beside another's
+    # reservation; at the later 1 s, the cap fits.
     assert pool.extend(15) == 15 and budget.spent_s == 34.0
     assert pool.account.cost_s() == 1.0
 
@@ -114,3 +125,13 @@ def test_a_pool_that_starts_after_the_budget_was_spent_says_so():
     late, taken = pool_of(budget, clock, 5.0, name="late", first=2)
     assert late.extend(1) == 0 and taken == []
     assert late.stopped is not None and "spent by other samples" in late.stopped
+
+
+def test_a_sample_that_cannot_reach_its_first_look_keeps_nothing_from_the_others():
+    clock = Clock()
+    budget = Budget(200.0, clock=clock)
+    hopeless, _ = pool_of(budget, clock, 110.0, name="contexts", first=12, cap=36)
+    hopeless.extend(1)  # 110 s a pair: 11 more need 1,210 s of the 90 left
+    pairs, _ = pool_of(budget, clock, 9.0, name="cold/warm pairs", first=9)
+    assert pairs.extend(9) == 9  # all of the 81 s it needs, none kept for the other
+    assert hopeless.extend(1) == 0 and "cannot reach the first look" in (hopeless.stopped or "")

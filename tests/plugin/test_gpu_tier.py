@@ -321,6 +321,20 @@ MACHINE_TABLE: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
                  _DISCRETE),
     # nvidia-smi sees the GPUs, torch is a CPU build: the tier cannot run, and says why.
     "h200-cpu-torch": ("generic", {}, dict.fromkeys(_ALL, NR)),
+    # R610's nvidia-smi (KMD Version / CUDA UMD Version, deprecated -q names): read as R580's.
+    "h200-610": ("generic", {}, _DISCRETE),
+    # WSL2's "CUDA Version: ERR!": only the claims that need the CUDA version are not run,
+    # saying the driver reported none.
+    "wsl2-rtx3060": ("generic", {}, {**_DISCRETE, "W1-SMI-FIELDS": NR, "W1-CUDA-CEILING": NR}),
+    # NVML cannot reach the driver: every claim is not run, naming the state and remedy.
+    "nvml-mismatch": ("generic", {}, dict.fromkeys(_ALL, NR)),
+    "no-devices": ("generic", {}, dict.fromkeys(_ALL, NR)),
+}
+# The reason every claim of a machine must give (a part of it), where one reason covers all.
+MACHINE_REASONS = {
+    "h200-cpu-torch": "was built without CUDA",
+    "nvml-mismatch": "NVML driver/library version mismatch",
+    "no-devices": "no devices found",
 }
 
 
@@ -344,9 +358,12 @@ def test_each_recorded_machine_reaches_the_verdicts_a_reviewer_expects(tmp_path,
                              if got[cid] != expected.get(cid)}
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "reproduced" not in {c["verdict"] for c in claims.values()}
-    if machine == "h200-cpu-torch":
-        reasons = {c["reason"] for c in claims.values()}
-        assert all("was built without CUDA" in (r or "") for r in reasons), reasons
+    reasons = {c["reason"] or "" for c in claims.values()}
+    if machine in MACHINE_REASONS:
+        assert all(MACHINE_REASONS[machine] in r for r in reasons), reasons
+    # A layout the parsers know is never "not run" for want of reading it.
+    assert not any("could not read nvidia-smi" in r or "nvidia-smi could not be read" in r
+                   for r in reasons), reasons
 
 
 def _variant(tmp_path: Path, base: str, change: Any) -> Path:

@@ -287,7 +287,8 @@ choose_torch_index() {
         return
     fi
     STEP="choosing a torch build"
-    out="$(bounded 60 "$PYTHON" -m "$WHEELS_MODULE" choose 2>&1)" || status=$?
+    # The wheel's CPU architecture is the machine's (uname -m), whatever $PYTHON runs as.
+    out="$(bounded 60 "$PYTHON" -m "$WHEELS_MODULE" choose --arch "$(uname -m)" 2>&1)" || status=$?
     index="$(printf '%s\n' "$out" | sed -n 1p)"
     CHOICE="$(printf '%s\n' "$out" | sed -n '2,$p')"
     case "$status" in

@@ -240,7 +240,7 @@ def test_h100_q_report_has_framebuffer_figures_per_gpu():
 
 
 def test_q_report_faults():
-    with pytest.raises(nvidia.SmiFormatError, match="Driver Version.*'nothing useful'"):
+    with pytest.raises(nvidia.SmiFormatError, match=r"Driver Version.*'nothing useful'"):
         nvidia.parse_smi_q("nothing useful\n")
     with pytest.raises(nvidia.SmiFormatError, match="tab"):
         nvidia.parse_smi_q("Driver Version : 1\n\tProduct Name : X\n")

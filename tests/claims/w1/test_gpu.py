@@ -471,9 +471,7 @@ def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmarked
                   holds=not fp32.allow_tf32 and fp32.float32_matmul_precision == "highest",
                   expected="allow_tf32 False, precision highest")
     ratio = tf32.tflops / fp32.tflops
-    much = check.premise("TF32 much faster than FP32")
-    check.measure("TF32 much faster than FP32", round(ratio, 2), unit="x",
-                  holds=ratio >= much, expected=f">= {much:g}x (the catalog's reading)")
+    check.against("TF32 much faster than FP32", ratio, note="TF32 rate / FP32 rate")
     if matmul_settings.stated_size:
         # The post's own run, shown beside this one (not judged: claims/catalog/W1.toml).
         check.against("TF32 time", round(tf32.median_ms, 3), unit="ms")
@@ -500,9 +498,7 @@ def test_first_gpu_call_is_cold(check, matmul_settings):
     check.attach("fresh-process timing", result, kind="json")
     cold, warm = float(result["cold_ms"]), float(result["warm_median_ms"])
     ratio = cold / warm
-    far = check.premise("first call far slower than warm calls")
-    check.measure("first call far slower than warm calls", round(ratio, 1), unit="x",
-                  holds=ratio >= far, expected=f">= {far:g}x (the catalog's reading)")
+    check.against("first call far slower than warm calls", ratio, note="cold / warm median")
     if matmul_settings.stated_size:
         # The post's own run, shown beside this one (not judged: claims/catalog/W1.toml).
         check.against("cold first call", round(cold, 2), unit="ms")
@@ -536,11 +532,9 @@ def test_shared_memory_bandwidth(check):
     if not dev.is_integrated:
         not_applicable(f"{dev.name} has dedicated memory ({rate:.0f} GB/s measured); the claim "
                        "compares a shared pool with a discrete card's VRAM")
-    top_end = check.premise("top-end discrete bandwidth")
-    check.measure("the shared pool is slower than a top-end discrete card's VRAM",
-                  round(rate, 1), unit="GB/s", holds=rate < top_end,
-                  expected=f"< {top_end:,.0f} GB/s (GeForce RTX 5090, the slowest "
-                           "top-end discrete card)")
+    check.against("top-end discrete bandwidth", rate, unit="GB/s",
+                  note="the shared pool is slower than a top-end discrete card's VRAM "
+                       "(GeForce RTX 5090, the slowest top-end discrete card)")
 
 
 def _no_tf32_override() -> None:

@@ -5,6 +5,10 @@
 * the fixtures' SHA-256 manifest (:mod:`claims.audit.manifest`), whenever the
   rootdir has one: an edited transcription fails the claim tests of its
   document with a message naming the file, documents or not;
+* the bundled third-party fixtures (the author's lab, the Hub snapshot) against
+  ``fixtures/BUNDLED.sha256`` (:mod:`claims.bundled`), on every run: their problems
+  join the manifest's, so an edited lab or hub byte fails the claim tests of the
+  documents relying on the file;
 * the transcription check, only when the documents are named
   (``--claims-documents DIR`` or ``$CLAIMS_DOCUMENTS``): every transcribed value
   must be printed at its anchor. Nothing outside the checkout is looked for
@@ -29,6 +33,7 @@ __all__ = ["check_inputs", "input_problem"]
 def check_inputs(root: Path, documents: Path | None) -> Inputs:
     from claims.audit.manifest import verify_manifest
     from claims.audit.transcribed import misplaced_values
+    from claims.bundled import verify_bundled
 
     root = Path(root)
     has_fixtures = (root / "fixtures" / "recorded").is_dir()
@@ -46,8 +51,16 @@ def check_inputs(root: Path, documents: Path | None) -> Inputs:
                          "reason": f"the documents folder {documents} does not exist"}
     else:
         transcription = misplaced_values(root, documents)
-    return {"manifest": verify_manifest(root) if has_fixtures else None,
-            "transcription": transcription}
+    manifest = verify_manifest(root) if has_fixtures else None
+    bundled = verify_bundled(root)
+    if bundled is not None:
+        manifest = {
+            "manifest": bundled["manifest"] if manifest is None
+            else f"{manifest['manifest']}, {bundled['manifest']}",
+            "checked": bundled["checked"] + (manifest["checked"] if manifest else 0),
+            "problems": (manifest["problems"] if manifest else []) + bundled["problems"],
+        }
+    return {"manifest": manifest, "transcription": transcription}
 
 
 def input_problem(inputs: Inputs | None, claim_ids: Iterable[str]) -> str | None:

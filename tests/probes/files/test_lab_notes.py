@@ -46,3 +46,14 @@ def test_system_report_lines(tmp_path: Path) -> None:
         gpu_idle_line(report)
     with pytest.raises(InputError, match="uname"):
         kernel_release(report)
+
+
+def test_labelled_outputs_last_wins(tmp_path: Path) -> None:
+    from claims.probes.files.lab_notes import labelled_outputs
+
+    note = tmp_path / "note.md"
+    note.write_text("$ echo x\ndevice: CPU\nGPU layers: 0/41\n$ again\ndevice: CUDA0 (GB10)\n",
+                    "utf-8")
+    found = labelled_outputs(note)
+    assert found["device"] == "CUDA0 (GB10)" and found["GPU layers"] == "0/41"
+    assert not any(k.startswith("$") for k in found)

@@ -360,7 +360,10 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
 
     Ids must be unique across files; documents come back in series order.
     """
-    files = [Path(p) for p in paths] if paths is not None else _bundled_files()
+    # A figures' anchors file beside its catalog (claims/catalog/*.toml as a shell expands
+    # it) is not a document: it is read by claims.anchors, not here.
+    files = ([Path(p) for p in paths if is_catalog_file(Path(p).name)] if paths is not None
+             else _bundled_files())
     if not files:
         raise CatalogError("no catalog files found")
     docs = [load_document(p) for p in files]

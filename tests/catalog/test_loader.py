@@ -128,3 +128,12 @@ def test_anchor_sidecars_are_not_catalog_files() -> None:
 
     assert is_catalog_file("W2.toml") and not is_catalog_file("W2.anchors.toml")
     assert not is_catalog_file("W2.json")
+
+
+def test_a_glob_of_the_catalog_folder_skips_the_anchors() -> None:
+    from pathlib import Path
+
+    from claims.catalog.loader import load_catalog
+
+    folder = Path(__file__).resolve().parents[2] / "claims" / "catalog"
+    assert len(load_catalog(sorted(folder.glob("*.toml")))) == len(load_catalog())

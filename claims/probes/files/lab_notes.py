@@ -21,8 +21,10 @@ __all__ = [
     "Roadmap",
     "gpu_idle_line",
     "kernel_release",
+    "inventory_runs",
     "labelled_outputs",
     "read_roadmap",
+    "shell_function_one_line",
 ]
 
 _WEEK_FILE = re.compile(r"week-(\d{2})\.md\Z")
@@ -125,3 +127,25 @@ def labelled_outputs(note: Path) -> dict[str, str]:
     for m in _LABELLED.finditer(_read(note)):
         found[m["label"]] = m["value"].strip()
     return found
+
+
+# run "label"   'command'  — one inventory step of week-01-environment/inventory.sh.
+_RUN = re.compile(r"""^run\s+"(?P<label>[^"]+)"\s+'(?P<command>[^']*)'\s*$""", re.MULTILINE)
+
+
+def inventory_runs(script: Path) -> list[tuple[str, str]]:
+    """The (label, command) of each ``run "label" 'command'`` line of a shell script."""
+    return [(m["label"], m["command"]) for m in _RUN.finditer(_read(script))]
+
+
+def shell_function_one_line(script: Path, name: str) -> str:
+    """A shell function of the script written on one line, as a post would print it:
+    ``name() { stmt; stmt; }`` with its comments and indentation dropped."""
+    text = _read(script)
+    m = re.search(rf"^{re.escape(name)}\(\)\s*\{{\n(?P<body>.*?)^\}}", text,
+                  re.MULTILINE | re.DOTALL)
+    if m is None:
+        raise InputError(f"no function {name}() {{ ... }}", path=str(script))
+    statements = [line.strip() for line in m["body"].splitlines()
+                  if line.strip() and not line.strip().startswith("#")]
+    return f"{name}() {{ " + "; ".join(statements) + "; }"

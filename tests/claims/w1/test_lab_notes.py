@@ -47,3 +47,16 @@ def test_idle_gpu_line(check) -> None:
     check.against("power draw", line.power_w, unit="W")
     check.against("utilisation", line.utilization_pct, unit="%")
     check.not_judged("power cap", "the lab's report trims nvidia-smi's power cap column")
+
+
+@pytest.mark.claim("W1-INVENTORY-SCRIPT", source="recorded")
+def test_printed_inventory_script_is_the_labs(check) -> None:
+    from claims.probes.files.lab_notes import inventory_runs, shell_function_one_line
+
+    script = lab.lab_dir() / "week-01-environment/inventory.sh"
+    check.fact("lab script", f"{lab.PROVENANCE}: week-01-environment/inventory.sh")
+    runs = inventory_runs(script)
+    check.against("steps", [label for label, _ in runs], note="the lab's run lines, in order")
+    check.observe("the lab's commands", dict(runs))
+    check.against("run helper", shell_function_one_line(script, "run"),
+                  note="the lab's run() on one line")

@@ -57,3 +57,15 @@ def test_labelled_outputs_last_wins(tmp_path: Path) -> None:
     found = labelled_outputs(note)
     assert found["device"] == "CUDA0 (GB10)" and found["GPU layers"] == "0/41"
     assert not any(k.startswith("$") for k in found)
+
+
+def test_inventory_runs_and_one_line_function(tmp_path: Path) -> None:
+    from claims.probes.files.lab_notes import inventory_runs, shell_function_one_line
+
+    script = tmp_path / "inventory.sh"
+    script.write_text('run() {\n  echo "=== $1 ==="\n  # a comment\n  ssh h "$2"\n}\n\n'
+                      "run \"uname\"   'uname -a'\nrun \"gpu\" 'nvidia-smi'\n", "utf-8")
+    assert inventory_runs(script) == [("uname", "uname -a"), ("gpu", "nvidia-smi")]
+    assert shell_function_one_line(script, "run") == 'run() { echo "=== $1 ==="; ssh h "$2"; }'
+    with pytest.raises(InputError, match="no function"):
+        shell_function_one_line(script, "other")

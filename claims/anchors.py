@@ -8,6 +8,18 @@ the recorded values) and ``text``, the figure as printed ("6171877376",
 "56.0 GB", "four"). A bool figure, which no number prints, is anchored to the
 words that state it and records what they say (``says``).
 
+A figure the suite reads into vague words ("much faster", "a small JSON file") is
+said twice on purpose, in two places with two jobs. The catalog's ``reading`` is
+the argument: why those words are read as that value, shown with the figure in the
+evidence. The anchor's ``reads`` is a pin: the figure's display ("≥ 1.5 x") next
+to the words it reads, compared on every run, so the value cannot be edited without
+someone re-reading the words (a prose reading cannot be compared; a pin derived from
+the figure would agree with any edit). Hence a figure with a ``reading`` needs an
+anchor with ``reads`` and no ``note`` of its own: the reading is its note. The one
+figure without an anchor is one the catalog gives a ``source`` instead: a value no
+document states (a published specification the claim is judged against), which the
+documents therefore cannot print; anchoring it is an error.
+
 Two checks, both failing the claim tests of the figure's document and naming it:
 
 * :func:`figure_problems`, on every run (no documents needed): each figure has
@@ -180,6 +192,12 @@ def _same_number(stated: str, printed: list[Decimal]) -> bool:
 def printed_disagreement(fig: StatedFigure, anchor: FigureAnchor) -> str | None:
     """Why the catalog figure does not say what its printed text says (None: it does)."""
     text = squash(anchor.text)
+    if fig.reading is not None:
+        if anchor.reads is None:
+            return (f"the catalog reads {text!r} as {fig.display!r} (its reading): the anchor "
+                    f"says so with reads = {fig.display!r}")
+        if anchor.note is not None:
+            return "the catalog's reading says why the words read so: the anchor's note repeats it"
     if anchor.reads is not None:
         if anchor.reads != fig.display:
             return f"stated {fig.display!r}, read from {text!r} as {anchor.reads!r}"
@@ -244,6 +262,13 @@ def figure_problems(catalog: Catalog, catalog_dir: Path = CATALOG_DIR) -> list[d
         found = by_doc[doc.id].get((claim.id, fig.name), [])
         seen.add((claim.id, fig.name))
         where = f"{claim.id} figure {fig.name!r}"
+        if fig.source is not None:
+            # Not the document's: nothing there to anchor (the module docstring).
+            if found:
+                problems.append({"doc": doc.id, "file": rel, "problem": (
+                    f"{where} comes from {fig.source!r}, not the document, yet is "
+                    f"anchored in {rel}")})
+            continue
         if not found:
             problems.append({"doc": doc.id, "file": rel, "problem": (
                 f"{where} has no anchor in {rel}: run scripts/anchor-figures.py "

@@ -8,7 +8,9 @@ the figure still says what that text says. A figure without one gets a proposal
 (claims.anchors.propose: its printed form nearest the claim's section) written
 to claims/catalog/<DOC>.anchors.toml; review each against the document before
 committing. Figures printed nowhere are listed on stderr and the exit status is
-1: anchor them by hand (the words that state them) or correct the figure.
+1: anchor them by hand (the words that state them; a figure the suite reads into
+vague words with ``reads`` = its display, the catalog's ``reading`` saying why) or
+correct the figure. A figure with a ``source`` is not the document's and is skipped.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def main(argv: list[str]) -> int:
         out, kept, proposed = [], 0, 0
         for claim in doc.claims:
             for fig in claim.stated:
+                if fig.source is not None:
+                    continue  # not the document's figure: nothing to anchor
                 a = old.get((claim.id, fig.name))
                 if (a is not None and a.seed in by_name
                         and anchored(by_name[a.seed], {"line": a.line, "before": a.before},

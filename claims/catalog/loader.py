@@ -66,6 +66,7 @@ _FIGURE_FIELDS = {
     "form",
     "of",
     "reading",
+    "source",
 }
 _ERRATUM_FIELDS = {"explanation", "refutes"}
 
@@ -207,7 +208,13 @@ def _figure(where: str, raw: Any) -> StatedFigure:
         form=form,
         of=of,
         reading=_opt_str(where, raw, "reading"),
+        source=_opt_str(where, raw, "source"),
     )
+    if fig.reading is not None and fig.source is not None:
+        # A figure is either read from the document's words (anchored there) or
+        # taken from elsewhere (not anchored): never both.
+        raise _fail(where, "a figure is a reading of the document or has a source "
+                    "elsewhere, not both")
     if kind == "number":
         if not isinstance(value, str):
             raise _fail(where, "a number needs value as a string")

@@ -77,6 +77,10 @@ def test_good_document_loads():
             "range low 5 is above high 1",
         ),
         (
+            BASE + 'stated = [{ name = "a", value = "1", reading = "r", source = "s" }]',
+            "a reading of the document or has a source elsewhere, not both",
+        ),
+        (
             BASE + 'erratum = { explanation = "e", refutes = ["zz"] }',
             "erratum refutes unknown figure 'zz'",
         ),

@@ -57,7 +57,7 @@ RECORDED_PATHS = (
 # Where a model's or a profile's name may decide something: the catalog and the
 # profiles themselves.
 SCOPE_HOMES = ("claims/catalog/", "claims/profiles.py")
-_SCOPE_WORDS = ("phi4", "dgx-spark", "GB10")
+_SCOPE_WORDS = frozenset({"phi4", "dgx-spark", "gb10", "nvidia gb10"})
 
 
 @dataclass(frozen=True)
@@ -234,7 +234,7 @@ def _scope_word(node: ast.AST, scope_names: set[str]) -> str | None:
     if (
         isinstance(node, ast.Constant)
         and isinstance(node.value, str)
-        and any(w.lower() in node.value.lower() for w in _SCOPE_WORDS)
+        and (node.value.lower() in _SCOPE_WORDS or node.value.lower().startswith("phi4:"))
     ):
         return node.value
     if isinstance(node, ast.Name) and node.id in scope_names:

@@ -50,7 +50,7 @@ def test_a_first_look_within_what_is_left_is_judged_on_a_second_item():
     budget = Budget(100.0, clock=clock)
     first, _ = pool_of(budget, clock, 1.0, name="other", first=30, cap=30)
     first.extend(2)  # 2 s: the other pool keeps 28 s, up to an equal share, for its look
-    pool, taken = pool_of(budget, clock, 10.0)
+    pool, _ = pool_of(budget, clock, 10.0)
     # After one item (10 s) 80 s more fit in the 88 s left but not beside the other's
     # share: the first item may have carried a load, so a second is taken to confirm.
     assert pool.extend(9) == 2 and "7 more values at 10.0 s each" in (pool.stopped or "")

@@ -47,9 +47,12 @@ rule for whether two names are one model).
 
 from __future__ import annotations
 
-from claims.check import SOURCES, Check, CheckUsageError, Source, model_matches
+from claims.check import SOURCES, Check, CheckUsageError, Source
 from claims.figures import Interval, agrees, convert
+from claims.plugin.decisions import against_range
+from claims.plugin.decisions import record as record_decision
 from claims.plugin.outcomes import needs_flag, not_applicable, not_run
+from claims.probes.files.ollama_store.names import model_matches
 from claims.relations import equal, identical_replies, more_than_times
 
 __all__ = [
@@ -58,6 +61,7 @@ __all__ = [
     "CheckUsageError",
     "Interval",
     "Source",
+    "against_range",
     "agrees",
     "convert",
     "equal",
@@ -67,4 +71,5 @@ __all__ = [
     "needs_flag",
     "not_applicable",
     "not_run",
+    "record_decision",
 ]

@@ -34,9 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from claims.plugin.keys import CHECK, EVIDENCE_WRITER, SETTINGS, TIERS_KEY
+from claims.plugin.keys import CHECK, SETTINGS, TIERS_KEY
 from claims.plugin.options import _positive_seconds
 from claims.plugin.outcomes import not_run
+from claims.plugin.writer import EVIDENCE_WRITER
 from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.tiers import OLLAMA

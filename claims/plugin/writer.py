@@ -19,7 +19,7 @@ import pytest
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, now_iso, write_atomic
 from claims.plugin.check_record import after_teardown, with_check
-from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY, SIMULATED
+from claims.plugin.keys import CHECK, INPUTS, RECORD_KEY, SIMULATED
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.options import Settings, redact_credentials
 from claims.plugin.tiers import Tiers
@@ -32,6 +32,8 @@ from claims.verdicts import Ending, Stop, decide
 # interrupted run leaves recent evidence without paying a write per test.
 WRITE_INTERVAL_S = 1.0
 
+# Where the controller keeps its writer (absent in xdist workers and without evidence).
+EVIDENCE_WRITER: pytest.StashKey[EvidenceWriter] = pytest.StashKey()
 # pytest's own outcome categories, in the order its summary line prints them.
 PYTEST_COUNTS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
 EXIT_MEANINGS: dict[int, str] = {

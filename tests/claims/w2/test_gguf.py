@@ -14,7 +14,7 @@ import pytest
 
 from claims.probes.errors import ProbeError
 from claims.probes.files.gguf_file import GGUFHeader, read_header, read_magic
-from claims.probes.files.gguf_file.vocab import compare_with_cl100k
+from claims.probes.tokens.vocab import compare_with_cl100k
 from claims.testkit import not_run
 
 pytestmark = pytest.mark.offline

@@ -20,6 +20,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from claims.audit.manifest import verify_manifest
+from claims.audit.transcribed import misplaced_values
+
 if TYPE_CHECKING:
     from claims.records import Inputs, Transcription
 
@@ -27,9 +30,6 @@ __all__ = ["check_inputs", "input_problem"]
 
 
 def check_inputs(root: Path, documents: Path | None) -> Inputs:
-    from claims.audit.manifest import verify_manifest
-    from claims.audit.transcribed import misplaced_values
-
     root = Path(root)
     has_fixtures = (root / "fixtures" / "recorded").is_dir()
     transcription: Transcription

@@ -19,6 +19,7 @@ import pytest
 from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL
 from claims.profiles import CHOICES as PROFILE_CHOICES
+from claims.terminal import safe
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
     from claims.records import Options
@@ -398,8 +399,6 @@ class Settings:
         try:
             host = parse_host(host_value)
         except HostError as exc:
-            from claims.terminal import safe
-
             raise pytest.UsageError(f"--ollama-host / $OLLAMA_HOST: {safe(exc)}") from None
         root = Path(str(config.rootpath))
         off = bool(opt("--no-claims-report"))

@@ -37,7 +37,6 @@ import pytest
 from claims.plugin.keys import CHECK, SETTINGS, TIERS_KEY
 from claims.plugin.options import _positive_seconds
 from claims.plugin.outcomes import not_run
-from claims.plugin.writer import EVIDENCE_WRITER
 from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.tiers import OLLAMA
@@ -218,6 +217,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from claims.plugin.session import load_session
     from claims.plugin.tiers import Tiers
+    from claims.plugin.writer import EVIDENCE_WRITER
     from claims.probes.live.ollama_serve import PrivateServers
 
     load_session(config)

@@ -41,8 +41,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
 
+from claims.probes.files.gguf_file import read_header
+from claims.probes.files.ollama_store import OllamaStore
 from claims.probes.files.ollama_store.names import same_model
 from claims.probes.live.ollama_api.names import normalize_model_name as _norm
+from claims.probes.tokens.cl100k_base import cl100k
 from claims.testing import recordings
 from claims.testing.ollama_versions import DEFAULT_RELEASE, OllamaRelease, release
 
@@ -581,8 +584,6 @@ class FakeOllama:
         header, so the store cross-checks of the claim tests have something
         true to find.
         """
-        from claims.probes.files.gguf_file import read_header
-        from claims.probes.files.ollama_store import OllamaStore
 
         store = OllamaStore(root)
         models = []
@@ -850,7 +851,6 @@ class FakeOllama:
             if isinstance(limit, int) and 0 <= limit < reply["eval_count"]:
                 # Cut by num_predict as a real server cuts it: the first `limit` answer
                 # ids, the text they decode to, done_reason "length".
-                from claims.probes.tokens.cl100k_base import cl100k
 
                 prompt_len = int(reply["prompt_eval_count"])
                 ids = list(reply["context"][: prompt_len + limit])
@@ -921,7 +921,6 @@ class FakeOllama:
             final["context"] = context  # a raw request gets no context (11-*.json)
         if recorded is not None and context is not None:
             # A recorded reply streams one chunk per token, as the server sent it.
-            from claims.probes.tokens.cl100k_base import cl100k
 
             start = int(recorded["prompt_eval_count"])
             ids = context[start : start + int(recorded["eval_count"])]
@@ -1384,8 +1383,6 @@ PHI4_SPECIALS = {
 def _phi4_tokens() -> list[str]:
     """phi4's token strings as its GGUF writes them: cl100k_base in GPT-2 byte-level form."""
     from gguf.vocab import bytes_to_unicode
-
-    from claims.probes.tokens.cl100k_base import cl100k
 
     enc = cl100k()
     table = bytes_to_unicode()

@@ -1,4 +1,4 @@
-"""The architecture of docs/architecture.md, held: layers, no cycles, no hidden imports, small modules.
+"""docs/architecture.md, held: layers, no cycles, no hidden imports, small modules.
 
 * The import contract in pyproject.toml (``[tool.importlinter]``: layers, and no cycle
   among the modules or packages of ``claims/`` at any depth, type-only imports
@@ -32,11 +32,11 @@ LINT_TIMEOUT_S = 600
 # tests/plugin/test_inert.py) or of every `claims` command: each defers the rest of the
 # suite until it is used.
 START_UP = {
-    "claims/plugin/__init__.py": "the pytest11 entry point: hooks load their modules when the suite acts",
+    "claims/plugin/__init__.py": "the pytest11 entry point: hooks load their modules on use",
     "claims/plugin/serve.py": "a plugin of its own, loaded with the entry point",
-    "claims/plugin/session.py": "loaded with the plugin's fixtures; loads the catalog on activation",
+    "claims/plugin/session.py": "loaded with the fixtures; loads the catalog on activation",
     "claims/profiles.py": "the options' profile choices; detection loads the machine probes",
-    "claims/tiers.py": "the markers' tier table; each detector loads its own probes (httpx, llama.cpp)",
+    "claims/tiers.py": "the markers' tier table; each detector loads its probes (httpx...)",
     "claims/cli.py": "each command loads what it needs",
 }
 # Lazy imports of claims modules that other branches are removing (docs/architecture.md,
@@ -82,7 +82,8 @@ PLANTS = {
     # A type-only import up the layers: the records importing the check.
     "type-only back-import": (
         "claims/records.py",
-        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from claims.check import Check\n",
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+        "    from claims.check import Check\n",
         "claims.records is not allowed to import claims.check",
     ),
     # A lazy import up the layers, inside a function: a probe reaching into the plugin.
@@ -146,7 +147,7 @@ def test_no_claims_module_is_imported_inside_a_function_off_the_start_up_paths()
         rel: lazy for p in _modules("claims")
         if (rel := str(p.relative_to(ROOT))) not in allowed and (lazy := _lazy_claims_imports(p))
     }
-    assert not hidden, f"imports of claims modules inside functions (move them to the top): {hidden}"
+    assert not hidden, f"claims modules imported inside functions (import at the top): {hidden}"
 
 
 def test_the_temporary_lazy_imports_are_still_needed():
@@ -156,8 +157,8 @@ def test_the_temporary_lazy_imports_are_still_needed():
 
 def test_the_check_of_lazy_imports_finds_one(tmp_path: Path):
     planted = tmp_path / "m.py"
-    planted.write_text("import os\n\n\ndef f():\n    import json\n    from claims.check import Check\n"
-                       "    return Check\n", "utf-8")
+    planted.write_text("import os\n\n\ndef f():\n    import json\n"
+                       "    from claims.check import Check\n    return Check\n", "utf-8")
     assert _lazy_claims_imports(planted) == ["6: claims.check"]
 
 

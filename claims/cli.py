@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from claims.plugin.options import DOCUMENTS_ENV, OPTION
 from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
 from claims.terminal import safe, safe_json
 from claims.verdicts import Verdict
@@ -259,7 +260,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from claims.audit import run_audit
     from claims.audit.report import print_audit, write_audit
     from claims.catalog import load_catalog
-    from claims.plugin.options import DOCUMENTS_ENV
 
     unknown = [cid for cid in args.claim or () if cid not in load_catalog()]
     if unknown:  # as pytest's --claim does: a misspelt id is bad usage, not "0 of 0"
@@ -341,14 +341,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "audit", help="perturb each stated figure and transcribed value; do verdicts change?"
     )
-    p.add_argument("--claim", action="append", help="audit only this claim (repeatable)")
+    # The options it shares with pytest's: declared once, in the plugin's table.
+    claim = OPTION["--claim"]
+    p.add_argument(claim.flag, action=claim.action or "store", metavar=claim.metavar,
+                   help="audit only this claim (repeatable)")
     p.add_argument("--tests", default="tests", help="the suite's tests folder (default: ./tests)")
-    p.add_argument(
-        "--claims-documents",
-        metavar="DIR",
-        help="the source documents (seed files), for the transcription audit "
-        "(default: $CLAIMS_DOCUMENTS; without either it is not audited)",
-    )
+    documents = OPTION["--claims-documents"]
+    p.add_argument(documents.flag, metavar=documents.metavar,
+                   help=f"the source documents (seed files), for the transcription audit "
+                   f"(default: ${DOCUMENTS_ENV}; without either it is not audited)")
     p.add_argument(
         "-o", "--output", default="reports/audit.json", help="where to keep the result (JSON)"
     )

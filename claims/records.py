@@ -24,10 +24,11 @@ equal to its value), so both read the same.
 # the evaluated annotations (tests/test_records.py compares them with the schema).
 
 from enum import StrEnum
-from typing import Any, Literal, NotRequired, Required, TypedDict
+from typing import Any, Literal, NotRequired, Required, TypedDict, get_args
 
 __all__ = [
     "NOT_EVIDENCE",
+    "PYTEST_COUNTS",
     "SCHEMA_OBJECTS",
     "Attachment",
     "Chart",
@@ -97,7 +98,10 @@ class Verdict(StrEnum):
 # pytest's outcome of a test as the check record carries it ("error": pytest's own
 # word for a failure outside the test's call, or of a probe rather than the claim;
 # claims.verdicts.decide writes all but "xpassed", which an evidence file may hold).
-Outcome = Literal["passed", "failed", "skipped", "xfailed", "xpassed", "error"]
+# In the order pytest's summary line prints them.
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+# What a run's pytest counts (run.pytest.counts): each outcome, and the deselected tests.
+PYTEST_COUNTS: tuple[str, ...] = (*get_args(Outcome), "deselected")
 # Where a check's evidence came from (claims.check.Check.declare_source).
 SourceName = Literal["recorded", "fixture", "live"]
 # Why a check failed or erred, and a skip's kind (the verdict says what it means for the claim).

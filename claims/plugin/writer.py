@@ -26,7 +26,7 @@ from claims.plugin.options import Settings, redact_credentials
 from claims.plugin.tiers import Tiers
 from claims.probes.machine.system import fingerprint
 from claims.profiles import ProfileChoice
-from claims.records import Evidence, PendingCheck, PytestOutcome, Run, TierState
+from claims.records import PYTEST_COUNTS, Evidence, PendingCheck, PytestOutcome, Run, TierState
 from claims.report import render_html
 from claims.terminal import safe
 from claims.verdicts import Ending, Stop, decide
@@ -37,8 +37,6 @@ WRITE_INTERVAL_S = 1.0
 
 # Where the controller keeps its writer (absent in xdist workers and without evidence).
 EVIDENCE_WRITER: pytest.StashKey[EvidenceWriter] = pytest.StashKey()
-# pytest's own outcome categories, in the order its summary line prints them.
-PYTEST_COUNTS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
 EXIT_MEANINGS: dict[int, str] = {
     0: "all selected tests passed (known errata are expected failures, xfail)",
     1: "some tests failed: a claim was refuted, a check could not decide its claim, or a "

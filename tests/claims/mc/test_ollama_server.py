@@ -137,9 +137,9 @@ class Private:
 
     def second_model(self, first: str) -> str:
         """A model whose weights are another blob than ``first``'s (made if there is none)."""
-        from claims.probes.errors import ProbeError
         from claims.probes.files.ollama_store import OllamaStore
         from claims.probes.live.ollama_api import find_model
+        from claims.testkit import ProbeError
 
         tags = self.client.tags()
         if find_model(tags, VARIANT) is not None:

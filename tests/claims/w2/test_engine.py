@@ -168,8 +168,8 @@ def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_f
     document's bar only for its case (phi4 on a Spark), else the general form."""
     from claims.probes.live.engine import cold_start
     from claims.testkit import record_decision as record
+    from claims.timing import decide
     from claims.timing.policy import PAIRED, cold_over_warm_form
-    from claims.timing.rules import decide
 
     form, expected = cold_over_warm_form(
         check, engine_model.name, "cold over warm TTFT bar",

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from claims.catalog import Catalog
+from claims.catalog.loader import ID_PATTERN
 from claims.records import CheckRecord, ClaimRecord, Evidence, OllamaServer, Run, Suite
 from claims.verdicts import Verdict, claim_verdict, summarize
 
@@ -283,7 +284,6 @@ def verdict_problems(doc: Evidence) -> list[str]:
 def id_problems(doc: Evidence) -> list[str]:
     """Claim ids the schema's pattern lets through: its "$" matches before a final newline
     in Python's re, so a file could carry "W1-X\\n", which no catalog claim is."""
-    from claims.catalog.loader import ID_PATTERN
 
     return [
         f"claims[{i}].id {claim['id']!r} is not a claim id"

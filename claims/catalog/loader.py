@@ -36,7 +36,6 @@ __all__ = ["Catalog", "CatalogError", "is_catalog_file", "load_catalog", "load_d
 
 # \Z, not $: "$" also matches before a final newline, so "W1-ARCH\n" passed.
 ID_PATTERN = re.compile(r"[A-Z0-9]+(-[A-Z0-9_]+)+\Z")
-DOCUMENT_ORDER = ("W1", "W2", "W3", "W4", "MC")
 
 _DOC_FIELDS = {"id", "title", "published", "seeds", "sections"}
 _CLAIM_FIELDS = {
@@ -459,6 +458,7 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
     doc_ids = [d.id for d in docs]
     if len(set(doc_ids)) != len(doc_ids):
         raise CatalogError(f"duplicate document id among {', '.join(doc_ids)}")
-    order = {d: i for i, d in enumerate(DOCUMENT_ORDER)}
-    docs.sort(key=lambda d: (order.get(d.id, len(order)), d.id))
+    # The series' order is its documents' own: by publication date, the undated
+    # (the masterclass) last, each date's documents by id.
+    docs.sort(key=lambda d: (d.published is None, d.published or "", d.id))
     return Catalog(documents=tuple(docs))

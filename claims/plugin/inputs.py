@@ -28,6 +28,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from claims.anchors import figure_problems, misplaced_figures
+from claims.audit.manifest import verify_manifest
+from claims.audit.transcribed import misplaced_values
+from claims.bundled import verify_bundled
+
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
     from claims.records import Inputs, ManifestCheck, Transcription
@@ -48,11 +53,6 @@ def _joined(manifest: ManifestCheck | None, name: str, checked: int,
 def check_inputs(root: Path, documents: Path | None, catalog: Catalog | None = None) -> Inputs:
     """``catalog``: the bundled catalog, whose figures are checked against their anchors
     (None: a catalog of the user's own, which has no anchors here)."""
-    from claims.anchors import figure_problems, misplaced_figures
-    from claims.audit.manifest import verify_manifest
-    from claims.audit.transcribed import misplaced_values
-    from claims.bundled import verify_bundled
-
     root = Path(root)
     has_fixtures = (root / "fixtures" / "recorded").is_dir()
     transcription: Transcription

@@ -17,11 +17,11 @@ import pytest
 
 from claims.catalog.loader import load_catalog
 from claims.check import out_of_scope
+from claims.probes.live.settle import SettleRule, settle_change
 from claims.timing import decide_values
 from claims.timing.intervals import median_interval, shift_interval
 from claims.timing.policy import ALTERNATED, COLD_ABOVE_WARM, PAIRED, figure_form
 from claims.timing.pools import POOL_OF
-from claims.timing.settle import SettleRule, settle_change
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "timing"
 VERSIONS = ("0.31.2", "0.32.15")

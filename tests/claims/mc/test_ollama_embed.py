@@ -10,8 +10,8 @@ import pytest
 
 from claims.probes.live.ollama_api.embedding_model import pick_embedding_model
 from claims.testkit import not_run
+from claims.testkit import record_decision as record
 from claims.timing import AtLeast
-from claims.timing.evidence import record
 from claims.timing.pools import EMBED_TEXTS
 
 pytestmark = pytest.mark.ollama

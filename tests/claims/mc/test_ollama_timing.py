@@ -14,10 +14,10 @@ import pytest
 
 from claims.probes.live.ollama_api.stamps import parse_time
 from claims.probes.live.ollama_api.usage import bounded
+from claims.probes.live.settle import SettleRule, settle_change
 from claims.testkit import needs_flag, not_run
+from claims.testkit import record_decision as record
 from claims.timing import AtLeast
-from claims.timing.evidence import record
-from claims.timing.settle import SettleRule, settle_change
 
 pytestmark = pytest.mark.ollama
 
@@ -66,7 +66,7 @@ def test_tokens_per_second_formula(live, check, ollama_pools):
 # Ollama updates a runner's expires_at when the request is released, a moment after the
 # reply is sent (0.31.2: 0.3 s later on a busy machine; 0.32.15 after a fresh load wrote
 # it twice, 1 ms apart). The expiry a request set is the one /api/ps shows unchanged
-# for a second after a change (claims.timing.settle.settle_change), within 10 s.
+# for a second after a change (claims.probes.live.settle.settle_change), within 10 s.
 EXPIRY_SETTLE = SettleRule(stable_s=1.0, timeout_s=10.0, poll_s=0.05)
 # Go's largest time.Duration (2^63 - 1 ns, about 292 years): what Ollama adds to the
 # current time for a negative keep_alive ("forever"); 2026 + 292 y = 2319.

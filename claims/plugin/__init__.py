@@ -76,7 +76,8 @@ from claims.plugin.keys import (
 from claims.plugin.options import pytest_addoption
 
 # --ollama-serve (the suite's own Ollama server) is a plugin of its own.
-pytest_plugins = ("claims.plugin.serve",)
+# The ollama tier's live fixtures (its session client, ``live``) are one too.
+pytest_plugins = ("claims.plugin.serve", "claims.plugin.ollama_fixtures")
 
 # Fixtures are imported so that pytest finds them on this plugin module.
 __all__ = [

@@ -56,20 +56,28 @@ DEFAULT_STARTUP_TIMEOUT_S = 60.0
 class UserServerSnapshot:
     """What the user's server and store looked like before the first private server started."""
 
-    def __init__(self, host: str, store: Path | None) -> None:
+    def __init__(
+        self,
+        host: str,
+        store: Path | None,
+        timeout: float,
+        auth: tuple[str, str] | None = None,
+    ) -> None:
         self.host = host
         self.store = store
+        self.timeout = timeout  # the user's --ollama-timeout
+        self.auth = auth
         self.before: dict[str, Any] | None = None
 
     def take(self) -> dict[str, Any]:
         """The user's server (read only) and store as they are now."""
         from claims.probes.errors import ProbeError
-        from claims.probes.live.ollama_api import OllamaClient
+        from claims.probes.live.ollama_api.factory import client_for
         from claims.probes.live.ollama_serve import store_snapshot
 
         state: dict[str, Any] = {"host": self.host}
         try:
-            with OllamaClient(self.host, connect_timeout=3.0, read_timeout=10.0) as client:
+            with client_for(self.host, self.timeout, auth=self.auth) as client:
                 state["version"] = client.version()
                 state["ps"] = client.ps()
                 state["tags"] = [
@@ -223,7 +231,9 @@ def pytest_configure(config: pytest.Config) -> None:
     binary = _binary(str(raw))
     settings = config.stash[SETTINGS]
     store = _user_store(settings)
-    snapshot = UserServerSnapshot(settings.ollama_host, store)
+    snapshot = UserServerSnapshot(
+        settings.ollama_host, store, settings.ollama_timeout, settings.ollama_auth
+    )
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
     keep = None
     if settings.evidence_path is not None:

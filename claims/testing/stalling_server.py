@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Literal, Self
 
-__all__ = ["KINDS", "StallingServer", "Stall"]
+__all__ = ["KINDS", "Stall", "StallingServer"]
 
 Stall = Literal["connect", "headers", "interim", "body", "stream", "slow"]
 KINDS: tuple[Stall, ...] = ("connect", "headers", "interim", "body", "stream", "slow")

@@ -33,7 +33,7 @@ def _timed(call: Any) -> tuple[float, BaseException | None]:
         started = time.monotonic()
         try:
             call()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+        except BaseException as exc:  # handed back to the test
             outcome["raised"] = exc
         outcome["seconds"] = time.monotonic() - started
 
@@ -58,16 +58,12 @@ def test_a_plain_request_ends_by_its_deadline_whatever_the_server_trickles(kind)
         took, raised = _timed(client.version)
     assert isinstance(raised, ServerTimeout), raised
     assert took < 2 * DEADLINE_S
-    assert "deadline" in str(raised) or "stalled" in str(raised) or "incomplete" in str(raised)
 
 
-def test_a_trickled_head_says_the_deadline_was_reached():
+def test_a_trickled_head_is_no_reply_within_the_deadline():
     with StallingServer("headers", interval_s=0.05) as server, _client(server.url) as client:
         _, raised = _timed(client.version)
-    assert str(raised) == (
-        f"/api/version: no complete reply headers within the request's deadline of "
-        f"{DEADLINE_S:g} s (ReadTimeout)"
-    )
+    assert str(raised) == f"/api/version: no reply within {DEADLINE_S:g} s (ReadTimeout)"
 
 
 @pytest.mark.parametrize("kind", ["headers", "interim", "stream"])

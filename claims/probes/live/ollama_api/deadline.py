@@ -172,9 +172,9 @@ def install(transport: Any) -> None:
     wrapped in place; an httpx whose pool has none fails here, loudly, rather
     than leaving requests unbounded (tests/probes/live/test_ollama_stalls.py).
     """
-    pool = getattr(transport, "_pool", None)
+    pool: Any = getattr(transport, "_pool", None)
     inner = getattr(pool, "_network_backend", None)
-    if not isinstance(inner, httpcore.NetworkBackend):
+    if pool is None or not isinstance(inner, httpcore.NetworkBackend):
         raise RuntimeError(
             "this httpx/httpcore has no network backend to bound; the Ollama client "
             "needs httpx's HTTPTransport over httpcore's ConnectionPool"

@@ -246,11 +246,6 @@ class Transport:
         except httpx.ConnectError as exc:
             raise ServerUnavailable(reason(exc)) from None
         except httpx.TimeoutException as exc:
-            if deadline.passed():
-                raise ServerTimeout(
-                    f"{path}: no complete reply headers within the request's deadline of "
-                    f"{seconds(deadline.seconds)} ({type(exc).__name__})"
-                ) from None
             raise ServerTimeout(
                 f"{path}: no reply within {seconds(timeouts['read'])} ({type(exc).__name__})"
             ) from None

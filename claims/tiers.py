@@ -167,9 +167,9 @@ class TierTable:
 
 def host_of(url: str) -> str:
     """The host part of a base URL ("http://[::1]:11434" -> "::1")."""
-    from urllib.parse import urlsplit
+    from claims.probes.live.ollama_host import parse_host
 
-    return urlsplit(url).hostname or ""
+    return parse_host(url).hostname
 
 
 # --- detectors: is the tier's prerequisite present? ----------------------------------

@@ -37,8 +37,6 @@ import pytest
 from claims.plugin.keys import CHECK, EVIDENCE_WRITER, SETTINGS, TIERS_KEY
 from claims.plugin.options import _positive_seconds
 from claims.plugin.outcomes import not_run
-from claims.probes.live.loopback import is_loopback
-from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.tiers import OLLAMA
 
 if TYPE_CHECKING:  # imported in every pytest run (the entry point's pytest_plugins)
@@ -109,16 +107,15 @@ def _user_listener(url: str) -> Listener | str | None:
 
     Only for a server on this machine; read from /proc, never from the server.
     """
-    from urllib.parse import urlsplit
-
     from claims.probes.errors import ProbeError
     from claims.probes.live.listeners import listeners
+    from claims.probes.live.ollama_host import parse_host
 
-    parts = urlsplit(url)
-    if not is_loopback(parts.hostname):
+    parts = parse_host(url)
+    if not parts.loopback:
         return f"the server is at {parts.hostname}, not on this machine"
     try:
-        found = listeners(parts.port or DEFAULT_PORT)
+        found = listeners(parts.port)
     except ProbeError as exc:
         return str(exc)
     return found[0] if found else None

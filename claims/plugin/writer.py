@@ -21,7 +21,7 @@ from claims.evidence import EvidenceLog, now_iso, write_atomic
 from claims.plugin.check_record import after_teardown, with_check
 from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY, SIMULATED
 from claims.plugin.markers import claim_ids, item_tiers
-from claims.plugin.options import Settings, redact_credentials
+from claims.plugin.options import RENAMED, Settings, redact_arguments
 from claims.plugin.tiers import Tiers
 from claims.profiles import ProfileChoice
 from claims.records import Evidence, PendingCheck, PytestOutcome, Run, TierState
@@ -280,7 +280,10 @@ def open_evidence(
         "options": settings.to_json(),
         "complete": False,
         # Credentials in a URL argument (--ollama-host) are never written.
-        "args": [redact_credentials(str(a)) for a in config.invocation_params.args],
+        "args": redact_arguments(
+            [str(a) for a in config.invocation_params.args],
+            ("--ollama-host", *(old for old, new in RENAMED.items() if new == "--ollama-host")),
+        ),
         # the fixture manifest and transcription check (claims.plugin.inputs)
         "inputs": config.stash.get(INPUTS, None),
     }

@@ -17,9 +17,16 @@ from typing import Any, cast
 import pytest
 
 from claims.catalog import Catalog
-from claims.evidence import EvidenceLog, now_iso, write_atomic
+from claims.evidence import EvidenceLog, clean, dumps, now_iso, write_atomic
 from claims.plugin.check_record import after_teardown, with_check
-from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY, SIMULATED
+from claims.plugin.evidence_target import (
+    RunFiles,
+    WriteFailures,
+    check_targets,
+    claim_targets,
+    release,
+)
+from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY, SETTINGS, SIMULATED
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.options import RENAMED, Settings, redact_arguments
 from claims.plugin.tiers import Tiers
@@ -85,6 +92,10 @@ class EvidenceWriter:
         self.current_since = 0.0
         self.interrupted_by: str | None = None
         self.signals: dict[int, Any] = {}  # the handlers this run installed (to restore)
+        # The files this run writes (its lock), and its writes that failed (a full disk).
+        self.files: RunFiles | None = None
+        self.failures = WriteFailures()
+        self.write_problem: str | None = None
 
     def _record(self, nodeid: str, rec: PendingCheck) -> None:
         prev = self.pending.get(nodeid)
@@ -107,11 +118,17 @@ class EvidenceWriter:
         if time.monotonic() - self.last_write >= WRITE_INTERVAL_S:
             self.write(complete=False)
 
-    def write(self, *, complete: bool) -> None:
+    def write(self, *, complete: bool) -> bool:
+        """Write the evidence as it stands; False (and the run goes on) if the disk refused."""
         if self.settings.evidence_path is None:
-            return
-        self.written = self.log.write(self.settings.evidence_path, complete=complete)
+            return False
         self.last_write = time.monotonic()
+        try:
+            self.written = self.log.write(self.settings.evidence_path, complete=complete)
+        except OSError as exc:  # ENOSPC, EIO: the checks stay in memory (evidence_target)
+            self.failures.add(exc)
+            return False
+        return True
 
     def _record_interrupted(self) -> None:
         """The test a signal or Ctrl-C stopped: an error of that test, named, with its time.
@@ -195,7 +212,16 @@ class EvidenceWriter:
             for tier, st in self.tiers.known().items()
         }
         self.log.run["pytest"] = pytest_outcomes(session, exitstatus)
-        self.write(complete=not interrupted)
+        written = self.write(complete=not interrupted)
+        if self.failures and self.settings.evidence_path is not None:
+            # Some write failed: say so, keep everything (at the target or a fallback
+            # copy), and never end as if all went well.
+            doc: Evidence = clean(self.log.document(complete=not interrupted))
+            self.write_problem = self.failures.settle(
+                self.settings.evidence_path, written, "" if written else dumps(doc))
+            self.written = self.written if written else doc
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.written is not None and self.settings.report_path is not None:
             try:
                 from claims.report import render_html
@@ -204,6 +230,10 @@ class EvidenceWriter:
             except Exception as exc:  # the evidence is already safe; say why the page is missing
                 self.report_problem = f"HTML report not written: {exc!r}"
 
+    def pytest_report_header(self) -> str | None:
+        # A second run in this checkout: which files it writes instead (evidence_target).
+        return None if self.files is None or not self.files.note else f"claims: {self.files.note}"
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.written is None:
             return
@@ -211,7 +241,12 @@ class EvidenceWriter:
         shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         terminalreporter.write_sep("-", "claims")
         terminalreporter.write_line(f"verdicts: {shown}")
-        terminalreporter.write_line(f"evidence: {safe(self.settings.evidence_path)}")
+        if self.write_problem:
+            terminalreporter.write_line(self.write_problem, red=True, bold=True)
+        else:
+            terminalreporter.write_line(f"evidence: {safe(self.settings.evidence_path)}")
+        if self.files is not None and self.files.note:
+            terminalreporter.write_line(self.files.note)
         if self.report_problem:
             terminalreporter.write_line(safe(self.report_problem))
         elif self.settings.report_path is not None:
@@ -269,6 +304,13 @@ def open_evidence(
     from claims.probes.machine.system import fingerprint
 
     assert settings.evidence_path is not None
+    # Before any test runs: a target that is no file is a usage error, and a file another
+    # run of this checkout is writing is left to it (this run takes files of its own).
+    check_targets(settings)
+    files = claim_targets(settings)
+    settings = files.settings
+    config.stash[SETTINGS] = settings
+    assert settings.evidence_path is not None
     run: Run = {
         "started": now_iso(),
         "finished": now_iso(),
@@ -291,6 +333,7 @@ def open_evidence(
     # `claims audit` keeps its result beside the evidence; the report shows its summary.
     log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
     writer = EvidenceWriter(log, settings, tiers)
+    writer.files = files
     writer.signals = interrupt_on_signals()
     config.stash[EVIDENCE_WRITER] = writer
     config.pluginmanager.register(writer, "claims-evidence")
@@ -302,4 +345,6 @@ def close_evidence(config: pytest.Config) -> None:
     writer = config.stash.get(EVIDENCE_WRITER, None)
     if writer is not None:
         _restore_signals(writer.signals)
+        if writer.files is not None:
+            release(writer.files)
         config.pluginmanager.unregister(writer)

@@ -56,6 +56,7 @@ __all__ = [
     "load_evidence",
     "now_iso",
     "provenance",
+    "read_regular",
     "schema",
     "validate",
     "write_atomic",
@@ -271,7 +272,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _read_regular(path: Path) -> bytes:
+def read_regular(path: Path) -> bytes:
     """At most MAX_EVIDENCE_BYTES + 1 bytes of a regular file (a FIFO or device is refused
     before a read could block: the file is opened non-blocking and checked first)."""
     try:
@@ -281,12 +282,17 @@ def _read_regular(path: Path) -> bytes:
     except OSError as exc:
         raise EvidenceError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise EvidenceError(f"{path}: not a regular file (a FIFO, device or folder)")
+        if st.st_size == 0:
+            # An empty file, or a kernel's pseudo-file (/proc/kmsg reads as a regular file
+            # of size 0 and blocks a reader): neither is evidence, and neither is read.
+            raise EvidenceError(f"{path}: empty (or a /proc or /sys pseudo-file)")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read(MAX_EVIDENCE_BYTES + 1)
+            return fh.read(min(st.st_size, MAX_EVIDENCE_BYTES) + 1)
     except OSError as exc:
         raise EvidenceError(f"{path}: cannot read ({exc.strerror})") from None
     finally:
@@ -310,12 +316,12 @@ def verdict_problems(doc: Evidence) -> list[str]:
                                     certification=certification)
         if claim["verdict"] != expected:
             given = sorted({str(c["verdict"]) for c in checks})
-            basis = (f"its checks' verdicts ({', '.join(given)})" if checks else
+            basis = (f"its checks' verdicts ({', '.join(given)}) give" if checks else
                      "it has no checks and is " + ("testable" if claim["testable"] else
-                                                   "untestable in the catalog"))
+                                                   "untestable in the catalog") + ", which gives")
             problems.append(
                 f"claim {claim['id']!r} has verdict {claim['verdict']!r}, but {basis} "
-                f"give '{expected}'"
+                f"'{expected}'"
             )
     return problems
 
@@ -381,7 +387,7 @@ def load_evidence(path: Path | str) -> Evidence:
     checks contradict are each an error naming the file.
     """
     path = Path(path)
-    raw = _read_regular(path)
+    raw = read_regular(path)
     if len(raw) > MAX_EVIDENCE_BYTES:
         raise EvidenceError(
             f"{path}: larger than {MAX_EVIDENCE_BYTES // (1024 * 1024)} MiB; a run's evidence "

@@ -345,7 +345,7 @@ def test_reproduced_on_an_untestable_claim_without_checks_is_refused(tmp_path):
 
     with pytest.raises(EvidenceError, match=(
             f"claim '{untestable}' has verdict 'reproduced', but it has no checks and is "
-            "untestable in the catalog give 'untestable'")):
+            "untestable in the catalog, which gives 'untestable'")):
         load_evidence(_written(tmp_path, spoil))
 
 

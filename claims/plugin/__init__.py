@@ -115,6 +115,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Registered in every session: cheap, and strict markers are checked at import time.
     register_markers(config)
     if wants_activation(config):
+        from claims.plugin.xdist_args import check_worker_arguments
+
+        check_worker_arguments(config)  # before xdist starts a worker (issue 35)
         activate(config)
     elif is_controller(config):
         # Under xdist the controller collects nothing: it learns that the session is the

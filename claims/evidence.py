@@ -547,6 +547,9 @@ class EvidenceLog:
         self.checks: dict[str, list[CheckRecord]] = {c.id: [] for c in catalog}
         self.unknown: list[CheckRecord] = []
         self.facts: dict[str, Any] = {}
+        # Every /api/version the ollama tier's checks recorded, in the order first seen:
+        # more than one means the server changed during the run.
+        self.ollama_versions: list[str] = []
         # What `claims audit` found, when an audit result lies beside the evidence.
         self.audit: dict[str, Any] | None = None
 
@@ -565,7 +568,12 @@ class EvidenceLog:
                 self.checks[cid].append(rec)
             else:
                 self.unknown.append({"claim": cid, **rec})
-        self.facts.update(cleaned.get("facts") or {})
+        facts = cleaned.get("facts") or {}
+        for key in ("ollama_version_at_start", "ollama_version"):
+            seen = facts.get(key)
+            if isinstance(seen, str) and seen not in self.ollama_versions:
+                self.ollama_versions.append(seen)
+        self.facts.update(facts)
 
     def document(self, *, complete: bool, finished: str | None = None) -> Evidence:
         claims: list[ClaimRecord] = []
@@ -606,6 +614,9 @@ class EvidenceLog:
             # The runner's llama.cpp build (a RunnerBuild record), or why it is not
             # known; absent when no check looked (plugin/serve.py).
             server["runner_build"] = self.facts.get("ollama_runner_build")
+            if len(self.ollama_versions) > 1:
+                # The server changed under the run: its checks measured different releases.
+                server["versions"] = list(self.ollama_versions)
             run["machine"] = {**run["machine"], "ollama": server}
         out: Evidence = {
             "schema": SCHEMA_ID,

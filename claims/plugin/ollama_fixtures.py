@@ -274,9 +274,28 @@ class LiveOllama:
         return store, manifest
 
 
+def current_version(client: Any, first: str) -> str:
+    """What /api/version answers now (``first``, the session's, if it cannot be asked).
+
+    Asked again for every test: a server upgraded or replaced during a run measures
+    with another release, and each check records the one it ran against (the evidence
+    then lists every version seen, and the report says the version changed).
+    """
+    from claims.probes.errors import ProbeError
+
+    try:
+        version: str = client.version()
+    except ProbeError:
+        return first
+    return version
+
+
 @pytest.fixture
 def live(
     check: Any, ollama_client: Any, ollama_version: str, claims_settings: Settings
 ) -> LiveOllama:
     """The live Ollama server for one claim test, with evidence recording."""
-    return LiveOllama(check, ollama_client, claims_settings, ollama_version)
+    version = current_version(ollama_client, ollama_version)
+    if version != ollama_version:
+        check.fact("ollama_version_at_start", ollama_version)
+    return LiveOllama(check, ollama_client, claims_settings, version)

@@ -56,6 +56,7 @@ __all__ = [
     "keep_alive_seconds",
     "never_finish_streams",
     "unused_port",
+    "upgraded_mid_run",
     "wedge_generation",
 ]
 
@@ -541,6 +542,8 @@ class FakeOllama:
         models: list[FakeModel] | None = None,
     ) -> None:
         self.version = version
+        # A version /api/version answers once a generation was served (upgraded_mid_run).
+        self.upgrade_to: str | None = None
         # The recorded release it imitates (claims.testing.ollama_versions): the few
         # answers that differ between releases follow it; /api/version says `version`.
         self.release: OllamaRelease = release(behaves_as)
@@ -746,6 +749,8 @@ class FakeOllama:
 
     @_route("GET", "/api/version")
     def _version(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
+        if self.upgrade_to and any(e.path in GENERATION_PATHS for e in self.exchanges):
+            self.version = self.upgrade_to
         h._send_json(200, {"version": self.version})
 
     @_route("GET", "/api/tags")
@@ -1328,6 +1333,12 @@ def wedge_generation(fake: FakeOllama) -> None:
     """A wedged runner: /api/version, tags, show and ps answer; no generation ever does."""
     for path in GENERATION_PATHS:
         fake.add_fault(Fault("hang", path=path))
+
+
+def upgraded_mid_run(fake: FakeOllama, version: str) -> None:
+    """The server is replaced by release ``version`` after its first generation (an upgrade
+    during a run): /api/version answers ``version`` from then on."""
+    fake.upgrade_to = version
 
 
 def never_finish_streams(fake: FakeOllama, interval_s: float = 0.2) -> None:

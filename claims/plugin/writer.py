@@ -96,6 +96,7 @@ class EvidenceWriter:
         self.files: RunFiles | None = None
         self.failures = WriteFailures()
         self.write_problem: str | None = None
+        self.lost: list[str] = []  # tests whose xdist worker crashed under them
 
     def _record(self, nodeid: str, rec: PendingCheck) -> None:
         prev = self.pending.get(nodeid)
@@ -191,6 +192,11 @@ class EvidenceWriter:
                 self._record(report.nodeid, cast(PendingCheck, value).copy())
         if report.when == "teardown":
             self._finalize(report.nodeid)
+        elif report.when not in ("setup", "call"):
+            # pytest-xdist's report of a test whose worker died under it (when "???"):
+            # whatever it measured is lost, so the run is not complete (issue 35).
+            self.pending.pop(report.nodeid, None)
+            self.lost.append(report.nodeid)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -202,6 +208,12 @@ class EvidenceWriter:
             pytest.ExitCode.USAGE_ERROR,
         )
         interrupted = exitstatus in aborted or bool(session.shouldstop) or bool(session.shouldfail)
+        if self.lost and self.interrupted_by is None:
+            interrupted = True  # a lost check is never reported as a complete run
+            self.log.run["interrupted"] = {
+                "by": f"a pytest-xdist worker crashed ({len(self.lost)} test(s) lost)",
+                "test": self.lost[0],
+            }
         if self.interrupted_by is not None:
             self.log.run["interrupted"] = {"by": self.interrupted_by}
             self._record_interrupted()

@@ -157,8 +157,7 @@ def read_lines(
             if total_timeout is not None and time.monotonic() - started >= total_timeout - 0.05:
                 raise ServerTimeout(
                     f"{path}: stream still running after {seconds(total_timeout)} "
-                    f"({framer.lines} line(s), no final object; waiting for the {what}): "
-                    "past its deadline"
+                    f"({framer.lines} line(s), no final object): past its deadline"
                 ) from None
             raise ServerTimeout(
                 f"{path}: stream stalled: no data for {seconds(stall)} while waiting for the {what}"

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from claims.catalog.loader import DOCUMENT_ORDER
+from claims.plugin.options import DOCUMENTS_ENV, OPTION
 from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
 from claims.terminal import safe, safe_json
 from claims.verdicts import Verdict
@@ -82,6 +82,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     from claims.coverage import collect_coverage
 
     catalog = load_catalog()
+    known = [d.id for d in catalog.documents]
+    if args.document is not None and args.document not in known:
+        _error(f"unknown document {args.document!r} (the catalog's: {', '.join(known)})")
+        return EXIT_INPUT
     coverage, note = collect_coverage(Path(args.tests) if args.tests else None)
     rows: list[dict[str, Any]] = []
     for doc in catalog.documents:
@@ -261,7 +265,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from claims.audit import run_audit
     from claims.audit.report import print_audit, write_audit
     from claims.catalog import load_catalog
-    from claims.plugin.options import DOCUMENTS_ENV
 
     unknown = [cid for cid in args.claim or () if cid not in load_catalog()]
     if unknown:  # as pytest's --claim does: a misspelt id is bad usage, not "0 of 0"
@@ -292,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("list", help="the catalog, with the tests covering each claim")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--document", choices=DOCUMENT_ORDER, help="one document only")
+    p.add_argument("--document", metavar="ID", help="one document only, by its catalog id")
     p.add_argument("--tests", help="tests folder to scan for coverage (default: ./tests)")
     p.set_defaults(func=cmd_list)
 
@@ -343,14 +346,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "audit", help="perturb each stated figure and transcribed value; do verdicts change?"
     )
-    p.add_argument("--claim", action="append", help="audit only this claim (repeatable)")
+    # The options it shares with pytest's: declared once, in the plugin's table.
+    claim = OPTION["--claim"]
+    p.add_argument(claim.flag, action=claim.action or "store", metavar=claim.metavar,
+                   help="audit only this claim (repeatable)")
     p.add_argument("--tests", default="tests", help="the suite's tests folder (default: ./tests)")
-    p.add_argument(
-        "--claims-documents",
-        metavar="DIR",
-        help="the source documents (seed files), for the transcription audit "
-        "(default: $CLAIMS_DOCUMENTS; without either it is not audited)",
-    )
+    documents = OPTION["--claims-documents"]
+    p.add_argument(documents.flag, metavar=documents.metavar,
+                   help=f"the source documents (seed files), for the transcription audit "
+                   f"(default: ${DOCUMENTS_ENV}; without either it is not audited)")
     p.add_argument(
         "-o", "--output", default="reports/audit.json", help="where to keep the result (JSON)"
     )

@@ -38,7 +38,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, cast
 
-from claims.catalog import Catalog
+from claims.catalog import Catalog, load_catalog
+from claims.catalog.loader import ID_PATTERN
 from claims.records import CheckRecord, ClaimRecord, Evidence, OllamaServer, Run, Suite
 from claims.terminal import safe, safe_json
 from claims.verdicts import Verdict, claim_verdict, summarize
@@ -329,7 +330,6 @@ def verdict_problems(doc: Evidence) -> list[str]:
 def id_problems(doc: Evidence) -> list[str]:
     """Claim ids the schema's pattern lets through: its "$" matches before a final newline
     in Python's re, so a file could carry "W1-X\\n", which no catalog claim is."""
-    from claims.catalog.loader import ID_PATTERN
 
     problems = [
         f"claims[{i}].id {claim['id']!r} is not a claim id"
@@ -354,8 +354,6 @@ def id_problems(doc: Evidence) -> list[str]:
 @lru_cache(maxsize=1)
 def _bundled() -> tuple[str, dict[str, bool]]:
     """The bundled catalog's hash and its claims (id -> testable)."""
-    from claims.catalog import load_catalog
-
     catalog = load_catalog()
     return catalog_sha256(catalog), {c.id: c.testable for c in catalog}
 

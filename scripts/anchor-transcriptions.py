@@ -34,19 +34,21 @@ from claims.audit.transcribed import (
     seeds_of,
     transcribed_values,
 )
+from claims.plugin.options import DOCUMENTS_ENV, OPTION
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims-documents", metavar="DIR",
-                        default=os.environ.get("CLAIMS_DOCUMENTS"),
-                        help="the folder of the seed files (default: $CLAIMS_DOCUMENTS)")
+    documents_option = OPTION["--claims-documents"]  # the plugin's, declared once
+    parser.add_argument(documents_option.flag, metavar=documents_option.metavar,
+                        default=os.environ.get(DOCUMENTS_ENV),
+                        help=f"the folder of the seed files (default: ${DOCUMENTS_ENV})")
     parser.add_argument("docs", nargs="*", help="documents to re-anchor (default: all)")
     args = parser.parse_args(argv)
     if not args.claims_documents:
-        parser.error("name the documents: --claims-documents DIR (or CLAIMS_DOCUMENTS=DIR)")
+        parser.error(f"name the documents: --claims-documents DIR (or {DOCUMENTS_ENV}=DIR)")
     documents = Path(args.claims_documents).expanduser()
     status = 0
     for doc in args.docs or list(SEED_FILES):

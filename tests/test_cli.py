@@ -41,6 +41,15 @@ def test_list_json_lists_all_five_documents():
     assert any(c["tests"] for c in data["claims"])
 
 
+def test_list_takes_its_document_ids_from_the_catalog(tmp_path):
+    proc = run("list", "--json", "--document", "W3", "--tests", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert {c["document"] for c in json.loads(proc.stdout)["claims"]} == {"W3"}
+    proc = run("list", "--document", "W9", "--tests", str(tmp_path))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "unknown document 'W9' (the catalog's: W1, W2, W3, W4, MC)"
+
+
 def test_report_renders_a_single_file(tmp_path):
     out = tmp_path / "r.html"
     proc = run("report", str(evidence_file(tmp_path)), "-o", str(out))

@@ -37,8 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from claims.audit.plan import FigureResult
+from claims.audit.report import catalog_digest
 from claims.audit.run import audit_figures
 from claims.audit.runner import AuditSession
+from claims.audit.transcribed import audit_transcriptions
+from claims.evidence import now_iso
 from claims.tiers import OFFLINE
 
 __all__ = ["FigureResult", "run_audit", "summary_line"]
@@ -81,12 +84,9 @@ def run_audit(
     if session.session is None:
         tail = out.getvalue()[-2000:]
         raise RuntimeError(f"the audit's pytest session did not run (exit {code}): {tail}")
-    from claims.audit.transcribed import audit_transcriptions
 
     transcriptions = audit_transcriptions(Path(tests).resolve().parent, documents)
     sensitive = sum(r.sensitive for r in results)
-    from claims.audit.report import catalog_digest
-    from claims.evidence import now_iso
 
     return {
         "finished": now_iso(),

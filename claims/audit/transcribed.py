@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims.audit.typos import KINDS, mistakes
+from claims.catalog import load_catalog
 
 if TYPE_CHECKING:
     from claims.records import Transcription
@@ -40,14 +41,29 @@ __all__ = [
     "transcribed_values",
 ]
 
-# Which seeds each recorded file transcribes (see claims/catalog/<DOC>.toml).
-SEED_FILES: dict[str, tuple[str, ...]] = {
-    "W1": ("002_7d36a8153c2e8741.txt",),
-    "W2": ("000_fea255ecdc112ea8.txt", "001_9a78a547d9ff624e.txt", "002_7d36a8153c2e8741.txt"),
-    "W3": ("002_7d36a8153c2e8741.txt",),
-    "W4": ("002_7d36a8153c2e8741.txt",),
-    "MC": ("003_7edf31972a8b2ffd.txt",),
-}
+
+
+class _CatalogSeeds(Mapping[str, tuple[str, ...]]):
+    """Document id -> the seed files it transcribes, read from the bundled catalog's
+    ``[document]`` tables (the one list of documents and seeds) when first asked."""
+
+    @staticmethod
+    @lru_cache(maxsize=1)
+    def _read() -> dict[str, tuple[str, ...]]:
+        return {doc.id: tuple(doc.seeds) for doc in load_catalog().documents}
+
+    def __getitem__(self, doc: str) -> tuple[str, ...]:
+        return self._read()[doc]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
+# Which seeds each recorded file transcribes (claims/catalog/<DOC>.toml says).
+SEED_FILES: Mapping[str, tuple[str, ...]] = _CatalogSeeds()
 # Values that name other transcription files rather than transcribing text.
 FILE_REFERENCES = {"W1": "command_outputs", "W3": "files_printed"}
 # How much of the text before a value an anchor keeps.

@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from claims.catalog.records import (
+    FORMS,
+    FORMS_OF_KIND,
     Claim,
     Document,
     Erratum,
+    FigureForm,
     FigureKind,
     StatedFigure,
 )
@@ -27,11 +30,10 @@ from claims.figures import parse_literal
 from claims.profiles import PROFILES
 from claims.tiers import TIERS
 
-__all__ = ["Catalog", "CatalogError", "load_catalog", "load_document"]
+__all__ = ["Catalog", "CatalogError", "is_catalog_file", "load_catalog", "load_document"]
 
 # \Z, not $: "$" also matches before a final newline, so "W1-ARCH\n" passed.
 ID_PATTERN = re.compile(r"[A-Z0-9]+(-[A-Z0-9_]+)+\Z")
-DOCUMENT_ORDER = ("W1", "W2", "W3", "W4", "MC")
 
 _DOC_FIELDS = {"id", "title", "published", "seeds", "sections"}
 _CLAIM_FIELDS = {
@@ -60,6 +62,10 @@ _FIGURE_FIELDS = {
     "profile",
     "note",
     "particular",
+    "form",
+    "of",
+    "reading",
+    "source",
 }
 _ERRATUM_FIELDS = {"explanation", "refutes"}
 
@@ -180,6 +186,14 @@ def _figure(where: str, raw: Any) -> StatedFigure:
     profile = _opt_str(where, raw, "profile")
     if profile is not None and profile not in PROFILES:
         raise _fail(where, f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    form = _form(where, raw, kind)
+    of = _opt_str(where, raw, "of")
+    if form == "ratio" and of is None:
+        raise _fail(where, 'a ratio names the figure it is over: of = "<figure name>"')
+    if form != "ratio" and of is not None:
+        raise _fail(where, f"of is for a ratio; this figure's form is {form!r}")
+    if of == name:
+        raise _fail(where, "a ratio cannot be over itself")
     fig = StatedFigure(
         name=name,
         kind=cast(FigureKind, kind),
@@ -190,7 +204,16 @@ def _figure(where: str, raw: Any) -> StatedFigure:
         profile=profile,
         note=_opt_str(where, raw, "note"),
         particular=_opt_str(where, raw, "particular"),
+        form=form,
+        of=of,
+        reading=_opt_str(where, raw, "reading"),
+        source=_opt_str(where, raw, "source"),
     )
+    if fig.reading is not None and fig.source is not None:
+        # A figure is either read from the document's words (anchored there) or
+        # taken from elsewhere (not anchored): never both.
+        raise _fail(where, "a figure is a reading of the document or has a source "
+                    "elsewhere, not both")
     if kind == "number":
         if not isinstance(value, str):
             raise _fail(where, "a number needs value as a string")
@@ -220,6 +243,27 @@ def _figure(where: str, raw: Any) -> StatedFigure:
     if not isinstance(value, str):
         raise _fail(where, "a text figure needs value as a string")
     return _replace(fig, text=value)
+
+
+def _form(where: str, raw: Mapping[str, Any], kind: str) -> FigureForm:
+    """The figure's judged form: the catalog's ``form``, else the one its kind defaults to.
+
+    Only a kind's first form is a default (a number is "equal", a list "list"): a
+    bound or a membership is never guessed, it is written.
+    """
+    allowed = FORMS_OF_KIND[kind]
+    form = raw.get("form")
+    if form is None:
+        return cast(FigureForm, allowed[0])
+    if not isinstance(form, str) or form not in FORMS:
+        raise _fail(where, f"unknown form {form!r} (known: {', '.join(FORMS)})")
+    if form not in allowed:
+        raise _fail(
+            where,
+            f"form {form!r} does not fit a {kind} figure (a {kind} is judged as: "
+            f"{', '.join(allowed)})",
+        )
+    return cast(FigureForm, form)
 
 
 def _replace(fig: StatedFigure, **changes: Any) -> StatedFigure:
@@ -271,6 +315,20 @@ def _claim(where: str, raw: Any, doc: Document) -> Claim:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise _fail(where, f"duplicate figure name(s) {', '.join(dupes)}")
+    for fig in figures:
+        if fig.of is not None:
+            base = next((f for f in figures if f.name == fig.of), None)
+            if base is None:
+                raise _fail(
+                    f"{where}, figure {fig.name!r}",
+                    f"ratio over unknown figure {fig.of!r} (the claim states: "
+                    f"{', '.join(repr(n) for n in names)})",
+                )
+            if base.kind != "number":
+                raise _fail(
+                    f"{where}, figure {fig.name!r}",
+                    f"ratio over {fig.of!r}, a {base.kind}, not a number",
+                )
     erratum = None
     if raw.get("erratum") is not None:
         e = raw["erratum"]
@@ -344,9 +402,15 @@ def load_document(path: Path | str, text: str | None = None) -> Document:
     )
 
 
+def is_catalog_file(name: str) -> bool:
+    """A document's catalog file (``W2.toml``), not its figures' anchors
+    (``W2.anchors.toml``, :mod:`claims.anchors`)."""
+    return name.endswith(".toml") and not name.endswith(".anchors.toml")
+
+
 def _bundled_files() -> list[Path]:
     base = resources.files("claims.catalog")
-    return sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".toml"))
+    return sorted(Path(str(p)) for p in base.iterdir() if is_catalog_file(p.name))
 
 
 def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
@@ -354,7 +418,10 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
 
     Ids must be unique across files; documents come back in series order.
     """
-    files = [Path(p) for p in paths] if paths is not None else _bundled_files()
+    # A figures' anchors file beside its catalog (claims/catalog/*.toml as a shell expands
+    # it) is not a document: it is read by claims.anchors, not here.
+    files = ([Path(p) for p in paths if is_catalog_file(Path(p).name)] if paths is not None
+             else _bundled_files())
     if not files:
         raise CatalogError("no catalog files found")
     docs = [load_document(p) for p in files]
@@ -369,6 +436,7 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
     doc_ids = [d.id for d in docs]
     if len(set(doc_ids)) != len(doc_ids):
         raise CatalogError(f"duplicate document id among {', '.join(doc_ids)}")
-    order = {d: i for i, d in enumerate(DOCUMENT_ORDER)}
-    docs.sort(key=lambda d: (order.get(d.id, len(order)), d.id))
+    # The series' order is its documents' own: by publication date, the undated
+    # (the masterclass) last, each date's documents by id.
+    docs.sort(key=lambda d: (d.published is None, d.published or "", d.id))
     return Catalog(documents=tuple(docs))

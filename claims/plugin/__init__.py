@@ -135,8 +135,8 @@ class _RecordWatcher:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if _active(self.config) or not any(k == RECORD_KEY for k, _ in report.user_properties):
             return
-        from claims.plugin.keys import EVIDENCE_WRITER
         from claims.plugin.session import activate
+        from claims.plugin.writer import EVIDENCE_WRITER
 
         activate(self.config, late=True)
         writer = self.config.stash.get(EVIDENCE_WRITER, None)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.evidence import write_atomic
 from claims.plugin.options import Settings
 from claims.terminal import safe
 
@@ -182,8 +183,6 @@ class WriteFailures:
         head = f"evidence could not be written to {safe(target)} ({self.first}; {times})"
         if written_at_end:
             return f"{head}; written in full at the end, when it could be"
-        from claims.evidence import write_atomic
-
         tried = []
         for path in fallback_paths(target):
             try:

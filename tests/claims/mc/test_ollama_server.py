@@ -46,7 +46,7 @@ from claims.probes.live.ollama_serve import (
     max_overlap,
 )
 from claims.testkit import not_applicable, not_run
-from claims.timing.settle import SettleRule, settle
+from claims.timing import SettleRule, settle
 
 pytestmark = pytest.mark.ollama
 
@@ -137,9 +137,9 @@ class Private:
 
     def second_model(self, first: str) -> str:
         """A model whose weights are another blob than ``first``'s (made if there is none)."""
-        from claims.probes.errors import ProbeError
         from claims.probes.files.ollama_store import OllamaStore
         from claims.probes.live.ollama_api import find_model
+        from claims.testkit import ProbeError
 
         tags = self.client.tags()
         if find_model(tags, VARIANT) is not None:
@@ -174,7 +174,7 @@ class Private:
 
         A runner that was just replaced (killed, or unloaded for another model) can
         still be listed while it exits; the set of runner pids is read until it stays
-        the same for RUNNERS_SETTLE.stable_s (claims.timing.settle).
+        the same for RUNNERS_SETTLE.stable_s (claims.probes.live.settle).
         """
         found = self.runners()
         if len(found) != 1:
@@ -186,7 +186,7 @@ class Private:
 
     def runners(self) -> list[ChildProcess]:
         """The runner children, read until their pids are unchanged (a settle rule)."""
-        from claims.timing.settle import settle
+        from claims.timing import settle
 
         assert self.server is not None
         server = self.server
@@ -322,8 +322,8 @@ def test_server_defaults(private, check):
             }
     check.measure(
         "a browser page on another origin", statuses,
-        holds=statuses["http://claims-suite.invalid"]["status"] == 403
-        and statuses["http://localhost:8080"]["status"] == 200,
+        holds=statuses["http://claims-suite.invalid"]["status"] == httpx.codes.FORBIDDEN
+        and statuses["http://localhost:8080"]["status"] == httpx.codes.OK,
         expected="refused (403); a page on localhost is served",
     )
     model = private.model()
@@ -362,7 +362,7 @@ def test_parallel_slots(private, check):
     else:
         check.observe("runner context (-c)", total, note=f"/api/ps context_length: {per_request}")
     overlap, _ = _spans(private, model, slots)
-    check.measure(f"{slots} requests sent at once", overlap, holds=overlap >= 2,
+    check.measure(f"{slots} requests sent at once", overlap, holds=overlap > 1,
                   expected="decoded together: streams producing text at the same moment",
                   note="the most streams producing text at one moment")
 
@@ -449,13 +449,19 @@ def test_runner_crash_is_isolated(private, check):
     check.observe("seconds from the kill to the reply", round(time.monotonic() - killed_at, 3),
                   unit="s")
     check.attach("the request in flight", reply, kind="json")
-    check.measure("the request in flight when the runner died", reply.get("status"),
-                  holds=reply.get("status") == 500, expected="HTTP 500 with an error")
+    status = reply.get("status")
+    if isinstance(status, int):
+        check.against("status of the request in flight", status,
+                      note="the request in flight when the runner died")
+    else:
+        check.measure("status of the request in flight", status, holds=False,
+                      expected="an HTTP status in the reply")
     with httpx.Client(timeout=10.0, trust_env=False) as http:
         alive = http.get(f"{server.url}/api/version").status_code
     check.measure("the server after its runner died",
                   {"pid": server.pid, "running": server.running(), "GET /api/version": alive},
-                  holds=server.running() and alive == 200, expected="the same process, answering")
+                  holds=server.running() and alive == httpx.codes.OK,
+                  expected="the same process, answering")
     after = private.client.generate(model, "Say hello.", options={"num_predict": 8})
     new = private.runner()
     check.measure(

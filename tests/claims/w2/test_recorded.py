@@ -18,8 +18,8 @@ import pytest
 
 from claims.probes.tokens import cl100k_base
 from claims.testkit import Interval, convert
+from claims.testkit import record_decision as record
 from claims.timing import AtLeast, decide_values
-from claims.timing.evidence import record
 from claims.timing.policy import RECORDED, change_band, cross_ratios
 
 pytestmark = pytest.mark.offline

@@ -40,6 +40,7 @@ DIFFERENT_THINGS = {
         "the earlier answer the request sends back as history, not the reply the claim states"
     ),
     ("MC", "kv_table.rows[0].num_ctx"): "a row of the KV table, not the default num_ctx",
+    ("MC", "kv_table.rows[2].num_ctx"): "a row of the KV table (2.4), not Q13's context",
     ("MC", "tool_call_example.reply.message.role"): "the tool-call example's role, not the chat reply's",
 }
 _DIGITS = re.compile(r"\d")

@@ -207,8 +207,8 @@ class StatedFigureRecord(TypedDict, total=False):
     tolerance: str
     tolerance_reason: str
     particular: str
-    form: Required[
-        Literal["equal", "at-most", "at-least", "range", "ratio", "true", "one-of", "list", "text"]
+    form: Literal[
+        "equal", "at-most", "at-least", "range", "ratio", "true", "one-of", "list", "text"
     ]
     of: str
     reading: str

@@ -8,12 +8,11 @@ documents were absent.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
 import pytest
-
-import dataclasses
 
 from claims.audit.manifest import (
     FIGURE_LINE,

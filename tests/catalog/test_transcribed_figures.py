@@ -41,7 +41,7 @@ DIFFERENT_THINGS = {
     ),
     ("MC", "kv_table.rows[0].num_ctx"): "a row of the KV table, not the default num_ctx",
     ("MC", "kv_table.rows[2].num_ctx"): "a row of the KV table (2.4), not Q13's context",
-    ("MC", "tool_call_example.reply.message.role"): "the tool-call example's role, not the chat reply's",
+    ("MC", "tool_call_example.reply.message.role"): "the tool-call example's role",
 }
 _DIGITS = re.compile(r"\d")
 
@@ -116,7 +116,9 @@ def test_no_number_is_typed_both_in_the_catalog_and_in_a_fixture() -> None:
 
 def test_the_scan_finds_a_planted_copy() -> None:
     planted = [
-        ("W1", {"benchmark": {"cpu_ms": "172.57", "n": {"$figure": "W1-MATMUL-FLOPS/matrix size"}}}),
+        ("W1", {"benchmark": {
+            "cpu_ms": "172.57", "n": {"$figure": "W1-MATMUL-FLOPS/matrix size"}
+        }}),
         ("W3", {"total": 6171877376, "heads": "16"}),  # 16 heads: too short to tell
     ]
     assert list(typed_twice(load_catalog(), planted)) == [

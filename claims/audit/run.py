@@ -13,13 +13,17 @@ set up once per stage, not once per figure:
    moved by every coarse factor (only a move past the measured ratio can change
    the verdict, and the first coarse move may stop short of it).
 
+4. every figure its checks compare, slipped the other ways a transcriber slips it
+   (:func:`claims.audit.mutate.slips`: its unit, form, bound direction, scope), each
+   slip recorded with the verdict it left and, when that did not move, why.
+
 What counts as a moved verdict is :func:`claims.audit.judge.judge`.
 """
 
 from __future__ import annotations
 
-from claims.audit.judge import Baseline, judge
-from claims.audit.mutate import every_move, moved, near
+from claims.audit.judge import Baseline, judge, verdict_after
+from claims.audit.mutate import every_move, moved, near, slips
 from claims.audit.plan import (
     MOVED_ALL,
     MOVED_BOTH,
@@ -31,6 +35,7 @@ from claims.audit.plan import (
     Planned,
     erratum_premise_reason,
     plan_figures,
+    unaudited_figures,
 )
 from claims.audit.runner import AuditSession, Group
 from claims.verdicts import Verdict
@@ -104,6 +109,47 @@ def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
             plan.result.how = MOVED_ALL
 
 
+def _slip_reason(kind: str, slipped: str, plan: Planned, base: Baseline) -> str:
+    """Why a slip of this kind left the claim's verdict where it was."""
+    records = [base.records[i.nodeid] for i in plan.items if i.nodeid in base.records]
+    recorded_only = bool(records) and all(r.get("source") == "recorded" for r in records)
+    if kind == "scope":
+        if recorded_only:
+            return ("judged on the document's own records, which are the author's model and "
+                    "machine whatever the scope says")
+        return "no offline check of it ran on another model or machine than the scope names"
+    if kind == "unit":
+        return ("its check hands over a bare number (no unit=), so the figure's unit is not "
+                "read; a measurement taken in the wrong unit would pass")
+    return f"every measurement also meets the figure read as {slipped}"
+
+
+def _slips(session: AuditSession, base: Baseline, plans: list[Planned], profile: str) -> None:
+    """Stage 4: each compared figure's unit, form, bound direction and scope slipped."""
+    todo = [
+        (plan, kind, fig)
+        for plan in plans
+        if plan.result.reason is None
+        for kind, fig in slips(plan.figure, profile)
+    ]
+    groups = [Group(items=p.items, claim=p.claim.id, figure=fig) for p, _, fig in todo]
+    session.run(groups)
+    for (plan, kind, fig), group in zip(todo, groups, strict=True):
+        after = verdict_after(plan.claim.id, base, group.records)
+        caught = after != plan.result.before
+        shown = f"{fig.form} {fig.display}" if kind in ("form", "bound direction") else (
+            fig.display if kind == "unit" else
+            f"{fig.display} for {fig.model or fig.profile or 'any model and machine'}"
+        )
+        plan.result.slips.append({
+            "kind": kind,
+            "slipped": shown,
+            "after": after,
+            "caught": caught,
+            "why": None if caught else _slip_reason(kind, fig.form, plan, base),
+        })
+
+
 def audit_figures(session: AuditSession) -> list[FigureResult]:
     """Run the baseline and every stage; one result per stated figure, in catalog order."""
     baseline = Group(items=list(session.items))
@@ -113,8 +159,9 @@ def audit_figures(session: AuditSession) -> list[FigureResult]:
         session.catalog, session.wanted, session.by_claim, session.items, base.records, base.claims
     )
     _near(session, base, _down(session, base, _first(session, base, plans)))
+    _slips(session, base, plans, session.profile)
     for plan in plans:
         result = plan.result
         if not result.sensitive and result.reason is None:
             result.reason = erratum_premise_reason(plan.claim, result, base.records.values())
-    return [p.result for p in plans]
+    return [p.result for p in plans] + unaudited_figures(session.catalog, session.wanted)

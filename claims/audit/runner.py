@@ -21,7 +21,7 @@ import pytest
 from claims.catalog import Catalog
 from claims.catalog.records import StatedFigure
 from claims.plugin.check_record import after_teardown
-from claims.plugin.keys import CATALOG, RECORD_KEY
+from claims.plugin.keys import CATALOG, PROFILE, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.pytest_private import run_unlogged
 from claims.records import PendingCheck
@@ -121,6 +121,12 @@ class AuditSession:
     def catalog(self) -> Catalog:
         assert self.session is not None
         return self.session.config.stash[CATALOG]
+
+    @property
+    def profile(self) -> str:
+        """The machine profile the run judges for (what a figure's scope is held to)."""
+        assert self.session is not None
+        return self.session.config.stash.get(PROFILE, "generic")
 
     def run(self, groups: Sequence[Group]) -> None:
         """Run the groups in turn, each with its figure swapped in; records into each group."""

@@ -100,7 +100,7 @@ def test_sensitive_means_the_claims_own_verdict_moved(audit):
         if found["sensitive"]:
             assert found["before"] != found["after"], found
     assert audit["sensitive"] == sum(f["sensitive"] for f in audit["figures"])
-    assert sum(audit["perturbed"].values()) == audit["total"]
+    assert sum(audit["perturbed"].values()) == audit["audited"]
 
 
 def test_the_table_shape_now_moves_the_tables_own_verdict(audit):
@@ -118,3 +118,31 @@ def test_insensitive_figures_carry_a_reason_from_the_run(audit):
     reasons = {(f["claim"], f["figure"]): f["reason"] for f in audit["figures"] if f["reason"]}
     assert "figure stated for phi4" in reasons[("W2-BLOB-SHA256", "model digest")]
     assert "judged only live (ollama)" in reasons[("MC-CHAT-REPLY", "duration unit")]
+
+
+def test_the_denominator_is_every_judged_figure(audit):
+    from claims.catalog import load_catalog
+
+    judged = [(c.id, f.name) for c in load_catalog() if c.testable for f in c.stated]
+    assert audit["total"] == len(judged)
+    assert {(f["claim"], f["figure"]) for f in audit["figures"]} == set(judged)
+    live_only = [f for f in audit["figures"] if f["how"] is None]
+    assert live_only and all(f["reason"].startswith("judged only live") for f in live_only)
+    assert audit["audited"] == audit["total"] - len(live_only)
+    assert f"of {audit['total']} judged figures" in audit["summary"]
+
+
+def test_units_forms_bound_directions_and_scopes_are_slipped(audit):
+    slips = audit["slips"]
+    assert set(slips) == {"unit", "form", "bound direction", "scope"}
+    for kind, counts in slips.items():
+        assert 0 < counts["caught"] <= counts["cases"], kind
+    # W1's rates are converted by the check: TFLOP/s read as GFLOP/s must be noticed.
+    rate = figure(audit, "W1-RECORDED-ARITH", "FP32 rate")
+    (unit,) = [s for s in rate["slips"] if s["kind"] == "unit"]
+    assert unit["caught"] and unit["slipped"] == "17.9 GFLOP/s", unit
+    # Every slip that moved nothing says why.
+    for found in audit["figures"]:
+        for slip in found["slips"]:
+            assert slip["caught"] or slip["why"], (found["claim"], found["figure"], slip)
+    assert "figures slipped:" in audit["stdout"]

@@ -124,4 +124,5 @@ def run_audit(
         "slips": slip_counts(results),
         "figures": [asdict(r) for r in results],
         "transcriptions": transcriptions,
+        "recorded_data": session.recorded_data or {},
     }

@@ -47,6 +47,13 @@ def print_audit(result: dict[str, Any]) -> None:
         print("figures slipped: " + ", ".join(
             f"{k['caught']} of {k['cases']} {kind} slips caught" for kind, k in slip_kinds.items()
         ))
+    data = result.get("recorded_data") or {}
+    for survivor in data.get("survivors") or []:
+        print(safe(f"recorded value {survivor['datum']} ({survivor['slip']}: "
+                   f"{survivor['changed']}) moved no claim: {survivor['why']}"))
+    if data:
+        print(f"recorded data changed: {data['caught']} of {data['values']} values a claim "
+              "test reads moved a reading claim's verdict")
     tr = result["transcriptions"]
     kinds = tr.get("by_kind") or {}
     if kinds:

@@ -17,11 +17,25 @@ set up once per stage, not once per figure:
    (:func:`claims.audit.mutate.slips`: its unit, form, bound direction, scope), each
    slip recorded with the verdict it left and, when that did not move, why.
 
+Then every recorded value a claim test read in the baseline (:mod:`claims.audit.data`)
+is changed in turn and its readers rerun (:func:`audit_recorded_data`).
+
 What counts as a moved verdict is :func:`claims.audit.judge.judge`.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from claims.audit import transcribed
+from claims.audit.data import (
+    Datum,
+    Reads,
+    changed_value,
+    reading,
+    taken_from_the_catalog,
+    value_at,
+)
 from claims.audit.judge import Baseline, judge, verdict_after
 from claims.audit.mutate import every_move, moved, near, slips
 from claims.audit.plan import (
@@ -40,7 +54,7 @@ from claims.audit.plan import (
 from claims.audit.runner import AuditSession, Group
 from claims.verdicts import Verdict
 
-__all__ = ["audit_figures"]
+__all__ = ["audit_figures", "audit_recorded_data"]
 
 
 def _sensitive(result: FigureResult) -> None:
@@ -111,6 +125,8 @@ def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
 
 def _slip_reason(kind: str, slipped: str, plan: Planned, base: Baseline) -> str:
     """Why a slip of this kind left the claim's verdict where it was."""
+    if plan.result.before in (Verdict.REFUTED, Verdict.KNOWN_ERRATUM, Verdict.ERROR):
+        return f"the claim is already {plan.result.before} offline; a slip cannot undo that"
     records = [base.records[i.nodeid] for i in plan.items if i.nodeid in base.records]
     recorded_only = bool(records) and all(r.get("source") == "recorded" for r in records)
     if kind == "scope":
@@ -150,10 +166,67 @@ def _slips(session: AuditSession, base: Baseline, plans: list[Planned], profile:
         })
 
 
+def audit_recorded_data(session: AuditSession, base: Baseline, reads: Reads) -> dict[str, Any]:
+    """Each recorded value some claim test read, changed; caught when a reader's claim moves.
+
+    A value a fixture takes from the catalog is a figure, audited as one: not changed here.
+    """
+    readers: dict[Datum, list[Any]] = {}
+    by_id = {item.nodeid: item for item in session.items}
+    for nodeid, data in reads.by_test.items():
+        for datum in data:
+            if nodeid in by_id:
+                readers.setdefault(datum, []).append(by_id[nodeid])
+    todo: list[tuple[Datum, str, Any, list[Any]]] = []
+    skipped = 0
+    if not readers:
+        return {"values": 0, "caught": 0, "not_slipped": 0, "survivors": []}
+    for datum in sorted(readers):
+        doc, path = datum
+        raw = transcribed.raw_data(session.root, doc)
+        if path in taken_from_the_catalog(raw):
+            continue
+        slip = changed_value(value_at(raw, path))
+        if slip is None:
+            skipped += 1
+            continue
+        todo.append((datum, *slip, readers[datum]))
+    groups = [Group(items=items, datum=datum, value=value) for datum, _, value, items in todo]
+    session.run(groups)
+    survivors: list[dict[str, Any]] = []
+    caught = 0
+    for (datum, kind, value, items), group in zip(todo, groups, strict=True):
+        claims = sorted({c for rec in group.records.values() for c in rec.get("claims", [])})
+        moved = [c for c in claims if verdict_after(c, base, group.records) != base.claims.get(c)]
+        if moved:
+            caught += 1
+            continue
+        checks = [
+            i.nodeid for i in items
+            if i.nodeid in group.records and i.nodeid in base.records
+            and group.records[i.nodeid].get("verdict") != base.records[i.nodeid].get("verdict")
+        ]
+        why = (
+            f"{len(checks)} reading check(s) moved, but no reading claim's verdict did (its "
+            "other checks, or an erratum it already is, decide it)" if checks else
+            "its readers show it (attached, observed or used as context) without judging it"
+        )
+        survivors.append({"datum": f"{datum[0]} {datum[1]}", "slip": kind,
+                          "changed": str(value), "readers": len(items), "why": why})
+    return {"values": len(todo), "caught": caught, "not_slipped": skipped,
+            "survivors": survivors}
+
+
 def audit_figures(session: AuditSession) -> list[FigureResult]:
-    """Run the baseline and every stage; one result per stated figure, in catalog order."""
+    """Run the baseline and every stage; one result per stated figure, in catalog order.
+
+    The baseline notes which recorded data each test reads (``session.reads``), for
+    :func:`audit_recorded_data`."""
     baseline = Group(items=list(session.items))
-    session.run([baseline])
+    reads = session.reads = Reads()
+    with reading(reads):
+        session.run([baseline])
+    session.reads = None
     base = Baseline.of(baseline.records)
     plans = plan_figures(
         session.catalog, session.wanted, session.by_claim, session.items, base.records, base.claims
@@ -164,4 +237,5 @@ def audit_figures(session: AuditSession) -> list[FigureResult]:
         result = plan.result
         if not result.sensitive and result.reason is None:
             result.reason = erratum_premise_reason(plan.claim, result, base.records.values())
+    session.recorded_data = audit_recorded_data(session, base, reads)
     return [p.result for p in plans] + unaudited_figures(session.catalog, session.wanted)

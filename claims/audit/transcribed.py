@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FILE_REFERENCES",
+    "FILTERS",
     "SEED_FILES",
     "Seed",
     "all_figure_references",
@@ -42,6 +43,7 @@ __all__ = [
     "leaves",
     "misplaced_values",
     "printed_forms",
+    "raw_data",
     "recorded_data",
     "transcribed_values",
 ]
@@ -210,12 +212,18 @@ def propose(seeds: list[Seed], value: Any, near: tuple[str, int] | None) -> Anch
     return {"seed": seed.name, "line": seed.line_at(offset), "before": before, "_at": offset}
 
 
+# What recorded data passes through on its way to a test: (document, data) -> data. Empty
+# except while ``claims audit`` notes what each test reads or changes one value
+# (claims.audit.data).
+FILTERS: list[Callable[[str, dict[str, Any]], dict[str, Any]]] = []
+
+
 @lru_cache(maxsize=1)
 def _packaged_catalog() -> Catalog:
     return load_catalog()
 
 
-def _raw(root: Path, doc: str) -> dict[str, Any]:
+def raw_data(root: Path, doc: str) -> dict[str, Any]:
     path = root / "fixtures" / "recorded" / f"{doc}.json"
     data: dict[str, Any] = json.loads(path.read_text("utf-8"))
     return data
@@ -224,13 +232,15 @@ def _raw(root: Path, doc: str) -> dict[str, Any]:
 def recorded_data(root: Path, doc: str, catalog: Catalog | None = None) -> dict[str, Any]:
     """``fixtures/recorded/<DOC>.json`` with each catalog figure it names filled in from
     ``catalog`` (default: the installed catalog); see :mod:`claims.catalog.references`."""
-    data: dict[str, Any] = resolve(_raw(root, doc), catalog or _packaged_catalog())
+    data: dict[str, Any] = resolve(raw_data(root, doc), catalog or _packaged_catalog())
+    for through in FILTERS:
+        data = through(doc, data)
     return data
 
 
 def figure_references(root: Path, doc: str) -> list[Reference]:
     """The catalog figures ``fixtures/recorded/<DOC>.json`` names instead of copying."""
-    return list(references(_raw(root, doc)))
+    return list(references(raw_data(root, doc)))
 
 
 def all_figure_references(root: Path) -> list[tuple[str, Reference]]:

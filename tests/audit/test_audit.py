@@ -146,3 +146,14 @@ def test_units_forms_bound_directions_and_scopes_are_slipped(audit):
         for slip in found["slips"]:
             assert slip["caught"] or slip["why"], (found["claim"], found["figure"], slip)
     assert "figures slipped:" in audit["stdout"]
+
+
+def test_the_recorded_data_claims_read_are_changed_and_each_survivor_says_why(audit):
+    data = audit["recorded_data"]
+    assert data["values"] > 50 and 0 < data["caught"] <= data["values"]
+    assert data["caught"] + len(data["survivors"]) == data["values"]
+    for survivor in data["survivors"]:
+        assert survivor["why"] and survivor["readers"] > 0, survivor
+    # A value the catalog states is a figure, perturbed as one: never changed here.
+    assert not any(s["datum"] == "W1 benchmark.cpu_ms" for s in data["survivors"])
+    assert "recorded data changed:" in audit["stdout"]

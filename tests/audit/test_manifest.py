@@ -157,3 +157,28 @@ def test_an_edited_catalog_figure_a_fixture_names_is_caught_as_an_edited_fixture
     assert "W1-COLD-KERNEL 'cold first call'" in problem["problem"]
     assert "benchmark.gpu_cold_ms" in problem["problem"]
     assert "anchor-transcriptions.py" in problem["problem"]
+
+
+def test_manifest_and_transcribed_import_one_way_only() -> None:
+    """The manifest reads the transcriptions; the transcriptions never read the manifest
+    (they once imported each other inside functions to dodge the cycle)."""
+    import ast
+
+    def imported(rel: str) -> tuple[set[str], int]:
+        tree = ast.parse((ROOT / rel).read_text("utf-8"))
+        names = {
+            node.module for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+        }
+        nested = sum(
+            isinstance(inner, (ast.Import, ast.ImportFrom))
+            for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef)
+            for inner in ast.walk(fn)
+        )
+        return names, nested
+
+    transcribed, nested_t = imported("claims/audit/transcribed.py")
+    manifest, nested_m = imported("claims/audit/manifest.py")
+    assert "claims.audit.manifest" not in transcribed
+    assert "claims.audit.transcribed" in manifest
+    assert nested_t == nested_m == 0

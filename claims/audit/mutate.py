@@ -27,6 +27,7 @@ __all__ = [
     "UNIT_SLIPS",
     "corrected",
     "every_move",
+    "flipped",
     "form_slips",
     "moved",
     "near",
@@ -175,6 +176,13 @@ def every_move(fig: StatedFigure) -> list[StatedFigure]:
             seen.add(new)
             out.append(dataclasses.replace(fig, text=new))
     return out
+
+
+def flipped(fig: StatedFigure) -> StatedFigure | None:
+    """A bound with its direction turned (at most <-> at least), the transcriber's slip a
+    factor cannot stand for when the measurement lies far inside the bound; else None."""
+    turned = {"at-most": "at-least", "at-least": "at-most"}.get(fig.form)
+    return dataclasses.replace(fig, form=turned) if turned else None  # type: ignore[arg-type]
 
 
 def near(fig: StatedFigure) -> list[StatedFigure]:

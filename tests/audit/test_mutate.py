@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from claims.audit.mutate import corrected, form_slips, moved, near, scope_slip, slips, unit_slip
+from claims.audit.mutate import (
+    corrected,
+    flipped,
+    form_slips,
+    moved,
+    near,
+    scope_slip,
+    slips,
+    unit_slip,
+)
 from claims.catalog.records import StatedFigure
 from claims.figures import agrees
 
@@ -78,3 +87,15 @@ def test_a_scope_slip_drops_a_scope_or_adds_one_of_another_machine():
     assert general.profile is None and general.model is None
     assert scope_slip(number("2"), "generic").profile == "dgx-spark"
     assert scope_slip(number("2"), "dgx-spark").profile == "generic"
+
+def test_a_bound_is_flipped_and_nothing_else_is():
+    """A bound's direction is a slip a factor cannot stand for: 'at most 64 KiB' judged on
+    0.4 KiB holds at every coarse factor, and fails only when read as 'at least'."""
+    cap = StatedFigure(name="size", kind="number", text="64", unit="KiB", form="at-most")
+    floor = StatedFigure(name="kv", kind="number", text="4", unit="GB", form="at-least")
+    assert flipped(cap) == StatedFigure(
+        name="size", kind="number", text="64", unit="KiB", form="at-least"
+    )
+    turned = flipped(floor)
+    assert turned is not None and turned.form == "at-most" and turned.display == "≤ 4 GB"
+    assert flipped(StatedFigure(name="n", kind="number", text="64")) is None

@@ -134,7 +134,7 @@ def test_kv_cache_allocation_matches_the_formula(check, engine_facts, engine_hea
         context_growth = full[1]["context"] / full[0]["context"]
         check.observe("allocation growth with context (full-size caches)", round(growth, 4),
                       unit="x", note=f"contexts {full[0]['context']} -> {full[1]['context']}")
-        check.against("allocation growth over context growth", growth / context_growth,
+        check.against("cache growth over context growth", growth / context_growth,
                       note="linear in the context")
     window = charts[False]
     if len(window) == 2:

@@ -168,13 +168,15 @@ def test_smi_fields(check, smi, observe_version):
     check.against("GPU name", rows[0]["name"] if rows else None)
     observe_version(check, "driver version", header.driver_version)
     observe_version(check, "CUDA version", header.cuda_version)
-    check.measure("the header names a CUDA version", header.cuda_version,
-                  holds=header.cuda_version is not None, expected="a version such as 13.0")
+    check.observe("header labels", header.labels,
+                  note="R610 renamed them KMD Version / CUDA UMD Version")
     drivers = {header.driver_version, report.driver_version, *(r["driver_version"] for r in rows)}
     check.measure("header, -q and query agree on the driver", sorted(d or "none" for d in drivers),
                   holds=len(drivers) == 1, expected=header.driver_version)
-    check.measure("header and -q agree on the CUDA version", report.cuda_version,
-                  holds=report.cuda_version == header.cuda_version, expected=header.cuda_version)
+    if header.cuda_version is not None:
+        check.measure("header and -q agree on the CUDA version", report.cuda_version,
+                      holds=report.cuda_version == header.cuda_version,
+                      expected=header.cuda_version)
     q_names = sorted(g.get("Product Name") or "" for g in report.gpus.values())
     table_names = sorted(r.name for r in smi.table)
     query_names = sorted(r["name"] for r in rows)
@@ -184,6 +186,10 @@ def test_smi_fields(check, smi, observe_version):
         for t, q in zip(table_names, query_names, strict=True))
     check.measure("table, -q and query name the same GPUs", query_names,
                   holds=same and q_names == query_names, expected=", ".join(table_names))
+    missing = header.cuda_missing_reason
+    if missing is not None:
+        # The claim's "highest CUDA version the driver supports" cannot be read here.
+        not_run(f"{missing}: the CUDA version part of the claim cannot be checked")
 
 
 @pytest.mark.claim("W1-SMI-NOT-SUPPORTED")
@@ -221,10 +227,11 @@ def test_torch_cuda_build_within_driver_ceiling(check, smi, observe_version):
     check.fact("torch.cuda", build.cuda)
     observe_version(check, "driver CUDA ceiling", ceiling)
     observe_version(check, "torch CUDA build", build.cuda)
-    if ceiling is None or build.cuda is None:
-        not_run(f"nothing to compare: nvidia-smi's CUDA version is {ceiling}, "
-                f"torch's is {build.cuda}" + (" (a CPU build of torch: install a CUDA build)"
-                                               if build.cuda is None else ""))
+    if ceiling is None:
+        not_run(f"nothing to compare: {smi.header.cuda_missing_reason}")
+    if build.cuda is None:
+        not_run(f"nothing to compare: torch {build.version} is a CPU build (install a CUDA "
+                "build)")
     built, top = version_tuple(build.cuda)[:2], version_tuple(ceiling)[:2]
     # NVIDIA's minor-version compatibility: a build for the ceiling's CUDA major (any
     # minor, 13.2 on a 13.0 ceiling) or an older major runs on the driver; a newer major
@@ -282,7 +289,7 @@ def test_nvcc_installed_off_path(check, smi, observe_version):
     check.fact("cuda.nvcc", version.build)
     ceiling = smi.header.cuda_version
     if ceiling is None:
-        not_run("nvidia-smi printed no CUDA version to compare the toolkit with")
+        not_run(f"no CUDA version to compare the toolkit with: {smi.header.cuda_missing_reason}")
     release, top = version_tuple(version.release)[:2], version_tuple(ceiling)[:2]
     check.observe("the toolkit's release matches the driver's ceiling", release == top,
                   note=f"release {version.release}, ceiling {ceiling} (the Spark's 13.0 and 13.0)")
@@ -464,9 +471,7 @@ def test_tf32_faster_than_fp32(check, matmul_store, matmul_settings, benchmarked
                   holds=not fp32.allow_tf32 and fp32.float32_matmul_precision == "highest",
                   expected="allow_tf32 False, precision highest")
     ratio = tf32.tflops / fp32.tflops
-    much = check.premise("TF32 much faster than FP32")
-    check.measure("TF32 much faster than FP32", round(ratio, 2), unit="x",
-                  holds=ratio >= much, expected=f">= {much:g}x (the catalog's reading)")
+    check.against("TF32 much faster than FP32", ratio, note="TF32 rate / FP32 rate")
     if matmul_settings.stated_size:
         # The post's own run, shown beside this one (not judged: claims/catalog/W1.toml).
         check.against("TF32 time", round(tf32.median_ms, 3), unit="ms")
@@ -493,9 +498,7 @@ def test_first_gpu_call_is_cold(check, matmul_settings):
     check.attach("fresh-process timing", result, kind="json")
     cold, warm = float(result["cold_ms"]), float(result["warm_median_ms"])
     ratio = cold / warm
-    far = check.premise("first call far slower than warm calls")
-    check.measure("first call far slower than warm calls", round(ratio, 1), unit="x",
-                  holds=ratio >= far, expected=f">= {far:g}x (the catalog's reading)")
+    check.against("first call far slower than warm calls", ratio, note="cold / warm median")
     if matmul_settings.stated_size:
         # The post's own run, shown beside this one (not judged: claims/catalog/W1.toml).
         check.against("cold first call", round(cold, 2), unit="ms")
@@ -529,11 +532,9 @@ def test_shared_memory_bandwidth(check):
     if not dev.is_integrated:
         not_applicable(f"{dev.name} has dedicated memory ({rate:.0f} GB/s measured); the claim "
                        "compares a shared pool with a discrete card's VRAM")
-    top_end = check.premise("top-end discrete bandwidth")
-    check.measure("the shared pool is slower than a top-end discrete card's VRAM",
-                  round(rate, 1), unit="GB/s", holds=rate < top_end,
-                  expected=f"< {top_end:,.0f} GB/s (GeForce RTX 5090, the slowest "
-                           "top-end discrete card)")
+    check.against("top-end discrete bandwidth", rate, unit="GB/s",
+                  note="the shared pool is slower than a top-end discrete card's VRAM "
+                       "(GeForce RTX 5090, the slowest top-end discrete card)")
 
 
 def _no_tf32_override() -> None:

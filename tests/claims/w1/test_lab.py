@@ -84,9 +84,7 @@ def test_lab_tf32_and_fp32(check) -> None:
     check.against("TF32 rate", r["gpu_tf32_tflops"])
     check.against("FP32 rate", r["gpu_fp32_tflops"])
     ratio = float(r["gpu_fp32_ms"]) / float(r["gpu_tf32_ms"])
-    much = check.premise("TF32 much faster than FP32")
-    check.measure("FP32 time / TF32 time", round(ratio, 2), unit="x", holds=ratio >= much,
-                  expected=f"at least {much:g}x (the catalog's reading of 'much faster')")
+    check.against("TF32 much faster than FP32", ratio, note="FP32 time / TF32 time")
 
 
 @pytest.mark.claim("W1-COLD-KERNEL", source="recorded")

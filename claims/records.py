@@ -212,6 +212,7 @@ class StatedFigureRecord(TypedDict, total=False):
     ]
     of: str
     reading: str
+    source: str
 
 
 class ClaimRecord(TypedDict, total=False):

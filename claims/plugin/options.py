@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from claims.catalog.loader import is_catalog_file
 from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL
 from claims.profiles import CHOICES as PROFILE_CHOICES
@@ -456,5 +457,6 @@ def _catalog_files(values: tuple[str, ...] | list[str]) -> list[Path]:
     files: list[Path] = []
     for value in values:
         path = Path(value)
-        files.extend(sorted(path.glob("*.toml")) if path.is_dir() else [path])
+        files.extend(sorted(p for p in path.glob("*.toml") if is_catalog_file(p.name))
+                     if path.is_dir() else [path])
     return files

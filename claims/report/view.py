@@ -665,7 +665,8 @@ def _inputs(inputs: Inputs | None) -> dict[str, str]:
     out: dict[str, str] = {}
     manifest = inputs["manifest"]
     if manifest:
-        problems = [_str(p.get("file")) for p in manifest["problems"]]
+        # a bundled file several documents rely on is one problem per document: name it once
+        problems = list(dict.fromkeys(_str(p.get("file")) for p in manifest["problems"]))
         out["Transcribed fixtures"] = (
             f"{manifest['checked']} files against {manifest['manifest']}: "
             + (f"changed: {', '.join(problems)}" if problems else "unchanged")

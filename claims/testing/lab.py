@@ -8,11 +8,11 @@ week's file for the claim tests; tests/fixtures/test_lab.py checks the digests.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
+from claims.bundled import git_blob_id
 from claims.probes.errors import InputError
 from claims.testing import recordings
 
@@ -41,11 +41,6 @@ def manifest() -> dict[str, Any]:
     """fixtures/lab/manifest.json: provenance and field units of every copied file."""
     data: dict[str, Any] = json.loads((lab_dir() / "manifest.json").read_text("utf-8"))
     return data
-
-
-def git_blob_id(data: bytes) -> str:
-    """Git's object id of a file's bytes (SHA-1 of ``blob <size>\\0`` + bytes), hex."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def file_for(doc_id: str) -> str:

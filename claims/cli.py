@@ -192,22 +192,27 @@ def cmd_inspect_gguf(args: argparse.Namespace) -> int:
 def _bundled_blob(path: Path) -> tuple[str, Path] | None:
     """The bundled Gemma GGUF, when ``path`` is a store that names it as a model blob it
     lacks: the recorded store (fixtures/ollama-0.31.2/store) keeps everything but that
-    253 MB blob, which the package ships (assembled once into ~/.cache/claims-suite)."""
-    if not (path / "manifests").is_dir():
-        return None
+    253 MB blob, which the package ships (assembled once into ~/.cache/claims-suite).
+
+    The store is read through the store probe's bounded walk (claims.probes.files.
+    ollama_store): no link out of the store is followed, no special file read, and the
+    walk and each manifest have their limits; a store it refuses is left to ``inspect``
+    to name the problem.
+    """
     from claims.probes.files.artifacts import gemma_expected_sha256, gemma_gguf
+    from claims.probes.files.ollama_store import OllamaStore
 
     try:
+        store = OllamaStore(path)
+        manifests, skipped = store.scan(strict=False)
         sha = gemma_expected_sha256()
     except ProbeError:
         return None
-    if (path / "blobs" / f"sha256-{sha}").exists():
+    if skipped:
+        return None  # a store with entries the probe refuses is inspected as it is: it says why
+    if os.path.lexists(store.root / "blobs" / f"sha256-{sha}"):
         return None
-    named = any(
-        f"sha256:{sha}" in p.read_text("utf-8", errors="replace")
-        for p in (path / "manifests").rglob("*")
-        if p.is_file() and p.stat().st_size < 1 << 20
-    )
+    named = any(blob.digest == f"sha256:{sha}" for m in manifests for blob in m.blobs)
     return (sha, gemma_gguf()) if named else None
 
 

@@ -304,6 +304,8 @@ class OllamaServer(TypedDict):
     remote: NotRequired[bool]
     # Not in evidence written before the suite read runner builds (issue 20).
     runner_build: NotRequired[RunnerBuildRecord | str | None]
+    # Only when /api/version changed during the run: every version seen, first to last.
+    versions: NotRequired[list[str]]
 
 
 class Gpu(TypedDict, total=False):

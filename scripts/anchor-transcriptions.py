@@ -13,7 +13,10 @@ When every value of every document is printed at its anchor, the SHA-256
 manifest of the transcribed files (fixtures/recorded/MANIFEST.sha256, checked
 on every pytest run, documents or not) is rewritten; otherwise it is left as it
 was and the script exits 1. This is the only command that writes the manifest:
-edit a fixture, run this, commit the fixture, its anchors and the manifest.
+edit a fixture, run this, commit the fixture, its anchors and the manifest. A
+fixture value that names a catalog figure (claims/catalog/references.py) is
+anchored as the catalog states it, and the manifest keeps its digest: after
+editing such a figure in the catalog, run this too.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from claims.audit.transcribed import (
     SEED_FILES,
     anchored,
     anchors_path,
+    misplaced_values,
     propose,
     section_start,
     seeds_of,
@@ -93,8 +97,6 @@ def main(argv: list[str]) -> int:
         path.write_text(json.dumps(doc_out, indent=1, ensure_ascii=False) + "\n", "utf-8")
         print(f"{doc}: {len(anchors)} anchors -> {path.relative_to(ROOT)}")
     if status == 0:
-        from claims.audit.transcribed import misplaced_values
-
         result = misplaced_values(ROOT, documents)
         if not result["ran"] or result["misplaced"]:
             for problem in result.get("misplaced", []):

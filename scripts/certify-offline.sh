@@ -15,7 +15,7 @@ start=$SECONDS
 "$VENV/bin/python" -m claims audit -o reports/audit.json > reports/audit.txt
 audit=$?
 audit_s=$((SECONDS - start))
-tail -n 3 reports/audit.txt
+tail -n 4 reports/audit.txt
 start=$SECONDS
 "$VENV/bin/python" -m pytest -m offline "$@"
 status=$?

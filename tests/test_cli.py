@@ -154,6 +154,9 @@ def test_diff_text_neutralises_evidence_fields(tmp_path):
     a = tmp_path / "a.json"
     write_atomic(a, json.dumps(doc))
     doc["claims"][0]["verdict"] = "refuted"
+    # A refuted claim has a refuted check (the loader refuses a verdict its checks do not give).
+    doc["claims"][0]["checks"] = [{"nodeid": "t", "outcome": "failed", "verdict": "refuted",
+                                   "source": "fixture", "measurements": []}]
     doc["claims"][0]["reason"] = HOSTILE
     doc["claims"][0]["id"] = doc["claims"][0]["id"]
     doc["run"]["machine"]["cpu"] = HOSTILE

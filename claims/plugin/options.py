@@ -9,7 +9,6 @@ read of it. Where the CLI has the same option it uses the same name
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +17,17 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from claims.catalog.loader import is_catalog_file
-from claims.probes.live.loopback import is_loopback
-from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL
+from claims.probes.live.ollama_defaults import DEFAULT_URL
+
+# The one parser of --ollama-host (credentials never leave it); re-exported for the plugin.
+from claims.probes.live.ollama_host import (
+    HostError,
+    OllamaHost,
+    normalize_host,
+    parse_host,
+    redact_arguments,
+    redact_credentials,
+)
 from claims.profiles import CHOICES as PROFILE_CHOICES
 from claims.terminal import safe
 from claims.timing.policy import DEFAULT_BUDGET_S
@@ -28,92 +36,21 @@ if TYPE_CHECKING:  # the entry point imports this module in every pytest run: ke
     from claims.records import Options
     from claims.tiers import PrivateServers
 
+__all__ = [
+    "DEFAULT_EMBED_MODEL",
+    "DEFAULT_OLLAMA_MODEL",
+    "HostError",
+    "OllamaHost",
+    "Settings",
+    "normalize_host",
+    "parse_host",
+    "redact_arguments",
+    "redact_credentials",
+]
+
 DEFAULT_OLLAMA_MODEL = "phi4"  # the model Week 2 uses throughout
 DEFAULT_EMBED_MODEL = "nomic-embed-text"  # the embedding model the masterclass names
 DEFAULT_SERVE_TIMEOUT_S = 60.0  # how long a private `ollama serve` may take to answer
-
-
-class HostError(ValueError):
-    """An ``--ollama-host`` / ``$OLLAMA_HOST`` value that is not a server address."""
-
-
-@dataclass(frozen=True)
-class OllamaHost:
-    """An Ollama server address, parsed.
-
-    ``url`` (scheme, host, port, path; never credentials) is what is connected
-    to, printed and recorded; ``shown`` is the same with any credentials
-    redacted (``user:***@``); ``auth`` holds them for HTTP Basic auth to that
-    host only, and never appears in a repr.
-    """
-
-    url: str
-    shown: str
-    loopback: bool
-    auth: tuple[str, str] | None = field(default=None, repr=False, compare=False)
-
-
-def parse_host(raw: str) -> OllamaHost:
-    """Parse an OLLAMA_HOST-style value the way Ollama's client reads it (urllib.parse).
-
-    "127.0.0.1" -> http://127.0.0.1:11434, ":11434" -> http://127.0.0.1:11434,
-    "0.0.0.0:11434" -> http://127.0.0.1:11434 (a bind-all address is reached on loopback),
-    "::1" and "[::1]" -> http://[::1]:11434; "https://host" keeps its scheme and
-    defaults to port 443. ``http://user:secret@host:port`` sends Basic auth to
-    that host; the password is never part of the URL shown. A value that is not
-    an http(s) address raises :class:`HostError` (without the password).
-    """
-    from urllib.parse import unquote, urlsplit
-
-    value = raw.strip().rstrip("/")
-    if "://" not in value:
-        if value.count(":") > 1 and not value.startswith("["):
-            value = f"[{value}]"  # a bare IPv6 literal carries no port
-        value = "http://" + value
-    parts = urlsplit(value)
-    user = unquote(parts.username) if parts.username is not None else None
-    password = unquote(parts.password) if parts.password is not None else None
-    netloc_shown = parts.netloc.rsplit("@", 1)[-1]
-    if user is not None:
-        netloc_shown = f"{user}:***@{netloc_shown}"
-    shown_raw = f"{parts.scheme}://{netloc_shown}{parts.path}"
-    if parts.scheme not in ("http", "https"):
-        raise HostError(f"{shown_raw}: the scheme must be http or https")
-    if parts.query or parts.fragment:
-        raise HostError(f"{shown_raw}: a server address has no query or fragment")
-    try:
-        port = parts.port
-    except ValueError:
-        raise HostError(f"{shown_raw}: the port is not a number from 0 to 65535") from None
-    # No host is Ollama's default one; a bind-all address is reached on its loopback.
-    host = {"": DEFAULT_HOST, "0.0.0.0": "127.0.0.1", "::": "::1"}.get(
-        parts.hostname or "", parts.hostname or "")
-    if any(c.isspace() or c in "/\\?#@" for c in host):
-        raise HostError(f"{shown_raw}: not a host name")
-    if port is None:
-        port = 443 if parts.scheme == "https" else DEFAULT_PORT
-    bracketed = f"[{host}]" if ":" in host else host
-    base = f"{parts.scheme}://{bracketed}:{port}{parts.path}"
-    auth = (user or "", password or "") if user is not None else None
-    shown = f"{parts.scheme}://{user}:***@{bracketed}:{port}{parts.path}" if auth else base
-    return OllamaHost(url=base, shown=shown, loopback=is_loopback(host), auth=auth)
-
-
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s:]*)(:[^/@\s]*)?@")
-
-
-def redact_credentials(text: str) -> str:
-    """``text`` with every URL's password (and a bare user's) shown as ``user:***@``.
-
-    For what is recorded of the command line: ``--ollama-host=http://u:pw@host``
-    must not reach evidence.json or the report's "command" line.
-    """
-    return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
-
-
-def normalize_host(raw: str) -> str:
-    """The base URL of an OLLAMA_HOST-style value, without credentials (:func:`parse_host`)."""
-    return parse_host(raw).url
 
 
 def argparse_suppress() -> str:

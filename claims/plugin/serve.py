@@ -36,8 +36,6 @@ import pytest
 
 from claims.plugin.keys import CHECK, SETTINGS, TIERS_KEY
 from claims.plugin.outcomes import not_run
-from claims.probes.live.loopback import is_loopback
-from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.tiers import OLLAMA
 
 if TYPE_CHECKING:  # imported in every pytest run (the entry point's pytest_plugins)
@@ -54,20 +52,28 @@ AFTER_ALL = "after-all"
 class UserServerSnapshot:
     """What the user's server and store looked like before the first private server started."""
 
-    def __init__(self, host: str, store: Path | None) -> None:
+    def __init__(
+        self,
+        host: str,
+        store: Path | None,
+        timeout: float,
+        auth: tuple[str, str] | None = None,
+    ) -> None:
         self.host = host
         self.store = store
+        self.timeout = timeout  # the user's --ollama-timeout
+        self.auth = auth
         self.before: dict[str, Any] | None = None
 
     def take(self) -> dict[str, Any]:
         """The user's server (read only) and store as they are now."""
         from claims.probes.errors import ProbeError
-        from claims.probes.live.ollama_api import OllamaClient
+        from claims.probes.live.ollama_api.factory import client_for
         from claims.probes.live.ollama_serve import store_snapshot
 
         state: dict[str, Any] = {"host": self.host}
         try:
-            with OllamaClient(self.host, connect_timeout=3.0, read_timeout=10.0) as client:
+            with client_for(self.host, self.timeout, auth=self.auth) as client:
                 state["version"] = client.version()
                 state["ps"] = client.ps()
                 state["tags"] = [
@@ -99,16 +105,15 @@ def _user_listener(url: str) -> Listener | str | None:
 
     Only for a server on this machine; read from /proc, never from the server.
     """
-    from urllib.parse import urlsplit
-
     from claims.probes.errors import ProbeError
     from claims.probes.live.listeners import listeners
+    from claims.probes.live.ollama_host import parse_host
 
-    parts = urlsplit(url)
-    if not is_loopback(parts.hostname):
+    parts = parse_host(url)
+    if not parts.loopback:
         return f"the server is at {parts.hostname}, not on this machine"
     try:
-        found = listeners(parts.port or DEFAULT_PORT)
+        found = listeners(parts.port)
     except ProbeError as exc:
         return str(exc)
     return found[0] if found else None
@@ -203,7 +208,9 @@ def pytest_configure(config: pytest.Config) -> None:
     binary = _binary(str(raw))
     settings = config.stash[SETTINGS]
     store = _user_store(settings)
-    snapshot = UserServerSnapshot(settings.ollama_host, store)
+    snapshot = UserServerSnapshot(
+        settings.ollama_host, store, settings.ollama_timeout, settings.ollama_auth
+    )
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
     keep = None
     if settings.evidence_path is not None:

@@ -239,13 +239,14 @@ def evidence_paths(args: Iterable[str | Path]) -> tuple[list[Path], list[Skipped
 
 def _declared(path: Path) -> str:
     """The schema and suite version a refused file says it has, if it says (for the reason)."""
-    from claims.evidence import MAX_EVIDENCE_BYTES
+    from claims.evidence import MAX_EVIDENCE_BYTES, EvidenceError, read_regular
 
     try:
         if path.stat().st_size > MAX_EVIDENCE_BYTES:
             return ""
-        doc = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+        # Only a regular file with contents (a FIFO or /proc/kmsg would block a reader).
+        doc = json.loads(read_regular(path).decode("utf-8"))
+    except (OSError, ValueError, RecursionError, EvidenceError):
         return ""
     if not isinstance(doc, dict):
         return ""

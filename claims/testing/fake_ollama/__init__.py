@@ -74,6 +74,7 @@ __all__ = [
     "keep_alive_seconds",
     "never_finish_streams",
     "unused_port",
+    "upgraded_mid_run",
     "wedge_generation",
 ]
 
@@ -160,3 +161,9 @@ class FakeOllama(GenerationRoutes):
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+
+def upgraded_mid_run(fake: FakeOllama, version: str) -> None:
+    """The server is replaced by release ``version`` after its first generation (an upgrade
+    during a run): /api/version answers ``version`` from then on."""
+    fake.upgrade_to = version

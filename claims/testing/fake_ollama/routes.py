@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from claims.probes.live.ollama_api.names import normalize_model_name as _norm
-from claims.testing.fake_ollama.faults import Fault
+from claims.testing.fake_ollama.faults import GENERATION_PATHS, Fault
 from claims.testing.fake_ollama.handler import _Handler, _route
 from claims.testing.fake_ollama.models import IMPORTED_AS, FakeModel
 from claims.testing.fake_ollama.replies import _iso, _phi4_tokens, _with_tag
@@ -29,6 +29,8 @@ class StateRoutes(FakeState):
 
     @_route("GET", "/api/version")
     def _version(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
+        if self.upgrade_to and any(e.path in GENERATION_PATHS for e in self.exchanges):
+            self.version = self.upgrade_to  # replaced by another release mid-run
         h._send_json(200, {"version": self.version})
 
     @_route("GET", "/api/tags")

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from claims.catalog import load_catalog
+from claims.catalog.references import resolve
 from claims.probes.files.ollama_store.names import same_model
 from claims.probes.live.ollama_api.names import normalize_model_name as _norm
 from claims.testing import recordings
@@ -94,6 +96,8 @@ class FakeState:
         models: list[FakeModel] | None = None,
     ) -> None:
         self.version = version
+        # A version /api/version answers once a generation was served (upgraded_mid_run).
+        self.upgrade_to: str | None = None
         # The recorded release it imitates (claims.testing.ollama_versions): the few
         # answers that differ between releases follow it; /api/version says `version`.
         self.release: OllamaRelease = release(behaves_as)
@@ -111,7 +115,8 @@ class FakeState:
         self.exchanges: list[Exchange] = []
         self.blobs: dict[str, int] = {}  # digest -> size, uploaded through /api/blobs
         recorded_w2 = recordings.fixtures_dir() / "recorded" / "W2.json"
-        self.recorded = json.loads(recorded_w2.read_text(encoding="utf-8"))
+        # The catalog figures the file names instead of copying (claims.catalog.references).
+        self.recorded = resolve(json.loads(recorded_w2.read_text(encoding="utf-8")), load_catalog())
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._rng = random.Random()

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from claims.testing import lab
+from claims.testkit import InputError
 
 pytestmark = pytest.mark.offline
 
@@ -20,7 +21,11 @@ def test_lab_calculator_prints_the_posts_output(check, recorded) -> None:
     script = lab.lab_dir() / SCRIPT
     check.fact("lab script", f"{lab.PROVENANCE}: {SCRIPT}")
     runs = recorded("W4")["calculator_runs"]
-    check.measure("runs the post prints", len(runs), holds=len(runs) == 2, expected="2")
+    # The recorded runs are the fixture's (checked against its manifest and anchors);
+    # the claim is about each run's output, judged below.
+    check.observe("runs the post prints", len(runs))
+    if not runs:
+        raise InputError("fixtures/recorded/W4.json: no calculator_runs recorded")
     for run in runs:
         # The script only parses its arguments and prints: no network, no files.
         proc = subprocess.run([sys.executable, str(script), *run["args"]], capture_output=True,

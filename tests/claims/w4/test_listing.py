@@ -13,13 +13,10 @@ from __future__ import annotations
 import pytest
 
 from claims.probes.files import hf_repo
+from claims.probes.files.hf_repo.safetensors import HEADER_LENGTH_PREFIX
 from claims.testing import lab
 
 pytestmark = pytest.mark.offline
-
-# The 8-byte little-endian header length every safetensors file begins with.
-LENGTH_PREFIX = 8
-
 
 @pytest.mark.claim("W4-INDEX-IS-PAYLOAD", source="recorded")
 def test_shards_exceed_index_total(check, qwen_snapshot) -> None:
@@ -42,6 +39,6 @@ def test_shards_exceed_index_total(check, qwen_snapshot) -> None:
     over = hf_repo.shard_overheads(listing, total_payload=total)["all shards"]
     check.measure(
         "shard files beyond total_size (headers of both shards)", over, unit="B",
-        holds=len(shards) == 2 and over > LENGTH_PREFIX * len(shards),
-        expected=f"more than {LENGTH_PREFIX} B per shard (length prefix + JSON header)",
+        holds=bool(shards) and over > HEADER_LENGTH_PREFIX * len(shards),
+        expected=f"more than {HEADER_LENGTH_PREFIX} B per shard (length prefix + JSON header)",
     )

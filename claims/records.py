@@ -345,6 +345,7 @@ class Options(TypedDict, total=False):
     ollama_embed_model: str
     ollama_tools_model: str | None
     ollama_timeout: float
+    ollama_budget: float
     models_dir: str | None
     engine_model: str | None
     profile_option: str
@@ -357,6 +358,7 @@ class Options(TypedDict, total=False):
     documents_dir: str | None
     ollama_serve: str
     user_ollama_host: str
+    user_models_dir: str | None
 
 
 class ProfileChoiceRecord(TypedDict):

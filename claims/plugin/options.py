@@ -30,6 +30,7 @@ from claims.probes.live.ollama_host import (
 )
 from claims.profiles import CHOICES as PROFILE_CHOICES
 from claims.terminal import safe
+from claims.timing.policy import DEFAULT_BUDGET_S
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
     from claims.records import Options
@@ -179,6 +180,15 @@ OPTIONS: tuple[OptionSpec, ...] = (
         help="seconds any one Ollama request may take end to end: connection, first byte "
         "and the whole reply or stream (default: 120); after the first request that "
         "times out, the tier's remaining tests are not run",
+    ),
+    OptionSpec(
+        "--ollama-budget",
+        type=_positive_seconds,
+        default=DEFAULT_BUDGET_S,
+        metavar="SECONDS",
+        help="seconds the ollama tier may spend on its timing samples, shared by all of "
+        f"them (default: {DEFAULT_BUDGET_S:g}); each sample is planned to reach its first "
+        "look, and a claim the budget cannot decide says so before spending it",
     ),
     OptionSpec(
         "--ollama-models-dir",
@@ -378,6 +388,8 @@ class Settings:
     markexpr: str
     evidence_path: Path | None
     report_path: Path | None
+    # Seconds the ollama tier may spend on timing samples (--ollama-budget).
+    ollama_budget: float = DEFAULT_BUDGET_S
     # The source documents named by --claims-documents or $CLAIMS_DOCUMENTS (None: not given;
     # nothing outside the checkout is looked for otherwise).
     documents_dir: Path | None = None
@@ -414,6 +426,7 @@ class Settings:
             ollama_embed_model=opt("--ollama-embed-model"),
             ollama_tools_model=opt("--ollama-tools-model"),
             ollama_timeout=float(opt("--ollama-timeout")),
+            ollama_budget=float(opt("--ollama-budget")),
             models_dir=opt("--ollama-models-dir") or os.environ.get("OLLAMA_MODELS") or None,
             engine_model=opt("--claims-engine-model"),
             profile_option=opt("--claims-profile"),
@@ -438,6 +451,7 @@ class Settings:
             "ollama_embed_model": self.ollama_embed_model,
             "ollama_tools_model": self.ollama_tools_model,
             "ollama_timeout": self.ollama_timeout,
+            "ollama_budget": self.ollama_budget,
             "models_dir": self.models_dir,
             "engine_model": self.engine_model,
             "profile_option": self.profile_option,

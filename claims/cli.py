@@ -33,13 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from claims.catalog.loader import DOCUMENT_ORDER
+from claims.exit_codes import EXIT_INPUT, EXIT_OK, EXIT_VERIFY
 from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
 from claims.terminal import safe, safe_json
 from claims.verdicts import Verdict
 
-EXIT_OK = 0
-EXIT_VERIFY = 1
-EXIT_INPUT = 2
+__all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_VERIFY", "build_parser", "main"]
 
 
 # Every text printed here may come from a file or a server (GGUF keys, model

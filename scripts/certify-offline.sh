@@ -11,15 +11,15 @@
 source "$(dirname "$0")/_venv.sh" ""
 set +e
 mkdir -p reports
-start=$SECONDS
+begin "the mutation audit: each stated figure perturbed, its checks rerun" "1 min"
 "$VENV/bin/python" -m claims audit -o reports/audit.json > reports/audit.txt
 audit=$?
-audit_s=$((SECONDS - start))
+audit_s=$((SECONDS - step_start))
 tail -n 3 reports/audit.txt
-start=$SECONDS
+begin "the offline certification (pytest -m offline)" "1 min"
 "$VENV/bin/python" -m pytest -m offline "$@"
 status=$?
-tests_s=$((SECONDS - start))
+tests_s=$((SECONDS - step_start))
 set -e
 # A figure no check is sensitive to is a defect of the suite, not of a claim.
 [ "$status" -eq 0 ] && [ "$audit" -ne 0 ] && status=$audit

@@ -19,6 +19,7 @@ import pytest
 from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL
 from claims.profiles import CHOICES as PROFILE_CHOICES
+from claims.suggest import choice
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
     from claims.records import Options
@@ -236,6 +237,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--claims-profile",
         default="auto",
         choices=PROFILE_CHOICES,
+        type=choice(PROFILE_CHOICES, "profile"),  # "did you mean" for a misspelt one
         help="machine profile: dgx-spark claims are not applicable elsewhere (default: auto)",
     )
     _add(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from claims.plugin.destination import choose_destination
 from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL
 from claims.profiles import CHOICES as PROFILE_CHOICES
@@ -390,6 +391,8 @@ class Settings:
     ollama_auth: tuple[str, str] | None = field(default=None, repr=False, compare=False)
     ollama_host_shown: str | None = None
     ollama_remote: bool = False
+    # Why the evidence is not in reports/ (a certification's is kept there), if so.
+    destination_note: str | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
@@ -408,6 +411,9 @@ class Settings:
         evidence = opt("--claims-evidence")
         report = opt("--claims-report-html")
         documents = opt("--claims-documents") or os.environ.get(DOCUMENTS_ENV) or None
+        markexpr = config.option.markexpr or ""
+        # Without a path given, a certification's reports/ is not replaced by another run.
+        where = choose_destination(root, markexpr, bool(opt("--claims-require-live")))
         return cls(
             ollama_host=host.url,
             ollama_auth=host.auth,
@@ -426,9 +432,10 @@ class Settings:
             allow_create=bool(opt("--ollama-allow-create")),
             claim_ids=tuple(opt("--claim") or ()),
             catalog_paths=tuple(_catalog_files(opt("--claims-catalog") or ())),
-            markexpr=config.option.markexpr or "",
-            evidence_path=None if off else Path(evidence or root / "reports" / "evidence.json"),
-            report_path=None if off else Path(report or root / "reports" / "report.html"),
+            markexpr=markexpr,
+            evidence_path=None if off else Path(evidence or where.evidence),
+            report_path=None if off else Path(report or where.report),
+            destination_note=None if off or evidence else where.note,
             documents_dir=Path(documents).expanduser() if documents else None,
         )
 

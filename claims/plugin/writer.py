@@ -212,6 +212,8 @@ class EvidenceWriter:
         terminalreporter.write_sep("-", "claims")
         terminalreporter.write_line(f"verdicts: {shown}")
         terminalreporter.write_line(f"evidence: {safe(self.settings.evidence_path)}")
+        if self.settings.destination_note:
+            terminalreporter.write_line(f"note:     {safe(self.settings.destination_note)}")
         if self.report_problem:
             terminalreporter.write_line(safe(self.report_problem))
         elif self.settings.report_path is not None:

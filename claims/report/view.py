@@ -17,6 +17,7 @@ validated it: a key the schema requires is read as such, an optional one with
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from collections import Counter
@@ -43,6 +44,7 @@ from claims.report.plots import (
     CHART_KINDS,
     SOURCE_LABELS,
     ChartError,
+    caption,
     render_chart,
     svg_with_prefix,
 )
@@ -60,7 +62,7 @@ SOURCES: dict[str, str] = {
 }
 # The column a check's values go in: the document's own figures are never "measured".
 VALUE_COLUMN: dict[str, str] = {
-    "recorded": "The document printed",
+    "recorded": "From the document's figures",
     "fixture": "Measured here (bundled files)",
     "live": "Measured here (live)",
 }
@@ -121,6 +123,8 @@ class Figure:
     claims: list[str]
     svg: str | None
     problem: str | None
+    # What the chart shows, and why an odd-looking value is what it is (plots.caption).
+    caption: str = ""
 
     @property
     def source_label(self) -> str:
@@ -199,6 +203,11 @@ def _measurement_row(
         status, label = "fails", "probe error (non-finite value)"
     unit = m.get("unit")
     measured = value_text(m["measured"], m.get("measured_display"), unit)
+    derived = check["source"] == "recorded" and _derived_range(m["measured"], unit)
+    if derived:
+        # A range computed from printed (rounded) figures: at the precision that tells its
+        # ends apart, not the twelve digits of the arithmetic; the note says it was derived.
+        measured = derived
     if m.get("non_finite"):
         measured = f"not a finite number ({_str(m['measured'])})"
     raw_stated = m.get("stated")
@@ -225,10 +234,30 @@ def _measurement_row(
             if check["source"] == "recorded"
             else STATUS_HELP[status]
         ),
-        "note": m.get("note"),
+        "note": (
+            "; ".join(x for x in (m.get("note"), "derived from the document's printed figures, "
+                                  "at their printed precision") if x)
+            if derived else m.get("note")
+        ),
         "source": check["source"],
         "nodeid": check["nodeid"],
     }
+
+
+def _derived_range(value: Any, unit: Any) -> str | None:
+    """``129.4 to 131.0 GB`` for a derived range: one decimal more than its width needs."""
+    m = _mapping(value)
+    lo, hi = m.get("lo"), m.get("hi")
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+               for x in (lo, hi)):
+        return None
+    assert isinstance(lo, (int, float)) and isinstance(hi, (int, float))
+    width = abs(hi - lo)
+    if width == 0:
+        return None
+    decimals = max(0, min(12, 1 - math.floor(math.log10(width))))
+    suffix = f" {unit}" if isinstance(unit, str) and unit else ""
+    return f"{lo:,.{decimals}f} to {hi:,.{decimals}f}{suffix}"
 
 
 class _Figures:
@@ -255,7 +284,8 @@ class _Figures:
             problem = str(exc)
         except Exception as exc:  # a plot must never cost the whole report
             problem = f"{type(exc).__name__}: {exc}"
-        fig = Figure(len(self.all) + 1, kind, title, source, key[0], [claim_id], svg, problem)
+        fig = Figure(len(self.all) + 1, kind, title, source, key[0], [claim_id], svg, problem,
+                     caption(chart))
         self.all.append(fig)
         self._by_key[key] = fig
         return fig
@@ -686,6 +716,53 @@ def _inputs(inputs: Inputs | None) -> dict[str, str]:
     return out
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def in_words(totals: Mapping[str, int], audit: Mapping[str, Any] | None,
+             inputs: Inputs | None) -> list[dict[str, str]]:
+    """The first screen's answer in sentences: what holds on this machine, what agrees only
+    with the documents' own figures, what does not hold, the audit, and the documents."""
+    here = totals.get(Verdict.REPRODUCED, 0)
+    paper = totals.get(Verdict.CONSISTENT, 0)
+    refuted = totals.get(Verdict.REFUTED, 0)
+    errata = totals.get(Verdict.KNOWN_ERRATUM, 0)
+    lines = [
+        {"id": "words-here", "text":
+            f"{_plural(here, 'claim was', 'claims were')} confirmed on this machine "
+            "(reproduced: measured live, on its own hardware or servers)."},
+        {"id": "words-documents", "text":
+            f"{_plural(paper, 'claim agrees', 'claims agree')} only with the documents' own "
+            "figures or the files bundled with the suite (consistent: the figures check out, "
+            "but nothing live on this machine measured them)."},
+        {"id": "words-wrong", "text":
+            f"{_plural(refuted, 'claim was', 'claims were')} refuted and "
+            f"{_plural(errata, 'is a known erratum', 'are known errata')} (the document is "
+            "wrong there, as the catalog records)."},
+    ]
+    if audit is None:
+        text = ("Audit: none beside this evidence (run python -m claims audit to see whether "
+                "each stated figure's checks would notice it changed).")
+    elif audit.get("problem"):
+        text = f"Audit: its result could not be read ({audit['problem']})."
+    else:
+        text = f"Audit: {audit['sentence']}" + (" (of some claims only)." if audit.get("partial")
+                                                else ".")
+    lines.append({"id": "words-audit", "text": text})
+    transcription = inputs["transcription"] if inputs else None
+    if transcription and transcription["ran"]:
+        docs = "The source documents were given: each transcribed figure was also found where "
+        docs += "its document prints it."
+    else:
+        docs = ("The source documents were not given, and need not be: the figures transcribed "
+                "from them ship with the suite and were checked against their SHA-256 "
+                "manifest. With --claims-documents DIR (the five write-ups) each one is also "
+                "looked up where its document prints it.")
+    lines.append({"id": "words-inputs", "text": docs})
+    return lines
+
+
 def build_view(evidence: Evidence) -> dict[str, Any]:
     """Everything the template needs, computed once."""
     run = evidence["run"]
@@ -708,6 +785,7 @@ def build_view(evidence: Evidence) -> dict[str, Any]:
         key=TIERS.order,
     )
     args = run.get("args", [])
+    audit = audit_view(evidence)
     return {
         "run": run,
         "outcome": _outcome(run, documents),
@@ -741,7 +819,8 @@ def build_view(evidence: Evidence) -> dict[str, Any]:
         "descriptions": DESCRIPTIONS,
         "sources": SOURCES,
         "all_tiers": all_tiers,
-        "audit": audit_view(evidence),
+        "audit": audit,
+        "in_words": in_words(totals, audit, run.get("inputs")),
         "unknown_checks": [
             {"claim": _str(u.get("claim")), "nodeid": u["nodeid"]}
             for u in evidence.get("unknown_claim_checks", [])

@@ -94,6 +94,28 @@ def model_matches(stated_model: str, model: str | None) -> bool:
     return model is not None and same_model(stated_model, model)
 
 
+def out_of_scope(
+    fig: StatedFigure, *, model: str | None, profile: str, source: str
+) -> str | None:
+    """The suite's one scope rule: why a stated figure is not judged, or None when it is.
+
+    * A figure stated for a ``model`` is judged only when that model is the one
+      under test, by Ollama's name rule (:func:`model_matches`).
+    * A figure stated for a machine ``profile`` is judged on recorded data always
+      (the document recorded it on the author's machine, which is that profile),
+      and on live or fixture data only when this run's profile is that profile.
+
+    Claim tests never decide scope themselves: they hand the measurement to the
+    check (``check.against``) and, when their measuring differs, ask
+    ``check.applies``.
+    """
+    if fig.model is not None and not model_matches(fig.model, model):
+        return f"figure stated for {fig.model}; model under test is {model or 'none'}"
+    if fig.profile is not None and source != "recorded" and fig.profile != profile:
+        return f"figure stated for the {fig.profile} profile; this run is {profile}"
+    return None
+
+
 def jsonable(value: Any) -> Any:
     """Make a measured value safe for JSON (and for xdist's serializer).
 
@@ -338,20 +360,16 @@ class Check:
         value = measured
         interval: IntervalRecord | None = None
         if fig.kind in ("number", "range"):
-            if unit is not None and fig.unit is not None and unit != fig.unit:
-                try:
-                    value = convert(measured, unit, fig.unit)
-                except UnitError as exc:
-                    raise CheckUsageError(f"figure {fig.name!r}: {exc}") from None
-            try:
-                holds = agrees(value, fig.expected())
-            except TypeError as exc:
-                raise CheckUsageError(f"figure {fig.name!r}: {exc}") from None
-            interval = fig.expected().to_json()
-        elif fig.kind == "text":
+            value = self._in_unit(fig, measured, unit, owner)
+            holds = self._judge_number(owner, fig, value)
+            if fig.form in ("equal", "range", "ratio"):
+                interval = fig.expected().to_json()
+        elif fig.form == "text":
             holds = str(measured) == fig.text
-        elif fig.kind == "bool":
+        elif fig.form == "true":
             holds = bool(measured) is fig.flag and isinstance(measured, bool)
+        elif fig.form == "one-of":
+            holds = str(measured) in fig.values
         else:  # list
             if not isinstance(measured, (list, tuple)):
                 raise CheckUsageError(f"figure {fig.name!r} is a list; measured {measured!r}")
@@ -381,13 +399,64 @@ class Check:
 
     def _not_applicable_because(self, fig: StatedFigure, model: str | None) -> str | None:
         """Why a figure is not compared in this check, or None when it applies."""
-        if fig.model is not None and not model_matches(fig.model, model):
-            return f"figure stated for {fig.model}; model under test is {model or 'none'}"
-        # Recorded figures were measured on the author's machine, which is the
-        # figure's profile; only live and fixture checks are held to this machine's.
-        if fig.profile is not None and self.source != "recorded" and fig.profile != self.profile:
-            return f"figure stated for the {fig.profile} profile; this run is {self.profile}"
-        return None
+        return out_of_scope(fig, model=model, profile=self.profile, source=self.source)
+
+    def applies(self, figure: str, *, claim: str | None = None, model: str | None = None) -> bool:
+        """Whether the stated figure is judged in this check (:func:`out_of_scope`).
+
+        For a test whose measuring differs with the figure's scope (a Spark-only
+        figure needs a probe the general form does not): it asks the check, and
+        never spells a model or profile name itself.
+        """
+        _, fig = self._figure(figure, claim)
+        return self._not_applicable_because(fig, model) is None
+
+    def _in_unit(self, fig: StatedFigure, measured: Any, unit: str | None, owner: Claim) -> Any:
+        """The measurement in the unit it is judged in: the figure's own, or for a
+        ratio the unit of the figure it is over."""
+        target = fig.unit
+        if fig.form == "ratio":
+            assert fig.of is not None
+            target = owner.figure(fig.of).unit
+        if unit is None or target is None or unit == target:
+            return measured
+        try:
+            return convert(measured, unit, target)
+        except UnitError as exc:
+            raise CheckUsageError(f"figure {fig.name!r}: {exc}") from None
+
+    def _judge_number(self, owner: Claim, fig: StatedFigure, value: Any) -> bool:
+        """Whether a number or interval meets a numeric figure in its form."""
+        if isinstance(value, bool) or not isinstance(value, (int, float, Interval)):
+            raise CheckUsageError(
+                f"{owner.id}, figure {fig.name!r}: cannot compare "
+                f"{type(value).__name__} with a number ({fig.form})"
+            )
+        if fig.form == "at-most":
+            low = value.lo if isinstance(value, Interval) else float(value)
+            return low <= fig.bound
+        if fig.form == "at-least":
+            high = value.hi if isinstance(value, Interval) else float(value)
+            return high >= fig.bound
+        if fig.form == "ratio":
+            value = value / self._measured_base(owner, fig)
+        return agrees(value, fig.expected())
+
+    def _measured_base(self, owner: Claim, fig: StatedFigure) -> float:
+        """The value measured for the figure a ratio is over, in this check."""
+        for m in reversed(self.measurements):
+            if m.get("claim") == owner.id and m["name"] == fig.of:
+                base = m.get("measured")
+                if isinstance(base, (int, float)) and not isinstance(base, bool) and base:
+                    return float(base)
+                raise CheckUsageError(
+                    f"{owner.id}, figure {fig.name!r}: a ratio over {fig.of!r} needs a "
+                    f"nonzero number measured for it, got {base!r}"
+                )
+        raise CheckUsageError(
+            f"{owner.id}, figure {fig.name!r} is a ratio over {fig.of!r}: "
+            f"check.against({fig.of!r}, ...) first"
+        )
 
     @staticmethod
     def _stated_json(fig: StatedFigure) -> float | str | bool | list[str] | StatedRange | None:

@@ -207,6 +207,11 @@ class StatedFigureRecord(TypedDict, total=False):
     tolerance: str
     tolerance_reason: str
     particular: str
+    form: Literal[
+        "equal", "at-most", "at-least", "range", "ratio", "true", "one-of", "list", "text"
+    ]
+    of: str
+    reading: str
 
 
 class ClaimRecord(TypedDict, total=False):

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from claims.probes.live.loopback import LOOPBACK_HOSTS
+from claims.probes.machine.nvidia import nvml_state
 
 __all__ = [
     "ENGINE",
@@ -244,6 +245,11 @@ def _gpu(_: TierSettings) -> TierStatus:
             build = "unknown version"
         return TierStatus(False, "gpu tier needs an NVIDIA driver: nvidia-smi is not on PATH "
                           f"(torch here: {build})")
+    # A driver NVML cannot reach (a version mismatch after an update, no devices) is named
+    # with its remedy, before torch is asked anything.
+    nvml = nvml_state()
+    if not nvml.ok:
+        return TierStatus(False, f"gpu tier needs a working NVIDIA driver: {nvml.reason}")
     import torch
 
     if not torch.cuda.is_available():

@@ -243,7 +243,10 @@ def _ended(ending: Ending) -> Decision:
     if stop is Stop.ASSERTION and ending.phase == "call":
         return Decision("failed", Verdict.REFUTED, failure="refuted", message=message)
     if stop is Stop.INTERRUPTED:
-        return Decision("error", Verdict.ERROR, failure="interrupted", message=message)
+        # Stopped before it decided anything: not run, and why (the checks it did not
+        # reach are not run too; the finished ones keep their verdicts).
+        return Decision("skipped", Verdict.NOT_RUN, failure="interrupted", status="not-run",
+                        message=message)
     # Any other exception, or an assertion in a fixture: the probe or the test broke.
     return Decision("error", Verdict.ERROR, failure="error", message=message)
 

@@ -10,17 +10,24 @@
 # What it does, in order (about 1-3 minutes of install on a fresh machine with a
 # normal network, then a few minutes of tests; the whole run is bounded by RUN_TIMEOUT):
 #
+#   0. Asks the driver through nvidia-smi (NVML) first: a driver/library version mismatch
+#      (a driver update without a reboot), no devices found, nvidia-smi missing or a
+#      driver not loaded stops the run within seconds, with exit status 4 and the state
+#      and its remedy named, before anything is installed.
 #   1. Finds a Python >= 3.11 and a torch that already has CUDA: $VENV's own, else the
 #      one $PYTHON imports (a virtual environment such as Week 1's ~/venvs/w1, a conda
 #      environment, the system's python). To reuse it, $VENV is created from the same
 #      interpreter and given a .pth file naming every site-packages directory that
 #      interpreter imports from, so torch and the CUDA libraries it brought are used as
 #      they are (venv --system-site-packages would see only the *base* interpreter's
-#      packages, not a virtual environment's). Otherwise torch is installed from the
-#      index TORCH_WHEELS (below) names for this driver: PyPI's torch 2.13 is the CUDA 13.0
-#      build and brings its CUDA runtime as wheels (Week 1's point), so a driver of the
-#      R580 branch or later takes it from PyPI; an older driver (R525 to R575) takes the
-#      CUDA 12.6 build from PyTorch's cu126 index. DRY_RUN=1 prints that choice and stops.
+#      packages, not a virtual environment's). Otherwise torch is installed as the one
+#      table in claims/probes/machine/torch_wheels.py decides from the driver AND every
+#      GPU's compute capability (nvidia-smi --query-gpu=compute_cap): PyPI's CUDA 13.0
+#      build (R580+, Turing to Blackwell; Week 1's point: it brings its CUDA runtime as
+#      wheels), else the cu126 index (R525+, Maxwell to Hopper: a P4 or V100 on R580
+#      included), else a refusal that says which driver or torch would work (a B200 or
+#      RTX 5090 on R575). DRY_RUN=1 prints that choice and why, and stops. After the
+#      install, one CUDA kernel runs (smoke test) before the claims start.
 #   2. pip install -e . (the suite itself; torch is not one of its core dependencies,
 #      so an existing CUDA torch is never replaced by a CPU one).
 #   3. Runs the gpu tier and Week 1's offline tests in one pytest session, without
@@ -56,7 +63,7 @@
 #                                    torch, if it has one, is reused
 #   TORCH_SPEC='torch>=2.13,<2.14'   what to pip install when no CUDA torch exists
 #   TORCH_INDEX_URL=<url>            the wheel index to install torch from (default: the one
-#                                    TORCH_WHEELS names for this driver; PyPI's for R580+)
+#                                    torch_wheels.BUILDS picks for this driver and GPU)
 #   DRY_RUN=0                        1 to print which torch would be reused or installed, from
 #                                    which index and why, and stop (nothing is installed)
 #   REQUIRE_LIVE=1                   0 to let missing prerequisites skip instead of fail
@@ -70,8 +77,9 @@
 #
 # Exit status: pytest's (0: every claim decided and none refuted unexpectedly;
 # 1: a refutation, or with REQUIRE_LIVE=1 a check that could not run); 3 when the
-# environment could not be prepared (an install that failed, a driver no torch wheel
-# supports); 124 when a step ran past its limit, a slow download included (137 when it
+# environment could not be prepared (an install that failed, a driver or GPU no torch
+# wheel supports, a smoke test that failed); 4 when nvidia-smi cannot reach the driver
+# (the state and remedy are named; nothing was installed); 124 when a step ran past its limit, a slow download included (137 when it
 # ignored SIGINT and had to be killed) or RUN_TIMEOUT ran out; 130 when interrupted by
 # Ctrl-C (SIGINT), 143 by SIGTERM.
 
@@ -105,20 +113,13 @@ OURS=".made-by-gpu-certify"  # marks an environment this script created (and may
 INTERRUPTED=""               # INT or TERM once a signal asked the run to stop
 PYTEST_PID=""                # the pytest session's timeout(1), while it runs
 
-# The CUDA builds of the pinned torch series (TORCH_SPEC's default, 2.13) and the oldest
-# driver branch each runs on, newest first: "<lowest driver> <build> <index URL | pypi>".
-# This table, not a formula over CUDA versions, decides the index: a build exists or not.
-#   - pytorch/pytorch RELEASE.md, Release Compatibility Matrix (commit aa6104e2a21e):
-#     torch 2.13 has stable CUDA 12.6 and CUDA 13.0 builds (CUDA 13.2 experimental); the
-#     cu128 and cu129 indexes have no 2.13 wheels.
-#   - PyPI's torch 2.13.0 manylinux wheels (x86_64 and aarch64) are the CUDA 13.0 build:
-#     their Requires-Dist pins cuda-toolkit[cublas,cudart,...]==13.0.3 and nvidia-*-cu13.
-#   - NVIDIA, CUDA Compatibility, Minor Version Compatibility: CUDA 13.x runs on drivers
-#     >= 580, CUDA 12.x on drivers >= 525.
-TORCH_WHEELS=(
-    "580 cu130 pypi"
-    "525 cu126 https://download.pytorch.org/whl/cu126"
-)
+# Which torch build fits this machine is decided by ONE table, in Python so that it is
+# tested: claims/probes/machine/torch_wheels.py (BUILDS: for torch 2.13, each CUDA build
+# with the driver branch it needs, the compute capabilities it ships kernels for and the
+# source of both). `python -m claims.probes.machine.torch_wheels choose` reads the driver
+# and every GPU's compute capability from nvidia-smi and prints the index, then why.
+WHEELS_MODULE=claims.probes.machine.torch_wheels
+EXIT_NVML=4  # NVML cannot reach the driver: nothing is installed, the state is named
 
 mkdir -p "$REPORTS" "$KEEP"
 # Everything printed from here on goes to the terminal and to the log. tee ignores Ctrl-C
@@ -255,43 +256,77 @@ PYEOF
     say "reusing $(torch_of "$VENV/bin/python") (from $src, through $pth)"
 }
 
-driver_version() {  # prints the NVIDIA driver's version ("570.124.06"); nothing without one
-    command -v nvidia-smi >/dev/null 2>&1 || return 0
-    bounded 30 nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null |
-        sed -n '1s/^[[:space:]]*\([0-9][0-9.]*\).*/\1/p' || true
+# Stops the run (exit 4) when nvidia-smi cannot reach the driver, naming the state
+# (driver/library version mismatch, no devices, nvidia-smi missing, ...) and its remedy:
+# before anything is installed, and within seconds.
+check_nvml() {
+    local out status=0
+    STEP="asking the driver (nvidia-smi)"
+    out="$(bounded 60 "$PYTHON" -m "$WHEELS_MODULE" nvml 2>&1)" || status=$?
+    case "$status" in
+        0) say "driver: $out" ;;
+        4)
+            say "error: the GPU cannot be used: $out"
+            say "nothing was installed; fix the driver state above and run this script again"
+            printf '%s: %s\n' "$STEP" "$out" >"$KEEP/failure.txt"
+            exit "$EXIT_NVML" ;;
+        124|137) timed_out "nvidia-smi" ;;
+        *) die "could not ask the driver (status $status): $out" ;;
+    esac
 }
 
-# Sets TORCH_INDEX_URL (empty: PyPI) and CHOICE (why) for this driver, from TORCH_WHEELS.
+# Sets TORCH_INDEX_URL (empty: PyPI) and CHOICE (why, several lines) from the one table.
 choose_torch_index() {
-    local driver major row lowest build index
+    local out status=0 index
     if [ -n "$TORCH_INDEX_URL" ]; then
         CHOICE="TORCH_INDEX_URL=$TORCH_INDEX_URL, as set"
         return
     fi
     if [ "$TORCH_SPEC" != "$DEFAULT_TORCH_SPEC" ]; then
-        CHOICE="PyPI (TORCH_SPEC='$TORCH_SPEC' is not the 2.13 series TORCH_WHEELS describes; set TORCH_INDEX_URL for another build)"
+        CHOICE="PyPI (TORCH_SPEC='$TORCH_SPEC' is not the 2.13 series $WHEELS_MODULE describes; set TORCH_INDEX_URL for another build)"
         return
     fi
-    driver="$(driver_version)"
-    if [ -z "$driver" ]; then
-        CHOICE="PyPI's CUDA 13.0 build (no driver version from nvidia-smi; the gpu tier will say why)"
-        return
-    fi
-    major="${driver%%.*}"
-    for row in "${TORCH_WHEELS[@]}"; do
-        read -r lowest build index <<<"$row"
-        if [ "$major" -ge "$lowest" ]; then
-            if [ "$index" = pypi ]; then
-                CHOICE="PyPI's $build build: driver $driver is R$lowest or later"
-            else
-                TORCH_INDEX_URL="$index"
-                CHOICE="the $build index $index: driver $driver is below R580 (PyPI's cu130 needs it) and R$lowest or later"
-            fi
-            return
-        fi
-    done
     STEP="choosing a torch build"
-    die "driver $driver is older than every CUDA build of torch 2.13 (cu126 needs R525 or later): upgrade the driver, or set TORCH_SPEC and TORCH_INDEX_URL to a torch it can run"
+    # The wheel's CPU architecture is the machine's (uname -m), whatever $PYTHON runs as.
+    out="$(bounded 60 "$PYTHON" -m "$WHEELS_MODULE" choose --arch "$(uname -m)" 2>&1)" || status=$?
+    index="$(printf '%s\n' "$out" | sed -n 1p)"
+    CHOICE="$(printf '%s\n' "$out" | sed -n '2,$p')"
+    case "$status" in
+        0) ;;
+        3) die "$(printf '%s\n' "$CHOICE" | tr '\n' ' ')" ;;
+        4) say "error: the GPU cannot be used: $out"
+           printf '%s: %s\n' "$STEP" "$out" >"$KEEP/failure.txt"
+           exit "$EXIT_NVML" ;;
+        124|137) timed_out "choosing a torch build" ;;
+        *) die "could not choose a torch build (status $status): $out" ;;
+    esac
+    if [ "$index" != pypi ]; then TORCH_INDEX_URL="$index"; fi
+}
+
+# One CUDA kernel in the installed torch, before the claims start: a wheel without this
+# GPU's architecture installs fine and fails only here, so say so here.
+smoke_test() {
+    local out status=0
+    STEP="running one CUDA kernel (smoke test)"
+    out="$(bounded 300 "$PY" - 2>&1 <<'PYEOF'
+import torch
+
+if not torch.cuda.is_available():
+    raise SystemExit(f"torch {torch.__version__} sees no CUDA device")
+x = torch.arange(8, dtype=torch.float32, device="cuda")
+total = float((x * 2).sum().item())
+torch.cuda.synchronize()
+if total != 56.0:
+    raise SystemExit(f"a kernel on {torch.cuda.get_device_name(0)} computed {total}, not 56.0")
+print(f"one kernel ran on {torch.cuda.get_device_name(0)} "
+      f"(capability {torch.cuda.get_device_capability(0)}) with torch {torch.__version__}")
+PYEOF
+)" || status=$?
+    case "$status" in
+        0) say "smoke test: $out" ;;
+        124|137) timed_out "the smoke test" ;;
+        *) die "the installed torch cannot run a kernel on this GPU: $(printf '%s\n' "$out" | tail -n 3 | tr '\n' ' ')" ;;
+    esac
 }
 
 pip_install() {  # pip install with its output in the log and its own log beside it
@@ -310,7 +345,7 @@ if ! python_ok "$PYTHON"; then
     done
 fi
 python_ok "$PYTHON" || die "no Python 3.11 or later found (set PYTHON=...)"
-command -v nvidia-smi >/dev/null 2>&1 || say "warning: nvidia-smi is not on PATH; the gpu tier will report it"
+check_nvml
 
 STEP="preparing $VENV"
 if [ "$SKIP_INSTALL" = "1" ]; then
@@ -335,10 +370,12 @@ else
     else
         choose_torch_index
         if [ "$DRY_RUN" = "1" ]; then
-            say "dry run: would install '$TORCH_SPEC' from $CHOICE"
+            say "dry run: would install '$TORCH_SPEC' as:"
+            while IFS= read -r line; do say "  $line"; done <<<"$CHOICE"
             exit 0
         fi
-        say "no CUDA torch found: creating $VENV and installing '$TORCH_SPEC' from $CHOICE"
+        say "no CUDA torch found: creating $VENV and installing '$TORCH_SPEC' as:"
+        while IFS= read -r line; do say "  $line"; done <<<"$CHOICE"
         bounded 300 "$PYTHON" -m venv "$VENV" || die "cannot create $VENV"
         : >"$VENV/$OURS"
         PY="$VENV/bin/python"
@@ -351,8 +388,7 @@ else
             pip_install "$TORCH_SPEC" || status=$?
             check_status "$status" "pip install '$TORCH_SPEC' from PyPI"
         fi
-        cuda_torch_ok "$PY" ||
-            say "warning: the installed torch sees no CUDA device ($(torch_of "$PY")); the gpu tier will say why"
+        smoke_test
     fi
     PY="$VENV/bin/python"
 

@@ -49,13 +49,14 @@ def make_gguf(tmp_path: Path) -> Callable[..., Path]:
         tensors: dict[str, Any] | None = None,
         metadata: dict[str, Any] | None = None,
         alignment: int | None = None,
+        context_length: int = 128,
     ) -> Path:
         path = tmp_path / name
         writer = gguf.GGUFWriter(str(path), arch)
         if alignment is not None:
             writer.add_custom_alignment(alignment)
         writer.add_block_count(2)
-        writer.add_context_length(128)
+        writer.add_context_length(context_length)
         for key, value in (metadata or {}).items():
             if isinstance(value, str):
                 writer.add_string(key, value)

@@ -281,3 +281,117 @@ def test_particular_figures_are_judged_on_recorded_data_and_shown_beside_live_da
     assert live.measurements[-1]["matches"] is True
     # Shown beside, judged nowhere: the live check decides nothing about the claim.
     assert live.conclude().kind == "not-applicable"
+
+
+FORMS_DOC = """
+[document]
+id = "T6"
+title = "t"
+seeds = []
+sections = ["S"]
+
+[[claim]]
+id = "T6-F"
+section = "S"
+statement = "s"
+tiers = ["offline"]
+stated = [
+  { name = "cap", value = "2", unit = "%", form = "at-most", reading = "r" },
+  { name = "floor", value = "4", unit = "GB", form = "at-least", reading = "r" },
+  { name = "base", value = "10", unit = "GB" },
+  { name = "twice", value = "2", unit = "x", form = "ratio", of = "base" },
+  { name = "role", values = ["attn_k", "attn_v"], form = "one-of" },
+  { name = "spark cap", value = "273", unit = "GB/s", form = "at-most", profile = "dgx-spark" },
+]
+"""
+
+
+def _forms(form: str | None = None, *, source: str = "fixture", profile: str = "generic"):
+    """T6-F's check, with the form of its first figure ("cap", at-most) replaced by ``form``."""
+    text = FORMS_DOC
+    if form is not None:
+        text = text.replace('form = "at-most", reading', f'form = "{form}", reading', 1)
+    claim = load_document("T6.toml", text=text).claims[0]
+    return Check(claims=(claim,), nodeid="t::f", source=source, profile=profile)  # type: ignore[arg-type]
+
+
+def test_bounds_are_judged_against_the_literal():
+    c = _forms()
+    assert c.against("cap", 1.9, unit="%")
+    assert c.against("cap", 2.0, unit="%")  # at most: the bound itself holds
+    assert not c.against("cap", 2.04, unit="%")  # printed precision is no slack for a bound
+    assert c.against("floor", 4.2e9, unit="B")  # converted into the figure's unit first
+    assert not c.against("floor", 3.9, unit="GB")
+    assert c.measurements[0]["stated_display"] == "≤ 2 %"
+    assert c.conclude().kind == "refuted"
+
+
+def test_a_bound_on_an_interval_holds_when_the_interval_can_meet_it():
+    c = _forms()
+    assert c.against("cap", Interval(1.5, 2.5), unit="%")
+    assert not c.against("cap", Interval(2.1, 2.5), unit="%")
+    assert c.against("floor", Interval(3.0, 4.0), unit="GB")
+
+
+def test_a_perturbed_form_changes_the_verdict():
+    """The catalog's form, not the test, decides: the same measurement under another form."""
+    assert _forms().against("cap", 1.5, unit="%")
+    assert not _forms("at-least").against("cap", 1.5, unit="%")
+    assert not _forms("equal").against("cap", 1.2, unit="%")  # "2" admits [1.5, 2.5]
+    c = _forms("at-least")
+    c.against("cap", 1.5, unit="%")
+    assert c.conclude().kind == "refuted"
+
+
+def test_a_ratio_is_judged_over_the_figure_it_names():
+    c = _forms()
+    with pytest.raises(CheckUsageError, match=r"ratio over 'base': check.against\('base'"):
+        c.against("twice", 20, unit="GB")
+    c.against("base", 10, unit="GB")
+    assert c.against("twice", 20, unit="GB")
+    assert c.against("twice", 20_000, unit="MB")  # in the unit of the figure it is over
+    assert not c.against("twice", 30, unit="GB")
+
+
+def test_one_of_is_membership():
+    c = _forms()
+    assert c.against("role", "attn_v")
+    assert not c.against("role", "ffn_up")
+    assert c.measurements[0]["stated_display"] == "one of attn_k, attn_v"
+
+
+def test_a_bound_refuses_what_is_not_a_number():
+    with pytest.raises(CheckUsageError, match="T6-F, figure 'cap': cannot compare NoneType"):
+        _forms().against("cap", None)
+
+
+def test_the_scope_rule_is_the_checks():
+    from claims.check import out_of_scope
+
+    claim = load_document("T6.toml", text=FORMS_DOC).claims[0]
+    spark = claim.figure("spark cap")
+    size = load_document("T2.toml", text=DOC).claims[0].figure("size")
+    # A profile's figure: judged on recorded data always, live and fixture data on that profile.
+    assert out_of_scope(spark, model=None, profile="dgx-spark", source="live") is None
+    assert out_of_scope(spark, model=None, profile="generic", source="recorded") is None
+    assert "dgx-spark profile; this run is generic" in str(
+        out_of_scope(spark, model=None, profile="generic", source="live")
+    )
+    # A model's figure: judged only for that model, by Ollama's name rule, on any source.
+    assert out_of_scope(size, model="phi4:latest", profile="generic", source="live") is None
+    assert "stated for phi4; model under test is gemma3" in str(
+        out_of_scope(size, model="gemma3", profile="generic", source="recorded")
+    )
+    assert "model under test is none" in str(
+        out_of_scope(size, model=None, profile="generic", source="fixture")
+    )
+
+
+def test_applies_asks_the_scope_rule_and_records_nothing():
+    assert _forms(profile="dgx-spark").applies("spark cap")
+    c = _forms()
+    assert not c.applies("spark cap")
+    assert c.measurements == []
+    c.against("spark cap", 500.0, unit="GB/s")
+    assert c.measurements[0]["applicable"] is False
+    assert c.conclude().kind == "not-applicable"

@@ -210,8 +210,9 @@ ENDINGS: dict[str, tuple[Ending, Decision, bool]] = {
     ),
     "interrupted": (
         Ending(Stop.INTERRUPTED, source="live"),
-        Decision("error", Verdict.ERROR, failure="interrupted", message=WHY),
-        False,
+        Decision("skipped", Verdict.NOT_RUN, failure="interrupted", status="not-run",
+                 message=WHY),
+        True,
     ),
 }
 

@@ -18,7 +18,7 @@ from typing import Any
 from claims.catalog.records import StatedFigure
 from claims.figures import Interval, agrees, parse_literal
 
-__all__ = ["corrected", "moved", "near"]
+__all__ = ["corrected", "every_move", "flipped", "moved", "near"]
 
 # Factors tried in turn, upwards first (a stated count or size made larger),
 # then downwards: a one-sided bound ("over 4 GB") notices only one direction.
@@ -160,6 +160,13 @@ def every_move(fig: StatedFigure) -> list[StatedFigure]:
             seen.add(new)
             out.append(dataclasses.replace(fig, text=new))
     return out
+
+
+def flipped(fig: StatedFigure) -> StatedFigure | None:
+    """A bound with its direction turned (at most <-> at least), the transcriber's slip a
+    factor cannot stand for when the measurement lies far inside the bound; else None."""
+    turned = {"at-most": "at-least", "at-least": "at-most"}.get(fig.form)
+    return dataclasses.replace(fig, form=turned) if turned else None  # type: ignore[arg-type]
 
 
 def near(fig: StatedFigure) -> list[StatedFigure]:

@@ -19,7 +19,7 @@ What counts as a moved verdict is :func:`claims.audit.judge.judge`.
 from __future__ import annotations
 
 from claims.audit.judge import Baseline, judge
-from claims.audit.mutate import every_move, moved, near
+from claims.audit.mutate import every_move, flipped, moved, near
 from claims.audit.plan import (
     MOVED_ALL,
     MOVED_BOTH,
@@ -33,6 +33,7 @@ from claims.audit.plan import (
     plan_figures,
 )
 from claims.audit.runner import AuditSession, Group
+from claims.catalog.records import StatedFigure
 from claims.verdicts import Verdict
 
 __all__ = ["audit_figures"]
@@ -78,12 +79,24 @@ def _is_bar(plan: Planned) -> bool:
     return plan.premised and plan.result.before != Verdict.KNOWN_ERRATUM
 
 
+def _bound_moves(plan: Planned) -> list[StatedFigure]:
+    """A bound (at-most, at-least) the moves did not cross: every coarse move, then its
+    direction turned."""
+    turned = flipped(plan.figure)
+    return [] if turned is None else [*every_move(plan.figure), turned]
+
+
 def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
     """Stage 3, for figures of a known erratum (stepped near) and bars (every coarse move)."""
     todo = [
-        (p, near(p.figure) if p.result.before == Verdict.KNOWN_ERRATUM else every_move(p.figure))
+        (
+            p,
+            near(p.figure)
+            if p.result.before == Verdict.KNOWN_ERRATUM
+            else every_move(p.figure) if _is_bar(p) else _bound_moves(p),
+        )
         for p in plans
-        if p.result.before == Verdict.KNOWN_ERRATUM or _is_bar(p)
+        if p.result.before == Verdict.KNOWN_ERRATUM or _is_bar(p) or flipped(p.figure)
     ]
     searched = [
         (plan, [Group(items=plan.items, claim=plan.claim.id, figure=c) for c in candidates])
@@ -94,7 +107,8 @@ def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
         hit = next((g for g in groups if judge(plan.result, base, g.records)), None)
         if hit is not None and hit.figure is not None:
             _sensitive(plan.result)
-            how = MOVED_COARSE if _is_bar(plan) else MOVED_NEAR
+            near_erratum = plan.result.before == Verdict.KNOWN_ERRATUM and not _is_bar(plan)
+            how = MOVED_NEAR if near_erratum else MOVED_COARSE
             plan.result.how, plan.result.perturbed = how, hit.figure.display
         elif groups:
             # What the widest step did is what the result shows.

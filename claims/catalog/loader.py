@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from claims.catalog.records import (
+    FORMS,
+    FORMS_OF_KIND,
     Claim,
     Document,
     Erratum,
+    FigureForm,
     FigureKind,
     StatedFigure,
 )
@@ -60,6 +63,9 @@ _FIGURE_FIELDS = {
     "profile",
     "note",
     "particular",
+    "form",
+    "of",
+    "reading",
 }
 _ERRATUM_FIELDS = {"explanation", "refutes"}
 
@@ -180,6 +186,14 @@ def _figure(where: str, raw: Any) -> StatedFigure:
     profile = _opt_str(where, raw, "profile")
     if profile is not None and profile not in PROFILES:
         raise _fail(where, f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    form = _form(where, raw, kind)
+    of = _opt_str(where, raw, "of")
+    if form == "ratio" and of is None:
+        raise _fail(where, 'a ratio names the figure it is over: of = "<figure name>"')
+    if form != "ratio" and of is not None:
+        raise _fail(where, f"of is for a ratio; this figure's form is {form!r}")
+    if of == name:
+        raise _fail(where, "a ratio cannot be over itself")
     fig = StatedFigure(
         name=name,
         kind=cast(FigureKind, kind),
@@ -190,6 +204,9 @@ def _figure(where: str, raw: Any) -> StatedFigure:
         profile=profile,
         note=_opt_str(where, raw, "note"),
         particular=_opt_str(where, raw, "particular"),
+        form=form,
+        of=of,
+        reading=_opt_str(where, raw, "reading"),
     )
     if kind == "number":
         if not isinstance(value, str):
@@ -220,6 +237,27 @@ def _figure(where: str, raw: Any) -> StatedFigure:
     if not isinstance(value, str):
         raise _fail(where, "a text figure needs value as a string")
     return _replace(fig, text=value)
+
+
+def _form(where: str, raw: Mapping[str, Any], kind: str) -> FigureForm:
+    """The figure's judged form: the catalog's ``form``, else the one its kind defaults to.
+
+    Only a kind's first form is a default (a number is "equal", a list "list"): a
+    bound or a membership is never guessed, it is written.
+    """
+    allowed = FORMS_OF_KIND[kind]
+    form = raw.get("form")
+    if form is None:
+        return cast(FigureForm, allowed[0])
+    if not isinstance(form, str) or form not in FORMS:
+        raise _fail(where, f"unknown form {form!r} (known: {', '.join(FORMS)})")
+    if form not in allowed:
+        raise _fail(
+            where,
+            f"form {form!r} does not fit a {kind} figure (a {kind} is judged as: "
+            f"{', '.join(allowed)})",
+        )
+    return cast(FigureForm, form)
 
 
 def _replace(fig: StatedFigure, **changes: Any) -> StatedFigure:
@@ -271,6 +309,20 @@ def _claim(where: str, raw: Any, doc: Document) -> Claim:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise _fail(where, f"duplicate figure name(s) {', '.join(dupes)}")
+    for fig in figures:
+        if fig.of is not None:
+            base = next((f for f in figures if f.name == fig.of), None)
+            if base is None:
+                raise _fail(
+                    f"{where}, figure {fig.name!r}",
+                    f"ratio over unknown figure {fig.of!r} (the claim states: "
+                    f"{', '.join(repr(n) for n in names)})",
+                )
+            if base.kind != "number":
+                raise _fail(
+                    f"{where}, figure {fig.name!r}",
+                    f"ratio over {fig.of!r}, a {base.kind}, not a number",
+                )
     erratum = None
     if raw.get("erratum") is not None:
         e = raw["erratum"]

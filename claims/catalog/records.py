@@ -18,6 +18,31 @@ if TYPE_CHECKING:
 
 FigureKind = Literal["number", "range", "text", "list", "bool"]
 
+# How a stated figure is judged (the catalog's ``form``):
+#   equal    a number, equal at its printed precision (or its set tolerance)
+#   at-most  a number the measurement must not exceed (the literal, plus any set tolerance)
+#   at-least a number the measurement must reach (the literal, less any set tolerance)
+#   range    low to high, each bound at its printed precision
+#   ratio    a number the measurement over the figure named by ``of`` must equal
+#   true     a truth value the measurement must be
+#   one-of   a list the measured value must be a member of
+#   list     a list the measured list must equal
+#   text     a text the measurement must equal exactly
+FigureForm = Literal[
+    "equal", "at-most", "at-least", "range", "ratio", "true", "one-of", "list", "text"
+]
+FORMS: tuple[str, ...] = (
+    "equal", "at-most", "at-least", "range", "ratio", "true", "one-of", "list", "text"
+)
+# The forms each kind of literal can be judged in; the first is the default.
+FORMS_OF_KIND: dict[str, tuple[str, ...]] = {
+    "number": ("equal", "at-most", "at-least", "ratio"),
+    "range": ("range",),
+    "text": ("text",),
+    "list": ("list", "one-of"),
+    "bool": ("true",),
+}
+
 
 @dataclass(frozen=True)
 class StatedFigure:
@@ -44,6 +69,26 @@ class StatedFigure:
     # Why the figure belongs to one particular run or download of the author's
     # (a digest, an exact reply): compared with recorded data, shown beside live data.
     particular: str | None = None
+    # How the figure is judged (FORMS); the loader always sets it, from the catalog's
+    # ``form`` or the one form its kind allows by default.
+    form: FigureForm = "equal"
+    # For a ratio: the figure of the same claim the measurement is divided by.
+    of: str | None = None
+    # The suite's own reading of a vague word ("much faster", "nearly all"), and why.
+    reading: str | None = None
+
+    @property
+    def bound(self) -> float:
+        """The number a bound (at-most, at-least) or ratio admits up to, tolerance applied."""
+        if self.kind != "number" or self.text is None:
+            raise TypeError(f"stated figure {self.name!r} is {self.kind}, not a number")
+        value = parse_literal(self.text).value
+        tol = self.tolerance or Decimal(0)
+        if self.form == "at-most":
+            return float(value + tol)
+        if self.form == "at-least":
+            return float(value - tol)
+        return float(value)
 
     def expected(self) -> Interval:
         """The interval a numeric figure or range admits, tolerance included."""
@@ -63,17 +108,29 @@ class StatedFigure:
         """The figure as a reader would quote it, unit included."""
         if self.kind == "range":
             core = f"{self.low}–{self.high}"
+        elif self.form == "one-of":
+            core = "one of " + ", ".join(self.values)
         elif self.kind == "list":
             core = ", ".join(self.values)
         elif self.kind == "bool":
             core = str(self.flag).lower()
+        elif self.form == "at-most":
+            core = f"≤ {self.text}"
+        elif self.form == "at-least":
+            core = f"≥ {self.text}"
         else:
             core = str(self.text)
-        return f"{core} {self.unit}" if self.unit else core
+        shown = f"{core} {self.unit}" if self.unit else core
+        return f"{shown} × {self.of}" if self.form == "ratio" else shown
 
     def tolerance_display(self) -> str | None:
         if self.kind not in ("number", "range"):
             return "exact"
+        if self.form in ("at-most", "at-least"):
+            # A bound is the literal itself: its printed precision is no slack.
+            if self.tolerance is not None:
+                return f"±{self.tolerance} (set: {self.tolerance_reason})"
+            return f"a bound ({self.form})"
         if self.tolerance is not None:
             return f"±{self.tolerance} (set: {self.tolerance_reason})"
         if self.kind == "number":
@@ -84,7 +141,12 @@ class StatedFigure:
         return "bounds ± half the last printed digit"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "kind": self.kind, "display": self.display}
+        out: dict[str, Any] = {
+            "name": self.name,
+            "kind": self.kind,
+            "form": self.form,
+            "display": self.display,
+        }
         for key in (
             "text",
             "unit",
@@ -95,6 +157,8 @@ class StatedFigure:
             "note",
             "tolerance_reason",
             "particular",
+            "of",
+            "reading",
         ):
             value = getattr(self, key)
             if value is not None:

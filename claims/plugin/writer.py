@@ -114,7 +114,7 @@ class EvidenceWriter:
         self.last_write = time.monotonic()
 
     def _record_interrupted(self) -> None:
-        """The test a signal or Ctrl-C stopped: an error of that test, named, with its time.
+        """The test a signal or Ctrl-C stopped: "not run (interrupted)", named, with its time.
 
         pytest makes no report for it (the interrupt leaves the test at once), so
         without this its claim would read "not run" as if it had never started.
@@ -132,8 +132,8 @@ class EvidenceWriter:
         check = item.stash.get(CHECK, None)
         source = check.source if check else "fixture"
         message = (
-            f"interrupted ({self.interrupted_by}) after {after:.1f} s while this test ran: "
-            "nothing was decided"
+            f"not run (interrupted): {self.interrupted_by} after {after:.1f} s while this "
+            "test ran; nothing was decided"
         )
         fakes: list[str] = item.config.stash.get(SIMULATED, [])
         end = Ending(stop=Stop.INTERRUPTED, source=source, fakes=tuple(fakes), message=message)

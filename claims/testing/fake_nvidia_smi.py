@@ -5,7 +5,9 @@ They answer the invocations the probes make, from the files in
 CLAIMS_FAKE_SMI, its older name, still works; an absolute path names a machine folder
 laid out the same way elsewhere):
 
-* ``nvidia-smi``: ``nvidia_smi.txt`` (the table); ``-q``: ``nvidia_smi_q.txt``;
+* ``nvidia-smi``: ``nvidia_smi.txt`` (the table); on a machine whose NVML is broken
+  (``nvidia_smi_exit_status.txt`` present), that file's message for every invocation,
+  with that exit status; ``-q``: ``nvidia_smi_q.txt``;
   ``-L``: ``nvidia_smi_L.txt`` where the machine has one;
   ``--query-gpu=a,b,c --format=csv,noheader,nounits``: the requested columns of
   ``query_gpu.csv`` (whose columns are ``claims.probes.machine.system.GPU_QUERY_FIELDS``);
@@ -70,6 +72,12 @@ def _print(machine: Path, name: str) -> int:
 
 
 def _smi(machine: Path, argv: list[str]) -> int:
+    failing = machine / "nvidia_smi_exit_status.txt"
+    if failing.exists():
+        # A machine whose NVML is broken: every invocation prints the recorded message
+        # (nvidia-smi writes it to stdout) and exits with the recorded status.
+        sys.stdout.write((machine / "nvidia_smi.txt").read_text(encoding="utf-8"))
+        return int(failing.read_text(encoding="utf-8").strip())
     if not argv:
         return _print(machine, "nvidia_smi.txt")
     if argv == ["-q"]:

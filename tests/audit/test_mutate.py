@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from claims.audit.mutate import corrected, moved, near
+from claims.audit.mutate import corrected, flipped, moved, near
 from claims.catalog.records import StatedFigure
 from claims.figures import agrees
 
@@ -51,3 +51,16 @@ def test_text_lists_and_flags_change():
 def test_near_values_step_around_the_printed_one():
     texts = [f.text for f in near(number("60"))]
     assert "59" in texts and "61" in texts and "56" in texts and "60" not in texts
+
+
+def test_a_bound_is_flipped_and_nothing_else_is():
+    """A bound's direction is a slip a factor cannot stand for: 'at most 64 KiB' judged on
+    0.4 KiB holds at every coarse factor, and fails only when read as 'at least'."""
+    cap = StatedFigure(name="size", kind="number", text="64", unit="KiB", form="at-most")
+    floor = StatedFigure(name="kv", kind="number", text="4", unit="GB", form="at-least")
+    assert flipped(cap) == StatedFigure(
+        name="size", kind="number", text="64", unit="KiB", form="at-least"
+    )
+    turned = flipped(floor)
+    assert turned is not None and turned.form == "at-most" and turned.display == "≤ 4 GB"
+    assert flipped(StatedFigure(name="n", kind="number", text="64")) is None

@@ -157,8 +157,8 @@ def test_a_run_stopped_by_sigterm_writes_its_evidence_and_report_naming_the_test
     assert run["interrupted"]["test"].endswith("::test_hangs")
     assert run["interrupted"]["test_seconds"] >= 1.0
     (hung,) = claims_pytester.claim("T1-WRONG")["checks"]
-    assert (hung["outcome"], hung["verdict"]) == ("error", "error")
-    assert hung["message"].startswith("interrupted (SIGTERM) after ")
+    assert (hung["outcome"], hung["verdict"]) == ("skipped", "not-run")
+    assert hung["message"].startswith("not run (interrupted): SIGTERM after ")
     assert claims_pytester.claim("T1-SUM")["verdict"] == "consistent"  # the finished test stays
     page = (pyt.path / "reports" / "report.html").read_text("utf-8")
     assert "Stopped by a signal." in page and "test_hangs" in page

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import platform
 import pty
 import select
 import shutil
@@ -124,7 +125,8 @@ def test_a_whole_run_against_a_simulated_spark_keeps_log_evidence_and_report(tmp
 
 
 def test_a_failed_step_still_leaves_the_log_and_says_what_failed(tmp_path):
-    env = {"SKIP_INSTALL": "1", "VENV": str(tmp_path / "missing")}
+    env = {**_fake_machine_env(tmp_path, "gb10"), "SKIP_INSTALL": "1",
+           "VENV": str(tmp_path / "missing")}
     proc, kept = _certify(tmp_path, env, timeout=120)
     assert proc.returncode == 3
     assert (kept / "exit-status.txt").read_text().strip() == "3"
@@ -236,8 +238,10 @@ def test_an_environment_the_script_did_not_make_is_never_removed(tmp_path):
 
 
 @pytest.mark.parametrize("machine, index", [
-    ("h200-570", "the cu126 index https://download.pytorch.org/whl/cu126: driver 570.124.06"),
-    ("h200-580", "PyPI's cu130 build: driver 580.65.06 is R580 or later"),
+    ("h200-570", "cu126 from the cu126 index https://download.pytorch.org/whl/cu126: driver "
+                 "570.124.06 is R525 or later"),
+    ("h200-580", "cu130 from PyPI: driver 580.65.06 is R580 or later"),
+    ("h200-610", "cu130 from PyPI: driver 610.43.02 is R580 or later"),
 ])
 def test_a_dry_run_names_the_torch_index_the_driver_can_run(tmp_path, machine, index):
     # torch 2.13 exists as cu126 and cu130 builds only: a 570 driver gets cu126 (there is
@@ -247,22 +251,95 @@ def test_a_dry_run_names_the_torch_index_the_driver_can_run(tmp_path, machine, i
     proc, kept = _certify(tmp_path, env, timeout=120)
     log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
     assert proc.returncode == 0, log[-3000:]
-    assert f"dry run: would install 'torch>=2.13,<2.14' from {index}" in log
+    assert "dry run: would install 'torch>=2.13,<2.14' as:" in log
+    assert index in log and "source: pytorch/pytorch#187075" in log
     assert not (tmp_path / "venv").exists()
 
 
-def test_a_driver_older_than_every_torch_build_is_refused_by_name(tmp_path):
-    bin_dir = tmp_path / "oldbin"
+def _smi_printing(tmp_path: Path, row: str) -> dict[str, str]:
+    """PATH with an nvidia-smi that answers the script's query with one CSV row."""
+    bin_dir = tmp_path / "rowbin"
     bin_dir.mkdir()
     smi = bin_dir / "nvidia-smi"
-    smi.write_text("#!/bin/sh\necho 470.256.02\n", encoding="utf-8")
+    smi.write_text(f"#!/bin/sh\necho '{row}'\n", encoding="utf-8")
     smi.chmod(0o755)
-    env = {"PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")]), "DRY_RUN": "1",
+    return {"PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])}
+
+
+# GPUs users have, as nvidia-smi --query-gpu=index,name,driver_version,compute_cap prints
+# them (names and drivers from public captures: fixtures/system/README.md, "dry runs").
+DRY_RUNS = {
+    "B200 on R575": ("0, NVIDIA B200, 575.57.08, 10.0", "x86_64", None),
+    "RTX 5090 on R575": ("0, NVIDIA GeForce RTX 5090, 575.57.08, 12.0", "x86_64", None),
+    "P4 on R580": ("0, Tesla P4, 580.65.06, 6.1", "x86_64", "cu126"),
+    "V100 on R580": ("0, Tesla V100-SXM2-32GB, 580.65.06, 7.0", "x86_64", "cu126"),
+    "GB10 on R580": ("0, NVIDIA GB10, 580.95.05, 12.1", "aarch64", "cu130"),
+    "GB10 on R610": ("0, NVIDIA GB10, 610.43.02, 12.1", "aarch64", "cu130"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DRY_RUNS))
+def test_a_dry_run_picks_a_wheel_with_the_gpus_architecture_or_says_none_exists(tmp_path, case):
+    row, arch, tag = DRY_RUNS[case]
+    env = {**_smi_printing(tmp_path, row), "DRY_RUN": "1", "VENV": str(tmp_path / "venv"),
+           "PYTHON": _python_without_torch()}
+    if arch != platform.machine():
+        # The script takes the wheel's architecture from uname -m: a Spark's is aarch64.
+        uname = tmp_path / "rowbin" / "uname"
+        uname.write_text(f'#!/bin/sh\n[ "$1" = -m ] && {{ echo {arch}; exit 0; }}\n'
+                         f'exec /bin/uname "$@"\n', encoding="utf-8")
+        uname.chmod(0o755)
+    proc, kept = _certify(tmp_path, env, timeout=120)
+    log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
+    assert not (tmp_path / "venv").exists()
+    if tag is None:
+        assert proc.returncode == 3, log[-3000:]
+        failure = (kept / "failure.txt").read_text(encoding="utf-8")
+        assert "no CUDA build of torch 2.13 runs here (driver 575.57.08" in failure
+        assert "a driver of R580 or later" in failure and "cu128" in failure
+    else:
+        assert proc.returncode == 0, log[-3000:]
+        assert f"  {tag} from " in log, log[-3000:]
+
+
+def test_a_driver_older_than_every_torch_build_is_refused_by_name(tmp_path):
+    env = {**_smi_printing(tmp_path, "0, Tesla T4, 470.256.02, 7.5"), "DRY_RUN": "1",
            "VENV": str(tmp_path / "venv"), "PYTHON": _python_without_torch()}
     proc, kept = _certify(tmp_path, env, timeout=120)
     assert proc.returncode == 3
     failure = (kept / "failure.txt").read_text(encoding="utf-8")
-    assert "driver 470.256.02 is older than every CUDA build of torch 2.13" in failure
+    assert "no CUDA build of torch 2.13 runs here (driver 470.256.02" in failure
+
+
+@pytest.mark.parametrize("machine, named", [
+    ("nvml-mismatch", "NVML driver/library version mismatch"),
+    ("no-devices", "no devices found"),
+])
+def test_a_broken_nvml_stops_the_run_before_anything_is_installed(tmp_path, machine, named):
+    # No DRY_RUN: a healthy machine would go on to install torch here.
+    env = {**_fake_machine_env(tmp_path, machine), "VENV": str(tmp_path / "venv"),
+           "PYTHON": _python_without_torch()}
+    proc, kept = _certify(tmp_path, env, timeout=120)
+    log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
+    assert proc.returncode == 4, log[-3000:]
+    assert (kept / "exit-status.txt").read_text().strip() == "4"
+    failure = (kept / "failure.txt").read_text(encoding="utf-8")
+    assert failure.startswith("asking the driver (nvidia-smi): ") and named in failure
+    if machine == "nvml-mismatch":
+        assert "reboot, or reload the kernel module" in failure
+    assert "nothing was installed" in log
+    assert not (tmp_path / "venv").exists() and not (kept / "pip.log").exists()
+
+
+def test_without_nvidia_smi_the_run_stops_naming_it(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    python = _python_without_torch()
+    env = {"PATH": os.pathsep.join([str(empty), str(Path(python).parent), "/usr/bin", "/bin"]),
+           "VENV": str(tmp_path / "venv"), "PYTHON": python}
+    proc, kept = _certify(tmp_path, env, timeout=120)
+    assert proc.returncode == 4
+    assert "nvidia-smi missing" in (kept / "failure.txt").read_text(encoding="utf-8")
 
 
 def _python_without_torch() -> str:
@@ -405,6 +482,7 @@ case "$1" in
     -c) exit 0 ;;                       # the version check
     -) cat >/dev/null; exit 1 ;;        # "is there a CUDA torch?": no
     -m)
+        case "$2" in claims.*) exec "$REAL_PYTHON" "$@" ;; esac  # the script's own table
         if [ "$2" = venv ]; then
             mkdir -p "$3/bin" && cp "$0" "$3/bin/python" && exit 0
         fi
@@ -412,6 +490,40 @@ case "$1" in
 esac
 exit 0
 '''
+# A stand-in whose pip installs at once a torch that has no kernel for this GPU.
+NO_KERNEL_PYTHON = '''#!/bin/sh
+here="$(dirname "$0")"
+case "$1" in
+    -c) exit 0 ;;
+    -)
+        cat >/dev/null
+        if [ -f "$here/installed" ]; then
+            echo "CUDA error: no kernel image is available for execution on the device"
+        fi
+        exit 1 ;;
+    -m)
+        case "$2" in claims.*) exec "$REAL_PYTHON" "$@" ;; esac
+        if [ "$2" = venv ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/python" && exit 0; fi
+        if [ "$2" = pip ]; then : >"$here/installed"; exit 0; fi ;;
+esac
+exit 0
+'''
+
+
+def test_a_torch_that_cannot_run_a_kernel_here_stops_before_the_claims(tmp_path):
+    fake = tmp_path / "nokernelpy"
+    fake.write_text(NO_KERNEL_PYTHON, encoding="utf-8")
+    fake.chmod(0o755)
+    env = {**_fake_machine_env(tmp_path, "h200-580"), "PYTHON": str(fake),
+           "REAL_PYTHON": sys.executable, "VENV": str(tmp_path / "venv")}
+    proc, kept = _certify(tmp_path, env, timeout=120)
+    log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
+    assert proc.returncode == 3, log[-3000:]
+    failure = (kept / "failure.txt").read_text(encoding="utf-8")
+    assert failure.startswith("running one CUDA kernel (smoke test): the installed torch cannot "
+                              "run a kernel on this GPU"), failure
+    assert "no kernel image is available" in failure
+    assert "installing the suite" not in log and "running pytest" not in log
 
 
 def test_an_install_that_runs_past_its_limit_says_so_and_exits_124(tmp_path):
@@ -419,7 +531,7 @@ def test_an_install_that_runs_past_its_limit_says_so_and_exits_124(tmp_path):
     fake.write_text(SLOW_LINK_PYTHON, encoding="utf-8")
     fake.chmod(0o755)
     env = {**_fake_machine_env(tmp_path, "h200-580"), "PYTHON": str(fake),
-           "VENV": str(tmp_path / "venv"), "RUN_TIMEOUT": "6"}
+           "REAL_PYTHON": sys.executable, "VENV": str(tmp_path / "venv"), "RUN_TIMEOUT": "6"}
     proc, kept = _certify(tmp_path, env, timeout=120)
     assert proc.returncode == 124, (kept / "gpu-certify.log").read_text(encoding="utf-8")
     failure = (kept / "failure.txt").read_text(encoding="utf-8")

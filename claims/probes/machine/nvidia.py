@@ -40,26 +40,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claims.probes.errors import InputError, PrerequisiteMissing
+from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError
 from claims.probes.machine.tools import MAX_OUTPUT_CHARS, ToolRun, run_tool
 
 __all__ = [
     "NOT_REPORTED",
     "NVIDIA_SMI_TIMEOUT_S",
+    "NVML_QUERY",
     "NvccFound",
     "NvccVersion",
+    "NvmlState",
     "SmiFormatError",
     "SmiGpuRow",
     "SmiHeader",
     "SmiReport",
+    "classify_smi_output",
     "cuda_dirs",
     "find_nvcc",
+    "first_line",
     "is_reported",
     "match_smi_row",
     "nvcc_version",
     "nvidia_smi_q",
     "nvidia_smi_rows_and_run",
     "nvidia_smi_text",
+    "nvml_state",
     "parse_nvcc_version",
     "parse_smi_header",
     "parse_smi_q",
@@ -73,8 +78,10 @@ NVCC_TIMEOUT_S = 10.0
 # How the tools spell "this field has no value here". nvidia-smi's table says
 # "Not Supported" for a GB10's Memory-Usage, its CSV query says "[N/A]", and
 # `nvidia-smi -q` says "N/A"; older drivers bracket "Not Supported" in CSV.
+# WSL2 prints "ERR!" where it cannot read a field (the CUDA version, GPU-Util).
 NOT_REPORTED = frozenset({"N/A", "[N/A]", "Not Supported", "[Not Supported]", "Unknown Error",
-                          "[Unknown Error]", "Not Available", "[Not Available]"})
+                          "[Unknown Error]", "Not Available", "[Not Available]", "ERR!",
+                          "[ERR!]"})
 DEFAULT_CUDA_GLOB = "/usr/local/cuda*"
 
 
@@ -109,11 +116,16 @@ def _check_size(text: str, source: str) -> None:
 
 
 # --- nvidia-smi: the header line ------------------------------------------------
+# R535-R590 print "Driver Version:" and "CUDA Version:"; from R610 the same numbers are
+# labelled "KMD Version:" (the kernel-mode driver) and "CUDA UMD Version:" (the user-mode
+# driver's CUDA, the ceiling), NVIDIA having deprecated the old names. WSL2 prints
+# "CUDA Version: ERR!" on some driver/runtime pairs, a machine without libcuda "N/A".
 _HEADER = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>\d+(?:\.\d+)*)\s+"
-    r"Driver Version:\s+(?P<driver>\d+(?:\.\d+)*)\s+"
-    r"CUDA Version:\s+(?P<cuda>\d+(?:\.\d+)*|N/A)"
+    r"(?P<driver_label>Driver|KMD) Version:\s+(?P<driver>\d+(?:\.\d+)*)"
+    r"(?:\s+(?P<cuda_label>CUDA(?: UMD)?) Version:\s+(?P<cuda>\S+))?"
 )
+_VERSION = re.compile(r"\d+(?:\.\d+)*")
 
 
 @dataclass(frozen=True)
@@ -122,19 +134,48 @@ class SmiHeader:
 
     smi_version: str
     driver_version: str
-    cuda_version: str | None  # None where the header says N/A (no libcuda)
+    # None where the driver reports no CUDA version: "N/A" (no libcuda), "ERR!" (WSL2 on
+    # some driver/runtime pairs), or no CUDA field at all; cuda_printed keeps what it said.
+    cuda_version: str | None
+    cuda_printed: str | None = None
+    labels: str = "Driver Version / CUDA Version"  # "KMD Version / CUDA UMD Version" from R610
+
+    @property
+    def cuda_missing_reason(self) -> str | None:
+        """Why there is no CUDA version, in words a claim can give (None: there is one)."""
+        if self.cuda_version is not None:
+            return None
+        if self.cuda_printed is None:
+            return "nvidia-smi's header has no CUDA version field"
+        return (f"the driver reported no CUDA version (nvidia-smi prints "
+                f"'CUDA Version: {self.cuda_printed}'"
+                + ("; seen under WSL2 on some driver/runtime pairs)" if "ERR" in self.cuda_printed
+                   else ")"))
+
+
+def first_line(text: str, limit: int = 120) -> str:
+    """The first non-blank line of a tool's output, shortened, for an error message."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "(no output)")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def parse_smi_header(text: str, *, source: str = "nvidia-smi") -> SmiHeader:
-    """Find the ``NVIDIA-SMI … Driver Version: … CUDA Version: …`` line."""
+    """Find the ``NVIDIA-SMI … Driver|KMD Version: … CUDA [UMD] Version: …`` line.
+
+    An unknown layout is one :class:`SmiFormatError` saying "could not read nvidia-smi"
+    with the output's first line, which is what a user needs to report it.
+    """
     _check_size(text, source)
     for line in text.splitlines():
         m = _HEADER.search(line)
         if m:
             cuda = m.group("cuda")
-            return SmiHeader(m.group("smi"), m.group("driver"), None if cuda == "N/A" else cuda)
-    raise SmiFormatError("no 'NVIDIA-SMI … Driver Version: … CUDA Version: …' header line",
-                         path=source)
+            version = cuda if cuda is not None and _VERSION.fullmatch(cuda) else None
+            labels = ("KMD Version / CUDA UMD Version" if m.group("driver_label") == "KMD"
+                      else "Driver Version / CUDA Version")
+            return SmiHeader(m.group("smi"), m.group("driver"), version, cuda, labels)
+    raise SmiFormatError(f"could not read nvidia-smi: no 'NVIDIA-SMI … Version: …' header; "
+                         f"its first line is {first_line(text)!r}", path=source)
 
 
 # --- nvidia-smi: the device table -------------------------------------------------
@@ -171,7 +212,8 @@ def parse_smi_table(text: str, *, source: str = "nvidia-smi") -> list[SmiGpuRow]
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith("|=")), None)
     if start is None:
-        raise SmiFormatError("no device table (no '|===' line under the column titles)",
+        raise SmiFormatError("could not read nvidia-smi: no device table (no '|===' line "
+                             f"under the column titles); its first line is {first_line(text)!r}",
                              path=source)
     rows: list[SmiGpuRow] = []
     block: list[tuple[str, ...]] = []
@@ -303,13 +345,18 @@ class SmiReport:
 
     @property
     def driver_version(self) -> str | None:
-        value = self.top.get("Driver Version")
-        return value if isinstance(value, str) and is_reported(value) else None
+        # R610 prints "KMD Version" beside the deprecated "Driver Version" (same number).
+        return self._first("KMD Version", "Driver Version")
 
     @property
     def cuda_version(self) -> str | None:
-        # R580 prints "CUDA Version"; some older drivers spell it "CUDA Driver Version".
-        for key in ("CUDA Version", "CUDA Driver Version"):
+        # R610: "CUDA UMD Version"; R580: "CUDA Version"; some older drivers "CUDA Driver
+        # Version". A value that is not a version ("ERR!", "N/A") is not reported.
+        value = self._first("CUDA UMD Version", "CUDA Version", "CUDA Driver Version")
+        return value if value is not None and _VERSION.fullmatch(value) else None
+
+    def _first(self, *keys: str) -> str | None:
+        for key in keys:
             value = self.top.get(key)
             if isinstance(value, str) and is_reported(value):
                 return value
@@ -324,6 +371,7 @@ class SmiReport:
         return node
 
 
+_DEPRECATED = re.compile(r"\s*\[Deprecated[^\]]*\]\s*$")
 _Q_LINE = re.compile(r"^(?P<indent> *)(?P<key>\S.*?)\s+:(?:\s+(?P<value>.*))?$")
 
 
@@ -352,7 +400,10 @@ def parse_smi_q(text: str, *, source: str = "nvidia-smi -q") -> SmiReport:
         parent = stack[-1][1]
         m = _Q_LINE.match(line)
         if m:
-            _put(parent, m.group("key").strip(), (m.group("value") or "").strip())
+            # R610: "610.43.02 [Deprecated; will be removed in CUDA 14.0. Use KMD Version
+            # instead]": the value is the number before the notice.
+            value = _DEPRECATED.sub("", (m.group("value") or "").strip())
+            _put(parent, m.group("key").strip(), value)
             continue
         section: dict[str, Any] = {}
         _put(parent, body, section)
@@ -360,9 +411,10 @@ def parse_smi_q(text: str, *, source: str = "nvidia-smi -q") -> SmiReport:
     gpus = {k.removeprefix("GPU ").strip(): v for k, v in root.items()
             if k.startswith("GPU ") and isinstance(v, dict)}
     top = {k: v for k, v in root.items() if not (k.startswith("GPU ") and isinstance(v, dict))}
-    if not gpus and "Driver Version" not in top:
-        raise SmiFormatError("neither a 'Driver Version' line nor a 'GPU <bus id>' section",
-                             path=source)
+    if not gpus and "Driver Version" not in top and "KMD Version" not in top:
+        raise SmiFormatError("could not read nvidia-smi -q: neither a 'Driver Version' (or "
+                             "'KMD Version') line nor a 'GPU <bus id>' section; its first line "
+                             f"is {first_line(text)!r}", path=source)
     return SmiReport(top=top, gpus=gpus)
 
 
@@ -402,6 +454,110 @@ def nvidia_smi_rows_and_run(fields: Sequence[str], timeout: float = NVIDIA_SMI_T
     run = run_tool([_smi_exe(), f"--query-gpu={','.join(fields)}",
                     "--format=csv,noheader,nounits"], timeout=timeout)
     return parse_smi_query_csv(run.stdout, fields), run
+
+
+# --- NVML: can the driver be asked at all? --------------------------------------------------
+@dataclass(frozen=True)
+class NvmlState:
+    """Whether nvidia-smi (NVML) can talk to the driver, and if not, the named reason.
+
+    ``state``: "ok", "smi-missing", "mismatch" (driver/library version mismatch),
+    "no-devices", "driver-not-loaded", "nvml-missing" or "failed" (anything else).
+    ``rows``: on "ok", one ``{"index", "name", "driver_version", "compute_cap"}`` per GPU
+    (compute_cap absent where the driver cannot be asked for it).
+    """
+
+    state: str
+    message: str
+    remedy: str | None = None
+    rows: tuple[dict[str, str], ...] = ()
+    output: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+    @property
+    def reason(self) -> str:
+        """One line: what is wrong and what to do."""
+        return self.message if self.remedy is None else f"{self.message}: {self.remedy}"
+
+
+# What nvidia-smi prints when NVML cannot reach the driver (NVML's own messages), the state
+# it names and what fixes it. Matched case-insensitively anywhere in the output.
+_NVML_FAILURES: tuple[tuple[str, str, str, str], ...] = (
+    ("driver/library version mismatch", "mismatch",
+     "NVML driver/library version mismatch (the loaded kernel module is not the installed "
+     "driver's, typically after a driver update without a reboot)",
+     "reboot, or reload the kernel module (unload the nvidia modules and run nvidia-smi)"),
+    ("no devices were found", "no-devices",
+     "no devices found (the driver is loaded but lists no GPU)",
+     "check that the GPU is visible (lspci | grep -i nvidia), passed through to this "
+     "machine or container, and supported by this driver (dmesg | grep NVRM)"),
+    ("couldn't communicate with the nvidia driver", "driver-not-loaded",
+     "the NVIDIA driver is not loaded (nvidia-smi could not communicate with it)",
+     "install or load the driver (modprobe nvidia), then run nvidia-smi"),
+    ("driver not loaded", "driver-not-loaded",
+     "the NVIDIA driver is not loaded", "install or load the driver (modprobe nvidia)"),
+    ("nvml shared library not found", "nvml-missing",
+     "the NVML library (libnvidia-ml.so) was not found",
+     "reinstall the driver's user-space libraries"),
+)
+NVML_QUERY = ("index", "name", "driver_version", "compute_cap")
+
+
+def classify_smi_output(text: str, returncode: int) -> NvmlState | None:
+    """The named NVML failure in nvidia-smi's output, or None when it reads as working.
+
+    A non-zero exit without a known message is "failed" with the output's first line.
+    """
+    lowered = text.lower()
+    for needle, state, message, remedy in _NVML_FAILURES:
+        if needle in lowered:
+            return NvmlState(state, message, remedy, output=text)
+    if returncode != 0:
+        return NvmlState("failed", f"nvidia-smi exited with status {returncode}: "
+                         f"{first_line(text)}", output=text)
+    return None
+
+
+def nvml_state(timeout: float = NVIDIA_SMI_TIMEOUT_S) -> NvmlState:
+    """Ask nvidia-smi for each GPU's index, name, driver and compute capability.
+
+    This is the first thing to know on a machine to certify: with NVML broken nothing
+    else of the gpu tier (nor a torch install) can work, and the state says why.
+    Drivers older than R510 have no ``compute_cap`` field; the query is then repeated
+    without it.
+    """
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return NvmlState("smi-missing", "nvidia-smi missing (not on PATH)",
+                         "install the NVIDIA driver, or put its nvidia-smi on PATH")
+    fields = list(NVML_QUERY)
+    for _ in range(2):
+        try:
+            run = run_tool([exe, f"--query-gpu={','.join(fields)}",
+                            "--format=csv,noheader,nounits"], timeout=timeout, check=False)
+        except ProbeError as exc:
+            return NvmlState("failed", f"nvidia-smi could not be run: {exc}")
+        text = run.stdout + run.stderr
+        if run.returncode != 0 and "compute_cap" in fields and "not a valid field" in text:
+            fields.remove("compute_cap")
+            continue
+        failed = classify_smi_output(text, run.returncode)
+        if failed is not None:
+            return failed
+        try:
+            rows = parse_smi_query_csv(run.stdout, fields)
+        except SmiFormatError as exc:
+            return NvmlState("failed", str(exc), output=text)
+        if not rows:
+            return NvmlState("no-devices", "no devices found (nvidia-smi listed no GPU)",
+                             _NVML_FAILURES[1][3], output=text)
+        return NvmlState("ok", f"{len(rows)} GPU(s): "
+                         + ", ".join(r.get("name", "?") for r in rows),
+                         rows=tuple(rows), output=text)
+    return NvmlState("failed", "nvidia-smi refused its own query fields")
 
 
 # --- nvcc ----------------------------------------------------------------------------------

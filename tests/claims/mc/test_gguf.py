@@ -73,16 +73,18 @@ def test_generated_file_custom_alignment(check, make_gguf):
     """general.alignment overrides the default, and offsets follow it."""
     import numpy as np
 
+    written = 64  # what the test writes into general.alignment (not the default 32)
     path = make_gguf(
-        alignment=64, tensors={"a": np.ones(5, dtype=np.float32), "b": np.ones(9, dtype=np.float32)}
+        alignment=written,
+        tensors={"a": np.ones(5, dtype=np.float32), "b": np.ones(9, dtype=np.float32)},
     )
     header = read_header(path, verify_layout=False)
     check.measure(
         "alignment from general.alignment",
         header.alignment,
         unit="B",
-        holds=header.alignment == 64,
-        expected="64 as written",
+        holds=header.alignment == written,
+        expected=f"{written} as written",
     )
     _record_alignment(check, header, stated_default=False)
 
@@ -161,12 +163,14 @@ def test_generated_file_carries_its_chat_template(check, make_gguf):
         "{% for m in messages %}<start_of_turn>{{ m.role }}\n{{ m.content }}<end_of_turn>\n"
         "{% endfor %}"
     )
+    context = 128
     path = make_gguf(
         metadata={
             "tokenizer.ggml.model": "llama",
             "tokenizer.ggml.tokens": ["<pad>", "a", "b"],
             "tokenizer.chat_template": template,
-        }
+        },
+        context_length=context,
     )
     header = read_header(path)
     check.measure(
@@ -179,7 +183,7 @@ def test_generated_file_carries_its_chat_template(check, make_gguf):
     check.measure(
         "hyperparameters",
         header.get("llama.context_length"),
-        holds=header.get("llama.context_length") == 128,
+        holds=header.get("llama.context_length") == context,
         expected="context length as written",
     )
 
@@ -223,7 +227,7 @@ def test_q4_k_m_roles_llama32(check, store):
         types = [
             t.type_name
             for t in header.tensors
-            if (parts := t.name.split("."))[0] == "blk" and len(parts) > 2 and parts[2] == role
+            if (parts := t.name.split("."))[0] == "blk" and parts[2:3] == [role]
         ]
         check.measure(
             f"{role} tensors",

@@ -322,8 +322,8 @@ def test_server_defaults(private, check):
             }
     check.measure(
         "a browser page on another origin", statuses,
-        holds=statuses["http://claims-suite.invalid"]["status"] == 403
-        and statuses["http://localhost:8080"]["status"] == 200,
+        holds=statuses["http://claims-suite.invalid"]["status"] == httpx.codes.FORBIDDEN
+        and statuses["http://localhost:8080"]["status"] == httpx.codes.OK,
         expected="refused (403); a page on localhost is served",
     )
     model = private.model()
@@ -362,7 +362,7 @@ def test_parallel_slots(private, check):
     else:
         check.observe("runner context (-c)", total, note=f"/api/ps context_length: {per_request}")
     overlap, _ = _spans(private, model, slots)
-    check.measure(f"{slots} requests sent at once", overlap, holds=overlap >= 2,
+    check.measure(f"{slots} requests sent at once", overlap, holds=overlap > 1,
                   expected="decoded together: streams producing text at the same moment",
                   note="the most streams producing text at one moment")
 
@@ -449,13 +449,19 @@ def test_runner_crash_is_isolated(private, check):
     check.observe("seconds from the kill to the reply", round(time.monotonic() - killed_at, 3),
                   unit="s")
     check.attach("the request in flight", reply, kind="json")
-    check.measure("the request in flight when the runner died", reply.get("status"),
-                  holds=reply.get("status") == 500, expected="HTTP 500 with an error")
+    status = reply.get("status")
+    if isinstance(status, int):
+        check.against("status of the request in flight", status,
+                      note="the request in flight when the runner died")
+    else:
+        check.measure("status of the request in flight", status, holds=False,
+                      expected="an HTTP status in the reply")
     with httpx.Client(timeout=10.0, trust_env=False) as http:
         alive = http.get(f"{server.url}/api/version").status_code
     check.measure("the server after its runner died",
                   {"pid": server.pid, "running": server.running(), "GET /api/version": alive},
-                  holds=server.running() and alive == 200, expected="the same process, answering")
+                  holds=server.running() and alive == httpx.codes.OK,
+                  expected="the same process, answering")
     after = private.client.generate(model, "Say hello.", options={"num_predict": 8})
     new = private.runner()
     check.measure(

@@ -87,11 +87,13 @@ def test_q4_0_scale_rule(check):
     check.against(
         "scale divisor", worst, note="signed extreme / stored d, worst block (d is fp16-rounded)"
     )
+    # The divisor -8 is the bottom of the signed 4-bit range [-8, 7] q must stay in.
+    low = round(check.premise("scale divisor"))
     check.measure(
         "ggml's q range (gguf.quants)",
         [int(dec.q.min()), int(dec.q.max())],
-        holds=bool(dec.q.min() >= -8 and dec.q.max() <= 7),
-        expected="within [-8, 7]",
+        holds=bool(dec.q.min() >= low and dec.q.max() <= -low - 1),
+        expected=f"within [{low}, {-low - 1}]",
     )
     # The answer's procedure as written: M = max |w|, d = M / -8, q = round(w / d).
     m = np.abs(w).max(axis=1, keepdims=True)

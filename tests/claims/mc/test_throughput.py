@@ -12,14 +12,14 @@ import pytest
 
 from claims.probes.arithmetic.memory import GB, max_decode_tokens_per_s
 from claims.probes.live.ollama_api.usage import bounded
-from claims.testkit import Interval, not_applicable, not_run
+from claims.testkit import Interval, not_run
 from claims.timing import AtLeast, decide_values
 from claims.timing.evidence import record
 from claims.timing.policy import RECORDED
 
-# NVIDIA's published DGX Spark (GB10) specification: 273 GB/s LPDDR5x memory
-# bandwidth. Not stated in these documents; used only for the cross-check.
-GB10_BANDWIDTH_GB_S = 273
+# NVIDIA's published DGX Spark (GB10) memory bandwidth is not stated in these documents: it
+# is the catalog's W1-SHARED-BANDWIDTH figure, read from there for the cross-check.
+GB10 = {"figure": "GB10 memory bandwidth", "claim": "W1-SHARED-BANDWIDTH"}
 NS_PER_S = 1_000_000_000
 # "Decode far slower per token" (MC-PREFILL-DECODE) is the catalog's "far slower bar"
 # (the same in its recorded, engine and live tiers): if decode were compute-bound like
@@ -54,16 +54,18 @@ def test_decode_ceiling_and_real_world_share(check, recorded):
         Interval.stated(r["tokens_per_second"]) for r in w2["benchmark"]["rows"] if not r["cold"]
     ]
     rate = Interval(min(r.lo for r in warm), max(r.hi for r in warm))
-    gb10 = max_decode_tokens_per_s(GB10_BANDWIDTH_GB_S * GB, model_bytes)
+    bandwidth = check.premise(**GB10)
+    gb10 = max_decode_tokens_per_s(bandwidth * GB, model_bytes)
     check.observe(
-        "phi4 ceiling on the GB10 (273 GB/s / 9,053,114,464 B)", round(gb10, 2), unit="tok/s"
-    )
-    check.measure(
-        "W2 warm decode rate below that ceiling",
-        str(rate),
-        holds=rate.hi < gb10,
-        expected=f"< {gb10:.2f} tok/s",
+        f"phi4 ceiling on the GB10 ({bandwidth:g} GB/s / {model_bytes:,} B)",
+        round(gb10, 2),
         unit="tok/s",
+    )
+    check.against(
+        "share of the GB10 bandwidth",
+        rate * model_bytes / GB / bandwidth * 100,
+        unit="%",
+        note="W2's warm decode rate × model bytes over the GB10's bandwidth",
     )
     share = rate / gb10
     check.observe(
@@ -75,7 +77,7 @@ def test_decode_ceiling_and_real_world_share(check, recorded):
     check.observe(
         "weight bytes streamed per second in W2's decode", str(rate * model_bytes / GB), unit="GB/s"
     )
-    check.fact("GB10 memory bandwidth (NVIDIA specification)", f"{GB10_BANDWIDTH_GB_S} GB/s")
+    check.fact("GB10 memory bandwidth (NVIDIA specification)", f"{bandwidth:g} GB/s")
 
 
 @pytest.mark.offline
@@ -132,12 +134,12 @@ LIVE_PROMPT = "List the planets of the solar system, one per line, with one fact
 
 @pytest.mark.ollama
 @pytest.mark.claim("MC-TOKS-THEORETICAL")
-def test_live_decode_against_the_bandwidth_ceiling(live, check, machine_profile):
+def test_live_decode_against_the_bandwidth_ceiling(live, check):
     """Decode rate of the model under test against memory bandwidth / model bytes.
 
-    The bandwidth is known only for the DGX Spark profile (273 GB/s); elsewhere
-    the rate and the weight bytes it implies are recorded and the comparison is
-    not applicable.
+    The bandwidth is known only for the DGX Spark profile (the catalog's GB10 figure);
+    elsewhere the rate and the weight bytes it implies are recorded and the comparison
+    is not applicable (the check's scope rule, from the figure's profile).
     """
     model = live.model()
     if model.size is None:
@@ -160,22 +162,21 @@ def test_live_decode_against_the_bandwidth_ceiling(live, check, machine_profile)
     rate = count / duration * NS_PER_S
     check.observe("decode rate", round(rate, 2), unit="tok/s", note=f"{count} tokens, {model.name}")
     check.observe("model bytes (/api/tags size)", model.size, unit="B")
-    check.observe("weight bytes streamed per second", round(rate * model.size / GB, 1), unit="GB/s")
-    if machine_profile != "dgx-spark":
-        not_applicable(
-            f"this machine's memory bandwidth is not known to the suite (profile "
-            f"{machine_profile}); decode {rate:.1f} tok/s recorded"
-        )
-    ceiling = max_decode_tokens_per_s(GB10_BANDWIDTH_GB_S * GB, model.size)
-    check.measure(
-        "decode rate below bandwidth / model bytes",
-        round(rate, 2),
-        holds=rate < ceiling,
-        expected=f"< {ceiling:.2f} tok/s (273 GB/s GB10)",
-        unit="tok/s",
+    streamed = rate * model.size / GB
+    check.observe("weight bytes streamed per second", round(streamed, 1), unit="GB/s")
+    bandwidth = check.premise(**GB10)
+    # Judged on the dgx-spark profile only (the figure's scope, decided by the check):
+    # elsewhere this machine's bandwidth is not known to the suite and it is shown, not judged.
+    check.against(
+        "share of the GB10 bandwidth",
+        streamed / bandwidth * 100,
+        unit="%",
+        note=f"decode rate below bandwidth / model bytes: {streamed:.1f} of {bandwidth:g} GB/s",
     )
+    if not check.applies("share of the GB10 bandwidth"):
+        return
     check.observe(
         "share of the ceiling",
-        f"{rate / ceiling:.1%}",
+        f"{streamed / bandwidth:.1%}",
         note="the masterclass says 60-70% is typical",
     )

@@ -84,9 +84,7 @@ def test_lab_tf32_and_fp32(check) -> None:
     check.against("TF32 rate", r["gpu_tf32_tflops"])
     check.against("FP32 rate", r["gpu_fp32_tflops"])
     ratio = float(r["gpu_fp32_ms"]) / float(r["gpu_tf32_ms"])
-    much = check.premise("TF32 much faster than FP32")
-    check.measure("FP32 time / TF32 time", round(ratio, 2), unit="x", holds=ratio >= much,
-                  expected=f"at least {much:g}x (the catalog's reading of 'much faster')")
+    check.against("TF32 much faster than FP32", ratio, note="FP32 time / TF32 time")
 
 
 @pytest.mark.claim("W1-COLD-KERNEL", source="recorded")
@@ -114,6 +112,5 @@ def test_cold_call_against_the_whole_cpu_run(check) -> None:
     check.against("cold call / whole CPU run", cold / whole_run,
                   note=f"{cold} ms / {whole_run:.1f} ms")
     one_call = cold / per_call
-    check.measure("cold call / one CPU matmul", round(one_call, 2), unit="x",
-                  holds=0.75 <= one_call <= 1, expected="0.75–1 x (the reading that holds)",
-                  note=f"{cold} ms / {per_call} ms")
+    check.against("cold call / one CPU matmul", one_call,
+                  note=f"{cold} ms / {per_call} ms (the reading that holds)")

@@ -241,12 +241,11 @@ def _benchmark_times(post_output: Callable[[str, str], str]) -> dict[str, str]:
     return out
 
 
-def _ratio_at_least(check: Check, name: str, slow_ms: str, fast_ms: str, floor: float) -> None:
-    """The ratio of two printed times, their rounding carried along, held to ``floor``."""
+def _ratio(check: Check, name: str, slow_ms: str, fast_ms: str) -> None:
+    """The ratio of two printed times, their rounding carried along, judged against the
+    catalog's reading ``name`` (a bound: its form says which way)."""
     ratio = Interval.stated(slow_ms) / Interval.stated(fast_ms)
-    # Named as the catalog's reading it is held to, so `claims audit` sees the ratio when
-    # it moves that bar.
-    check.measure(name, ratio, unit="x", holds=ratio.lo >= floor, expected=f">= {floor:g}x")
+    check.against(name, ratio, note=f"{slow_ms} ms / {fast_ms} ms")
 
 
 @pytest.mark.claim("W1-TF32-FASTER")
@@ -261,8 +260,7 @@ def test_recorded_tf32_speed(check, post_output):
         # The rate recomputed from the printed time, its rounding carried along.
         rate = matmul_flops(STATED_N) / (Interval.stated(ms) * 1e-3) * 1e-12
         check.against(f"{precision} rate", rate, note=f"2·4096³ / {precision} time")
-    _ratio_at_least(check, "TF32 much faster than FP32", printed["FP32"], printed["TF32"],
-                    check.premise("TF32 much faster than FP32"))
+    _ratio(check, "TF32 much faster than FP32", printed["FP32"], printed["TF32"])
 
 
 @pytest.mark.claim("W1-COLD-KERNEL")
@@ -270,8 +268,7 @@ def test_recorded_cold_call(check, post_output):
     times = _benchmark_times(post_output)
     check.against("cold first call", float(times["GPU cold"]))
     check.against("warm call", float(times["GPU FP32"]))
-    _ratio_at_least(check, "first call far slower than warm calls", times["GPU cold"],
-                    times["GPU FP32"], check.premise("first call far slower than warm calls"))
+    _ratio(check, "first call far slower than warm calls", times["GPU cold"], times["GPU FP32"])
 
 
 @pytest.mark.claim("W1-PYPI-CUDA13-WHEELS", source="recorded")

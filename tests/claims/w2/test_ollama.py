@@ -22,7 +22,8 @@ import pytest
 
 from claims.probes.live.ollama_api.usage import bounded
 from claims.probes.live.ollama_defaults import DEFAULT_PORT
-from claims.testkit import model_matches, not_run
+from claims.probes.tokens.cl100k_base import CL100K_VOCAB_SIZE
+from claims.testkit import not_run
 
 pytestmark = pytest.mark.ollama
 
@@ -374,7 +375,7 @@ def test_context_is_the_conversation(live, check, week2_reply):
     if vocab.model == "gpt2" and model.model_info.get("tokenizer.ggml.pre") == "dbrx":
         from claims.probes.tokens.context import decode_cl100k
 
-        specials = {i: vocab.tokens[i] for i in set(context) if i >= 100256}
+        specials = {i: vocab.tokens[i] for i in set(context) if i >= CL100K_VOCAB_SIZE}
         same = decode_cl100k(answer_ids, specials) == reply.get("response")
         check.measure(
             "cl100k_base decodes the same answer",
@@ -508,19 +509,12 @@ def test_chat_is_stateless(live, check):
         holds="atlas" not in b.lower(),
         expected="no Atlas in the reply to the request without the earlier turns",
     )
-    if model_matches("phi4", name):
-        check.measure(
-            "only the resent history names Atlas",
-            {"with": a, "without": b},
-            holds="atlas" in a.lower() and "atlas" not in b.lower(),
-            expected="Atlas with the earlier turns, no Atlas without them",
-        )
-    else:
-        check.observe(
-            "reply with history names Atlas",
-            "atlas" in a.lower(),
-            note=f"whether {name} uses the history is the model's skill, judged for phi4 only",
-        )
+    check.against(
+        "only the resent history names Atlas",
+        "atlas" in a.lower() and "atlas" not in b.lower(),
+        model=name,
+        note=f"with the earlier turns {a!r}, without them {b!r}",
+    )
     if isinstance(pa, int) and isinstance(pb, int):
         check.against("prompt tokens with history", pa, model=name)
         check.against("prompt tokens without history", pb, model=name)

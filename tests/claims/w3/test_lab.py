@@ -104,8 +104,7 @@ def test_lab_file_listing(check) -> None:
     check.against("shard 2 size", _printed_gb(files[SHARD.format(2)]), unit="GB",
                   note=f"{files[SHARD.format(2)]:,} B")
     check.against("weight_map entries", r["safetensors_tensors"])
-    check.measure("shards the index names", r["safetensors_shards"],
-                  holds=r["safetensors_shards"] == 2, expected="2 (the two listed)")
+    check.against("safetensors shards", r["safetensors_shards"], note="shards the index names")
 
 
 @pytest.mark.claim("W3-CARD-FACTS", source="recorded")

@@ -27,12 +27,18 @@ from claims.probes.arithmetic.memory import (
     weight_bytes,
     weight_bytes_exact,
 )
-from claims.testkit import Interval
+from claims.testkit import Interval, convert
 
 pytestmark = pytest.mark.offline
 
-QWEN_PARAMETERS = 3_085_938_688  # W3/W4: the Hub's safetensors total at the pinned revision
-NOMINAL_70B = 70_000_000_000
+# The Hub's safetensors total at the pinned revision (W4-HUB-PARAMS) and the post's
+# nominal 70B are catalog figures, read with check.premise.
+QWEN = {"figure": "parameters", "claim": "W4-HUB-PARAMS"}
+
+
+def _nominal_70b(check: Any) -> int:
+    """The post's 70B parameters, a premise of the claim under test (B params -> params)."""
+    return round(convert(check.premise("parameters"), "B params", "params"))
 
 # Week 4's precision names -> the ggml type of one element of that precision.
 GGML_ELEMENT_TYPES = {"FP32": "F32", "FP16": "F16", "BF16": "BF16", "INT8": "I8"}
@@ -180,19 +186,20 @@ def test_formula_matches_real_buffer_sizes(check):
         note=counterexample,
     )
     # Exact on a real checkpoint: the Qwen index total (W3, W4-QWEN-EXACT).
-    exact = weight_bytes_exact(QWEN_PARAMETERS, PRECISION_BITS["bf16"])
+    exact = weight_bytes_exact(round(check.premise(**QWEN)), PRECISION_BITS["bf16"])
+    total = check.premise("weight bytes", claim="W4-QWEN-EXACT")
     check.measure(
         "Qwen BF16 bytes",
         int(exact),
-        holds=exact == 6_171_877_376,
-        expected="6,171,877,376 (the shard index total_size)",
+        holds=exact == total,
+        expected=f"{total:,.0f} (the shard index total_size, W4-QWEN-EXACT)",
         unit="B",
     )
 
 
 @pytest.mark.claim("W4-70B-INT4", source="recorded")  # the post's nominal 70e9 parameters
 def test_70b_at_int4(check, recorded):
-    n = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["int4"])
+    n = weight_bytes_exact(_nominal_70b(check), PRECISION_BITS["int4"])
     check.against("weight bytes", int(n), unit="B")
     check.against("weight GB", float(n), unit="B")
     check.against("weight GiB", float(n), unit="B")
@@ -203,8 +210,8 @@ def test_70b_at_int4(check, recorded):
 
 @pytest.mark.claim("W4-70B-BF16", source="recorded")  # the post's nominal 70e9 parameters
 def test_70b_at_bf16(check):
-    bf16 = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["bf16"])
-    int4 = weight_bytes_exact(NOMINAL_70B, PRECISION_BITS["int4"])
+    bf16 = weight_bytes_exact(_nominal_70b(check), PRECISION_BITS["bf16"])
+    int4 = weight_bytes_exact(_nominal_70b(check), PRECISION_BITS["int4"])
     check.against("ratio to INT4", float(bf16 / int4), unit="x")
     check.against("weight GB", float(bf16), unit="B")
     check.against("weight GiB", float(bf16), unit="B")
@@ -223,7 +230,7 @@ def test_70b_at_bf16(check):
 def test_formula_matches_index_total_exactly(check, qwen_snapshot):
     from claims.probes.files.hf_repo import index_total_size
 
-    n = weight_bytes(QWEN_PARAMETERS, PRECISION_BITS["bf16"])
+    n = weight_bytes(round(check.premise(**QWEN)), PRECISION_BITS["bf16"])
     check.against("weight bytes", int(n), unit="B")
     check.against("weight GB", gb(n), unit="GB")
     check.against("weight GiB", gib(n), unit="GiB")

@@ -6,6 +6,7 @@ import pytest
 
 from claims.probes.arithmetic.memory import PRECISION_BITS, gb, gib, weight_bytes_exact
 from claims.probes.files import hf_repo
+from claims.probes.files.hf_repo.safetensors import HEADER_LENGTH_PREFIX
 
 pytestmark = pytest.mark.hub
 
@@ -68,7 +69,8 @@ def test_shards_are_payload_plus_headers(check, qwen_hub_listing, qwen_hub_files
     check.measure(
         "shard files larger than total_size",
         file_total - total,
-        holds=len(headers) == len(layout.shards) > 0 and all(h > 8 for h in headers.values()),
+        holds=len(headers) == len(layout.shards) > 0
+        and all(h > HEADER_LENGTH_PREFIX for h in headers.values()),
         expected="each shard larger than its tensors by its header",
         unit="B",
     )

@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
+from claims.probes.arithmetic.memory import PRECISION_BITS, weight_bytes_exact
+from claims.probes.live.engine.bits import nominal_bits
 from claims.testing import lab
+from claims.testkit import convert
 
 pytestmark = pytest.mark.offline
 
@@ -34,13 +37,13 @@ def _example(results: dict[str, Any], precision: str, count: int | None = None) 
 def test_lab_70b_int4(check) -> None:
     r = _lab()
     check.fact("lab evidence", lab.PROVENANCE)
-    ex = _example(r, "int4", 70_000_000_000)
+    ex = _example(r, "int4", round(convert(check.premise("parameters"), "B params", "params")))
     check.against("weight bytes", ex["weight_bytes"], unit="B", note=ex["label"])
     check.against("weight GB", ex["weight_gb"], unit="GB", note="results.json weight_gb")
     check.not_judged("weight GiB", "the lab records GB only")
+    formula = weight_bytes_exact(ex["parameter_count"], PRECISION_BITS["int4"])
     check.measure("weight bytes = count × 4 / 8", ex["weight_bytes"],
-                  holds=ex["weight_bytes"] * 2 == ex["parameter_count"],
-                  expected=f"{ex['parameter_count'] // 2:,}")
+                  holds=ex["weight_bytes"] == formula, expected=f"{int(formula):,}")
 
 
 @pytest.mark.claim("W4-QWEN-EXACT", source="recorded")
@@ -84,8 +87,10 @@ def test_lab_tensor_type_census(check) -> None:
     check.measure("tensor formats in a file labelled " + str(q["quantization"]), len(types),
                   holds=len(types) > 1, expected="more than one")
     bits = q["actual_weight_layer_bytes"] * 8 / q["parameter_count"]
-    check.measure("bits per parameter vs the label's 4", round(bits, 3), holds=bits > 4,
-                  expected="above 4")
+    nominal = nominal_bits(q["quantization"])
+    check.measure(f"bits per parameter vs the label's {nominal}", round(bits, 3),
+                  holds=nominal is not None and bits > nominal,
+                  expected=f"above the {nominal} bits {q['quantization']} names")
 
 
 @pytest.mark.claim("W4-LOADED-GROWS", source="recorded")
@@ -105,7 +110,7 @@ def test_lab_spark_pool(check) -> None:
     r = _lab()
     check.against("Spark pool", r["hardware"]["unified_memory_gib"], unit="GiB",
                   note=f"results.json hardware ({r['hardware']['device']})")
-    ex = _example(r, "int4", 70_000_000_000)
+    ex = _example(r, "int4", round(convert(check.premise("parameters"), "B params", "params")))
     check.against("ratio to INT4", 16 / 4, unit="x", note="bf16 / int4 bits")
     check.against("weight GB", ex["weight_bytes"] * 4 / 1e9, unit="GB",
                   note="4 × the lab's INT4 bytes")

@@ -28,12 +28,8 @@ pytestmark = pytest.mark.ollama
 
 CONTEXTS = (4096, 16384)
 # Week 4 calls the KV cache the expected *main* cause of the growth and computes no
-# share. "Main" is read as more than everything else together: at least half. A
-# formula that predicts clearly more growth than /api/ps shows (exact bytes) counts
-# cache the runtime did not allocate, so it cannot be what explains the growth:
-# the 5% above 1 covers llama.cpp's padding of cache cells (256 at a time).
-KV_SHARE_MIN = 0.5
-KV_OVERSHOOT_MAX = 1.05
+# share: the suite's reading of "main" is the catalog's figure "KV formula over measured
+# growth" (W4-GROWTH-IS-KV), judged by the check.
 # Ollama starts its llama.cpp runner with -ub 512 (the server log's command line);
 # a window layer keeps its window plus one micro-batch of cells.
 RUNNER_UBATCH = 512
@@ -183,11 +179,9 @@ def test_growth_matches_the_kv_formula(live, check, loads):
     )
     check.against("growth", measured, unit="B", model=model.name)
     share = formula / measured if measured > 0 else float("inf")
-    check.measure(
+    check.against(
         "KV formula over measured growth",
-        round(share, 3),
-        holds=KV_SHARE_MIN <= share <= KV_OVERSHOOT_MAX,
-        expected=f"between {KV_SHARE_MIN} and {KV_OVERSHOOT_MAX}: the KV cache is the "
-        "main part of the growth, and no more than the growth",
-        note="OLLAMA_NUM_PARALLEL above 1 multiplies the KV cache (ratio near 1/N)",
+        share,
+        note="the KV cache is the main part of the growth, and no more than the growth; "
+        "OLLAMA_NUM_PARALLEL above 1 multiplies the KV cache (ratio near 1/N)",
     )

@@ -41,6 +41,7 @@ def read(name: str) -> str:
     ("h200-570/nvidia_smi.txt", "570.124.06", "12.8"),
     ("h200-580/nvidia_smi.txt", "580.65.06", "13.0"),
     ("a100-mig/nvidia_smi.txt", "535.161.08", "12.2"),
+    ("h200-610/nvidia_smi.txt", "610.43.02", "13.3"),  # R610: KMD / CUDA UMD Version
 ])
 def test_header_gives_driver_and_cuda_ceiling(name, driver, cuda):
     header = nvidia.parse_smi_header(read(name))
@@ -53,9 +54,92 @@ def test_header_without_libcuda_has_no_cuda_version():
     assert nvidia.parse_smi_header(line).cuda_version is None
 
 
-def test_missing_header_is_an_input_error_naming_the_source():
-    with pytest.raises(nvidia.SmiFormatError, match=r"my-source.*no 'NVIDIA-SMI"):
-        nvidia.parse_smi_header("No devices were found\n", source="my-source")
+def test_missing_header_is_an_input_error_naming_the_source_and_first_line():
+    with pytest.raises(nvidia.SmiFormatError,
+                       match=r"my-source.*could not read nvidia-smi.*'No devices were found'"):
+        nvidia.parse_smi_header("\nNo devices were found\n", source="my-source")
+
+
+def test_r610_header_names_its_new_labels():
+    header = nvidia.parse_smi_header(read("h200-610/nvidia_smi.txt"))
+    assert header.labels == "KMD Version / CUDA UMD Version"
+    assert header.cuda_missing_reason is None
+
+
+def test_wsl2_err_cuda_version_is_not_reported_and_says_why():
+    header = nvidia.parse_smi_header(read("wsl2-rtx3060/nvidia_smi.txt"))
+    assert (header.driver_version, header.cuda_version, header.cuda_printed) == (
+        "546.80", None, "ERR!")
+    assert "CUDA Version: ERR!" in (header.cuda_missing_reason or "")
+    assert "WSL2" in (header.cuda_missing_reason or "")
+
+
+def test_r610_q_report_reads_both_names_without_the_deprecation_notice():
+    report = nvidia.parse_smi_q(read("h200-610/nvidia_smi_q.txt"))
+    assert (report.driver_version, report.cuda_version) == ("610.43.02", "13.3")
+    assert report.top["Driver Version"] == "610.43.02"  # "[Deprecated; ...]" stripped
+    # The new names alone (CUDA 14 drops the old ones) are enough.
+    only_new = "KMD Version : 620.1.2\nCUDA UMD Version : 14.0\n"
+    assert (nvidia.parse_smi_q(only_new).driver_version,
+            nvidia.parse_smi_q(only_new).cuda_version) == ("620.1.2", "14.0")
+
+
+def test_wsl2_q_report_has_no_cuda_version():
+    assert nvidia.parse_smi_q(read("wsl2-rtx3060/nvidia_smi_q.txt")).cuda_version is None
+
+
+# --- NVML state ------------------------------------------------------------------------
+@pytest.mark.parametrize("machine, state, words", [
+    ("nvml-mismatch", "mismatch", "reboot, or reload the kernel module"),
+    ("no-devices", "no-devices", "lspci"),
+])
+def test_nvml_failures_are_named_with_their_remedy(machine, state, words):
+    text = read(f"{machine}/nvidia_smi.txt")
+    status = int(read(f"{machine}/nvidia_smi_exit_status.txt"))
+    found = nvidia.classify_smi_output(text, status)
+    assert found is not None and found.state == state and not found.ok
+    assert words in found.reason
+
+
+def test_a_working_query_is_no_failure_and_an_unknown_one_names_its_first_line():
+    assert nvidia.classify_smi_output("0, NVIDIA H200, 610.43.02, 9.0\n", 0) is None
+    failed = nvidia.classify_smi_output("\nSomething new went wrong\nmore\n", 255)
+    assert failed is not None and failed.state == "failed"
+    assert "status 255: Something new went wrong" in failed.message
+
+
+def test_nvml_state_without_nvidia_smi_says_it_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    state = nvidia.nvml_state()
+    assert state.state == "smi-missing" and "nvidia-smi missing" in state.reason
+
+
+def _fake_smi(tmp_path, body: str) -> None:
+    exe = tmp_path / "nvidia-smi"
+    exe.write_text("#!/bin/sh\n" + body, encoding="utf-8")
+    exe.chmod(0o755)
+
+
+def test_nvml_state_reads_each_gpus_capability(monkeypatch, tmp_path):
+    _fake_smi(tmp_path, "echo '0, NVIDIA GB10, 580.95.05, 12.1'\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    state = nvidia.nvml_state()
+    assert state.ok and state.rows[0]["compute_cap"] == "12.1"
+
+
+def test_nvml_state_asks_an_old_driver_again_without_compute_cap(monkeypatch, tmp_path):
+    _fake_smi(tmp_path, 'case "$1" in *compute_cap*) echo \'Field "compute_cap" is not a valid '
+              'field to query.\'; exit 2;; esac\necho \'0, Tesla T4, 470.82.01\'\n')
+    monkeypatch.setenv("PATH", str(tmp_path))
+    state = nvidia.nvml_state()
+    assert state.ok and "compute_cap" not in state.rows[0]
+
+
+def test_nvml_state_of_a_mismatch(monkeypatch, tmp_path):
+    _fake_smi(tmp_path, "echo 'Failed to initialize NVML: Driver/library version mismatch'\n"
+              "echo 'NVML library version: 535.161'\nexit 18\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert nvidia.nvml_state().state == "mismatch"
 
 
 # --- table ------------------------------------------------------------------------------------
@@ -87,6 +171,10 @@ T4_TWO_LINE_TABLE = """\
     pytest.param(read("h200-570/nvidia_smi.txt"),
                  [(0, "NVIDIA H200", "1MiB / 143771MiB"), (1, "NVIDIA H200", "1MiB / 143771MiB")],
                  True, id="h200-r570"),
+    pytest.param(read("h200-610/nvidia_smi.txt"), [(0, "NVIDIA H200", "0MiB / 143771MiB")],
+                 True, id="h200-r610"),
+    pytest.param(read("wsl2-rtx3060/nvidia_smi.txt"),
+                 [(0, "NVIDIA GeForce RTX 3060 ...", "816MiB /  6144MiB")], True, id="wsl2"),
 ])
 def test_table_lists_each_gpu_with_its_memory_usage(text, gpus, reported):
     rows = nvidia.parse_smi_table(text)
@@ -122,7 +210,7 @@ def test_query_row_with_wrong_field_count_names_the_line():
 
 @pytest.mark.parametrize("value, reported", [
     ("[N/A]", False), ("N/A", False), ("Not Supported", False), ("[Not Supported]", False),
-    ("", False), (None, False), ("81559", True), ("0", True),
+    ("ERR!", False), ("[ERR!]", False), ("", False), (None, False), ("81559", True), ("0", True),
 ])
 def test_is_reported(value, reported):
     assert nvidia.is_reported(value) is reported
@@ -152,7 +240,7 @@ def test_h100_q_report_has_framebuffer_figures_per_gpu():
 
 
 def test_q_report_faults():
-    with pytest.raises(nvidia.SmiFormatError, match="Driver Version"):
+    with pytest.raises(nvidia.SmiFormatError, match=r"Driver Version.*'nothing useful'"):
         nvidia.parse_smi_q("nothing useful\n")
     with pytest.raises(nvidia.SmiFormatError, match="tab"):
         nvidia.parse_smi_q("Driver Version : 1\n\tProduct Name : X\n")

@@ -10,6 +10,10 @@ from typing import Any
 
 from claims.probes.files.hf_repo.listing import _int_or_none
 
+# The safetensors format: a file starts with its JSON header's length, a little-endian
+# unsigned 64-bit integer (8 bytes), then the header, then the tensor payload.
+HEADER_LENGTH_PREFIX = 8
+
 
 @dataclass(frozen=True)
 class ShardLayout:

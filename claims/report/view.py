@@ -40,6 +40,7 @@ from claims.records import (
 from claims.report import machine
 from claims.report.audit_view import audit_view
 from claims.report.hints import not_applicable_hint, run_hint
+from claims.report.in_words import in_words
 from claims.report.plots import (
     CHART_KINDS,
     SOURCE_LABELS,
@@ -714,53 +715,6 @@ def _inputs(inputs: Inputs | None) -> dict[str, str]:
     else:
         out["Transcription check"] = f"not run: {_str(tr.get('reason'))}"
     return out
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-def in_words(totals: Mapping[str, int], audit: Mapping[str, Any] | None,
-             inputs: Inputs | None) -> list[dict[str, str]]:
-    """The first screen's answer in sentences: what holds on this machine, what agrees only
-    with the documents' own figures, what does not hold, the audit, and the documents."""
-    here = totals.get(Verdict.REPRODUCED, 0)
-    paper = totals.get(Verdict.CONSISTENT, 0)
-    refuted = totals.get(Verdict.REFUTED, 0)
-    errata = totals.get(Verdict.KNOWN_ERRATUM, 0)
-    lines = [
-        {"id": "words-here", "text":
-            f"{_plural(here, 'claim was', 'claims were')} confirmed on this machine "
-            "(reproduced: measured live, on its own hardware or servers)."},
-        {"id": "words-documents", "text":
-            f"{_plural(paper, 'claim agrees', 'claims agree')} only with the documents' own "
-            "figures or the files bundled with the suite (consistent: the figures check out, "
-            "but nothing live on this machine measured them)."},
-        {"id": "words-wrong", "text":
-            f"{_plural(refuted, 'claim was', 'claims were')} refuted and "
-            f"{_plural(errata, 'is a known erratum', 'are known errata')} (the document is "
-            "wrong there, as the catalog records)."},
-    ]
-    if audit is None:
-        text = ("Audit: none beside this evidence (run python -m claims audit to see whether "
-                "each stated figure's checks would notice it changed).")
-    elif audit.get("problem"):
-        text = f"Audit: its result could not be read ({audit['problem']})."
-    else:
-        text = f"Audit: {audit['sentence']}" + (" (of some claims only)." if audit.get("partial")
-                                                else ".")
-    lines.append({"id": "words-audit", "text": text})
-    transcription = inputs["transcription"] if inputs else None
-    if transcription and transcription["ran"]:
-        docs = "The source documents were given: each transcribed figure was also found where "
-        docs += "its document prints it."
-    else:
-        docs = ("The source documents were not given, and need not be: the figures transcribed "
-                "from them ship with the suite and were checked against their SHA-256 "
-                "manifest. With --claims-documents DIR (the five write-ups) each one is also "
-                "looked up where its document prints it.")
-    lines.append({"id": "words-inputs", "text": docs})
-    return lines
 
 
 def build_view(evidence: Evidence) -> dict[str, Any]:

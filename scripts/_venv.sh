@@ -51,7 +51,7 @@ done_in() { say "  done in $((SECONDS - step_start)) s"; }
 
 LOGS="$VENV/.claims-suite-logs"
 if [ ! -x "$VENV/bin/python" ]; then
-  begin "creating the virtual environment $VENV" "10 s"
+  begin "creating the virtual environment $VENV" "10 s to 1 min"
   "$PYTHON" -m venv "$VENV"
   mkdir -p "$LOGS"
   quietly "upgrading pip" "$LOGS/pip-upgrade.log" \
@@ -124,8 +124,8 @@ if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] \
     && "$VENV/bin/python" -c "import claims" 2>/dev/null; then
   say "the suite is installed in $VENV and pyproject.toml has not changed: not reinstalling"
 else
-  begin "installing the suite and its dependencies into $VENV (pip install -e '$target' $*)" \
-    "20 s for the offline set, 1 to 3 min with torch and the extras"
+  begin "installing the suite and its dependencies into $VENV (pip install -e '$target'${*:+ $*})" \
+    "0.5 to 2 min for the offline set, 1 to 4 min with torch and the extras"
   rm -f "$stamp_file"
   quietly "installing the suite" "$LOGS/pip-install.log" \
     "$VENV/bin/python" -m pip install --editable "$target" "$@"

@@ -205,15 +205,17 @@ def pytest_runtest_makereport(
     from claims.plugin.check_record import check_record, label_skip
 
     label_skip(report, call)
+    from claims.plugin.pytest_private import basetemp
     from claims.plugin.sanitize import sanitize_report
     from claims.plugin.tmp_paths import stable
 
     record = check_record(item, report, call)
+    # pytest's numbered temporary folder moves run to run: recorded one way (.tmp_paths).
+    base = basetemp(item.config)
     if record is not None:
-        # pytest's numbered temporary folders move run to run: recorded one way (.tmp_paths).
-        report.user_properties.append((RECORD_KEY, stable(record)))
+        report.user_properties.append((RECORD_KEY, stable(record, base)))
     if report.skipped and isinstance(report.longrepr, tuple):
-        report.longrepr = stable(report.longrepr)
+        report.longrepr = stable(report.longrepr, base)
     # After the record took the original text: the terminal gets it escaped (.sanitize).
     sanitize_report(report)
     return report

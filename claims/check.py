@@ -29,17 +29,20 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
 from claims.catalog.records import Claim, StatedFigure
 from claims.figures import Interval, UnitError, agrees, convert, parse_literal
+from claims.probes.files.ollama_store.names import model_matches
 from claims.profiles import GENERIC
 from claims.records import (
     Attachment,
     Chart,
+    ConclusionKind,
     IntervalRecord,
     Measurement,
     Premise,
+    SourceName,
     StatedFor,
     StatedRange,
 )
@@ -47,8 +50,10 @@ from claims.records import (
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
 
-Source = Literal["recorded", "fixture", "live"]
-SOURCES: tuple[str, ...] = ("recorded", "fixture", "live")
+# The record's word for where evidence came from (claims.records.SourceName), by
+# the name claim tests know it by.
+Source = SourceName
+SOURCES: tuple[str, ...] = get_args(SourceName)
 
 # Raw evidence is for reading, not archiving: keep each attachment bounded so a
 # chatty server cannot bloat evidence.json.
@@ -57,11 +62,6 @@ MAX_ATTACHMENT_CHARS = 8000
 
 class CheckUsageError(Exception):
     """A test used the check API wrongly (unknown figure, unit mismatch...)."""
-
-
-ConclusionKind = Literal[
-    "holds", "refuted", "known-erratum", "erratum-holds", "nothing-compared", "not-applicable"
-]
 
 
 @dataclass(frozen=True)
@@ -81,17 +81,6 @@ class Conclusion:
     # For "not-applicable": what the figures were stated for, so the report can say
     # how to run them without parsing the reason's wording.
     scope: StatedFor = field(default_factory=StatedFor)
-
-
-def model_matches(stated_model: str, model: str | None) -> bool:
-    """Whether a figure's model is the model under test, by Ollama's own name rule.
-
-    'phi4', 'phi4:latest' and 'registry.ollama.ai/library/PHI4:latest' are one
-    model; another tag ('phi4:14b') is another (claims.probes.files.ollama_store.names).
-    """
-    from claims.probes.files.ollama_store.names import same_model
-
-    return model is not None and same_model(stated_model, model)
 
 
 def out_of_scope(

@@ -34,10 +34,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from claims.catalog.loader import DOCUMENT_ORDER
 from claims.exit_codes import EXIT_INPUT, EXIT_OK, EXIT_VERIFY
+from claims.plugin.options import DOCUMENTS_ENV, OPTION
 from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, VerificationError
-from claims.suggest import choice, did_you_mean
+from claims.suggest import did_you_mean
 from claims.terminal import safe, safe_json
 from claims.verdicts import Verdict
 
@@ -85,6 +85,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     from claims.catalog import load_catalog
 
     catalog = load_catalog()
+    known = [d.id for d in catalog.documents]
+    if args.document is not None and args.document not in known:
+        _error(f"unknown document {args.document!r}{did_you_mean(args.document, known)} "
+               f"(the catalog's: {', '.join(known)})")
+        return EXIT_INPUT
     tiers = sorted({tier for claim in catalog for tier in claim.tiers})
     if args.tier and args.tier not in tiers:
         _error(f"claims list: --tier: unknown tier {args.tier!r}"
@@ -204,22 +209,27 @@ def cmd_inspect_gguf(args: argparse.Namespace) -> int:
 def _bundled_blob(path: Path) -> tuple[str, Path] | None:
     """The bundled Gemma GGUF, when ``path`` is a store that names it as a model blob it
     lacks: the recorded store (fixtures/ollama-0.31.2/store) keeps everything but that
-    253 MB blob, which the package ships (assembled once into ~/.cache/claims-suite)."""
-    if not (path / "manifests").is_dir():
-        return None
+    253 MB blob, which the package ships (assembled once into ~/.cache/claims-suite).
+
+    The store is read through the store probe's bounded walk (claims.probes.files.
+    ollama_store): no link out of the store is followed, no special file read, and the
+    walk and each manifest have their limits; a store it refuses is left to ``inspect``
+    to name the problem.
+    """
     from claims.probes.files.artifacts import gemma_expected_sha256, gemma_gguf
+    from claims.probes.files.ollama_store import OllamaStore
 
     try:
+        store = OllamaStore(path)
+        manifests, skipped = store.scan(strict=False)
         sha = gemma_expected_sha256()
     except ProbeError:
         return None
-    if (path / "blobs" / f"sha256-{sha}").exists():
+    if skipped:
+        return None  # a store with entries the probe refuses is inspected as it is: it says why
+    if os.path.lexists(store.root / "blobs" / f"sha256-{sha}"):
         return None
-    named = any(
-        f"sha256:{sha}" in p.read_text("utf-8", errors="replace")
-        for p in (path / "manifests").rglob("*")
-        if p.is_file() and p.stat().st_size < 1 << 20
-    )
+    named = any(blob.digest == f"sha256:{sha}" for m in manifests for blob in m.blobs)
     return (sha, gemma_gguf()) if named else None
 
 
@@ -272,7 +282,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from claims.audit import run_audit
     from claims.audit.report import print_audit, write_audit
     from claims.catalog import load_catalog
-    from claims.plugin.options import DOCUMENTS_ENV
 
     catalog = load_catalog()
     unknown = [cid for cid in args.claim or () if cid not in catalog]
@@ -306,12 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("list", help="the catalog's claims (--tests: with the tests covering each)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument(
-        "--document",
-        type=choice(DOCUMENT_ORDER, "document"),
-        metavar="{" + ",".join(DOCUMENT_ORDER) + "}",
-        help="one document only",
-    )
+    p.add_argument("--document", metavar="ID", help="one document only, by its catalog id")
     p.add_argument("--tier", help="claims one tier can check (offline, engine, ollama, ...)")
     p.add_argument(
         "--tests",
@@ -370,14 +374,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "audit", help="perturb each stated figure and transcribed value; do verdicts change?"
     )
-    p.add_argument("--claim", action="append", help="audit only this claim (repeatable)")
+    # The options it shares with pytest's: declared once, in the plugin's table.
+    claim = OPTION["--claim"]
+    p.add_argument(claim.flag, action=claim.action or "store", metavar=claim.metavar,
+                   help="audit only this claim (repeatable)")
     p.add_argument("--tests", default="tests", help="the suite's tests folder (default: ./tests)")
-    p.add_argument(
-        "--claims-documents",
-        metavar="DIR",
-        help="the source documents (seed files), for the transcription audit "
-        "(default: $CLAIMS_DOCUMENTS; without either it is not audited)",
-    )
+    documents = OPTION["--claims-documents"]
+    p.add_argument(documents.flag, metavar=documents.metavar,
+                   help=f"the source documents (seed files), for the transcription audit "
+                   f"(default: ${DOCUMENTS_ENV}; without either it is not audited)")
     p.add_argument(
         "-o", "--output", default="reports/audit.json", help="where to keep the result (JSON)"
     )

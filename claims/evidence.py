@@ -38,8 +38,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, cast
 
-from claims.catalog import Catalog
+from claims.catalog import Catalog, load_catalog
+from claims.catalog.loader import ID_PATTERN
 from claims.records import CheckRecord, ClaimRecord, Evidence, OllamaServer, Run, Suite
+from claims.terminal import safe, safe_json
 from claims.verdicts import Verdict, claim_verdict, summarize
 
 SCHEMA_ID: Final = "claims-evidence/1"
@@ -55,6 +57,7 @@ __all__ = [
     "load_evidence",
     "now_iso",
     "provenance",
+    "read_regular",
     "schema",
     "validate",
     "write_atomic",
@@ -100,6 +103,9 @@ MAX_DEPTH = 48
 # An attachment longer than this when loaded was not written by the plugin
 # (which caps them at 8,000 characters); it is cut, and the cut is said.
 MAX_LOADED_ATTACHMENT_CHARS = 64 * 1024
+# The bundled catalog has about 150 claims; a file with many more was not written by the
+# suite (60,000 invented claims would otherwise each be validated and drawn).
+MAX_CLAIMS = 5000
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # jsonable() in claims.check writes a non-finite float as its str(): these.
@@ -132,7 +138,11 @@ def clean(value: Any, depth: int = 0) -> Any:
 
 def dumps(doc: Any) -> str:
     """Strict JSON text (no NaN or Infinity tokens) of a cleaned document."""
-    return json.dumps(clean(doc), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    # C1 controls, bidi overrides and other invisible characters from a server's text
+    # are written as \\uXXXX escapes (the same data): the file is the archive others
+    # read, in editors and terminals too.
+    text = json.dumps(clean(doc), indent=1, ensure_ascii=False, allow_nan=False)
+    return safe_json(text) + "\n"
 
 
 def _non_finite(value: Any) -> bool:
@@ -235,7 +245,35 @@ class _NonFiniteToken(ValueError):
     pass
 
 
-def _read_regular(path: Path) -> bytes:
+class _DuplicateKey(ValueError):
+    pass
+
+
+class _InfiniteNumber(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    # "1e999" is a valid JSON number that Python reads as infinity: a measured value the
+    # suite could never have written (allow_nan=False), so the file was edited.
+    value = float(text)
+    if not math.isfinite(value):
+        raise _InfiniteNumber(text[:40])
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # Python keeps the last of two equal keys: a second "claims": [] would empty the
+    # page while its header still counted the first list's verdicts.
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def read_regular(path: Path) -> bytes:
     """At most MAX_EVIDENCE_BYTES + 1 bytes of a regular file (a FIFO or device is refused
     before a read could block: the file is opened non-blocking and checked first)."""
     try:
@@ -245,12 +283,17 @@ def _read_regular(path: Path) -> bytes:
     except OSError as exc:
         raise EvidenceError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise EvidenceError(f"{path}: not a regular file (a FIFO, device or folder)")
+        if st.st_size == 0:
+            # An empty file, or a kernel's pseudo-file (/proc/kmsg reads as a regular file
+            # of size 0 and blocks a reader): neither is evidence, and neither is read.
+            raise EvidenceError(f"{path}: empty (or a /proc or /sys pseudo-file)")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read(MAX_EVIDENCE_BYTES + 1)
+            return fh.read(min(st.st_size, MAX_EVIDENCE_BYTES) + 1)
     except OSError as exc:
         raise EvidenceError(f"{path}: cannot read ({exc.strerror})") from None
     finally:
@@ -268,14 +311,18 @@ def verdict_problems(doc: Evidence) -> list[str]:
     problems = []
     for claim in doc["claims"]:
         checks = claim["checks"]
-        if not checks or claim["verdict"] == Verdict.UNTESTABLE:
-            continue
-        expected, _ = claim_verdict(True, None, checks, certification=certification)
+        # Every claim, checked or not: "reproduced" on an untestable claim with no
+        # checks is as much a lie as one over refuted checks.
+        expected, _ = claim_verdict(claim["testable"], claim["untestable_reason"], checks,
+                                    certification=certification)
         if claim["verdict"] != expected:
             given = sorted({str(c["verdict"]) for c in checks})
+            basis = (f"its checks' verdicts ({', '.join(given)}) give" if checks else
+                     "it has no checks and is " + ("testable" if claim["testable"] else
+                                                   "untestable in the catalog") + ", which gives")
             problems.append(
-                f"claim {claim['id']!r} has verdict {claim['verdict']!r}, but its "
-                f"checks' verdicts ({', '.join(given)}) give '{expected}'"
+                f"claim {claim['id']!r} has verdict {claim['verdict']!r}, but {basis} "
+                f"'{expected}'"
             )
     return problems
 
@@ -283,13 +330,50 @@ def verdict_problems(doc: Evidence) -> list[str]:
 def id_problems(doc: Evidence) -> list[str]:
     """Claim ids the schema's pattern lets through: its "$" matches before a final newline
     in Python's re, so a file could carry "W1-X\\n", which no catalog claim is."""
-    from claims.catalog.loader import ID_PATTERN
 
-    return [
+    problems = [
         f"claims[{i}].id {claim['id']!r} is not a claim id"
         for i, claim in enumerate(doc["claims"])
         if not ID_PATTERN.fullmatch(claim["id"])
     ]
+    documents = {d["id"] for d in doc["documents"]}
+    seen: set[str] = set()
+    for claim in doc["claims"]:
+        cid = claim["id"]
+        if cid in seen:
+            problems.append(f"claim {cid!r} is listed twice")
+        seen.add(cid)
+        if claim["document"] not in documents:
+            problems.append(f"claim {cid!r} belongs to document {claim['document']!r}, "
+                            "which the file does not list")
+        if len(problems) >= 10:
+            break
+    return problems + _catalog_problems(doc)
+
+
+@lru_cache(maxsize=1)
+def _bundled() -> tuple[str, dict[str, bool]]:
+    """The bundled catalog's hash and its claims (id -> testable)."""
+    catalog = load_catalog()
+    return catalog_sha256(catalog), {c.id: c.testable for c in catalog}
+
+
+def _catalog_problems(doc: Evidence) -> list[str]:
+    """A file judged by the bundled catalog (its hash says so) lists exactly its claims,
+    as testable as the catalog says; a file of another catalog is held to itself."""
+    digest, known = _bundled()
+    if doc["run"].get("suite", {}).get("catalog_sha256") != digest:
+        return []
+    listed = {c["id"]: c["testable"] for c in doc["claims"]}
+    unknown = sorted(set(listed) - set(known))
+    if unknown:
+        more = f" (+{len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        return [f"claim {unknown[0]!r} is not in the catalog this run was judged by{more}"]
+    flipped = sorted(cid for cid, testable in listed.items() if known[cid] != testable)
+    if flipped:
+        return [f"claim {flipped[0]!r} is {'' if listed[flipped[0]] else 'un'}testable in the "
+                "file, not in the catalog this run was judged by"]
+    return []
 
 
 def load_evidence(path: Path | str) -> Evidence:
@@ -301,7 +385,7 @@ def load_evidence(path: Path | str) -> Evidence:
     checks contradict are each an error naming the file.
     """
     path = Path(path)
-    raw = _read_regular(path)
+    raw = read_regular(path)
     if len(raw) > MAX_EVIDENCE_BYTES:
         raise EvidenceError(
             f"{path}: larger than {MAX_EVIDENCE_BYTES // (1024 * 1024)} MiB; a run's evidence "
@@ -312,10 +396,21 @@ def load_evidence(path: Path | str) -> Evidence:
     except UnicodeDecodeError:
         raise EvidenceError(f"{path}: not UTF-8 text") from None
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                         object_pairs_hook=_unique_keys)
     except _NonFiniteToken as exc:
         raise EvidenceError(
             f"{path}: not evidence ({exc} is not a JSON number; the suite never writes one)"
+        ) from None
+    except _InfiniteNumber as exc:
+        raise EvidenceError(
+            f"{path}: not evidence (the number {safe(str(exc))} is too large to be finite; "
+            "the suite writes finite numbers only)"
+        ) from None
+    except _DuplicateKey as exc:
+        raise EvidenceError(
+            f"{path}: not evidence (the key {safe(str(exc))!r} appears twice in one object; "
+            "the suite never writes that, and a reader would silently keep one of them)"
         ) from None
     except json.JSONDecodeError as exc:
         raise EvidenceError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
@@ -331,6 +426,13 @@ def load_evidence(path: Path | str) -> Evidence:
         raise EvidenceError(
             f"{path}: not evidence (JSON nested more than {MAX_DEPTH} levels deep; "
             "the suite writes about ten)"
+        )
+    claims = doc.get("claims")
+    if isinstance(claims, list) and len(claims) > MAX_CLAIMS:
+        # Before the schema walks them all: a catalog has some hundred and fifty claims.
+        raise EvidenceError(
+            f"{path}: not evidence ({len(claims):,} claims; a catalog has a few hundred "
+            f"at most, and this loader reads no more than {MAX_CLAIMS:,})"
         )
     # JSON escapes can spell unpaired surrogates ("\ud83d"): they would fail the
     # page's UTF-8 encoding later, far from the file's name.
@@ -349,6 +451,8 @@ def load_evidence(path: Path | str) -> Evidence:
     if problems:
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         raise EvidenceError(f"{path}: inconsistent evidence: {problems[0]}{more}")
+    # The summary is derived from the claims: recounted, never taken on the file's word.
+    evidence["summary"] = summarize(evidence["claims"])
     _bound_attachments(evidence)
     return evidence
 
@@ -441,6 +545,9 @@ class EvidenceLog:
         self.checks: dict[str, list[CheckRecord]] = {c.id: [] for c in catalog}
         self.unknown: list[CheckRecord] = []
         self.facts: dict[str, Any] = {}
+        # Every /api/version the ollama tier's checks recorded, in the order first seen:
+        # more than one means the server changed during the run.
+        self.ollama_versions: list[str] = []
         # What `claims audit` found, when an audit result lies beside the evidence.
         self.audit: dict[str, Any] | None = None
 
@@ -459,7 +566,12 @@ class EvidenceLog:
                 self.checks[cid].append(rec)
             else:
                 self.unknown.append({"claim": cid, **rec})
-        self.facts.update(cleaned.get("facts") or {})
+        facts = cleaned.get("facts") or {}
+        for key in ("ollama_version_at_start", "ollama_version"):
+            seen = facts.get(key)
+            if isinstance(seen, str) and seen not in self.ollama_versions:
+                self.ollama_versions.append(seen)
+        self.facts.update(facts)
 
     def document(self, *, complete: bool, finished: str | None = None) -> Evidence:
         claims: list[ClaimRecord] = []
@@ -500,6 +612,9 @@ class EvidenceLog:
             # The runner's llama.cpp build (a RunnerBuild record), or why it is not
             # known; absent when no check looked (plugin/serve.py).
             server["runner_build"] = self.facts.get("ollama_runner_build")
+            if len(self.ollama_versions) > 1:
+                # The server changed under the run: its checks measured different releases.
+                server["versions"] = list(self.ollama_versions)
             run["machine"] = {**run["machine"], "ollama": server}
         out: Evidence = {
             "schema": SCHEMA_ID,

@@ -9,25 +9,32 @@ schema). The writer builds these records, :func:`claims.evidence.load_evidence`
 hands them out only after the file passed the schema, so a reader may index a
 required key and must ``.get`` an optional one.
 
-Verdicts are :class:`~claims.verdicts.Verdict` members when the suite writes
-them and plain strings equal to those members when loaded from a file (a
-``StrEnum`` compares equal to its value), so both read the same.
+The words the evidence is written in are spelled here once, at the bottom of
+the layers (docs/architecture.md): :class:`Verdict`, a check's
+:data:`Outcome`, :data:`Failure`, :data:`SkipStatus`, :data:`Phase`,
+:data:`SourceName` and :data:`ConclusionKind`. :mod:`claims.verdicts` and
+:mod:`claims.check` use these; neither restates them.
+
+Verdicts are :class:`Verdict` members when the suite writes them and plain
+strings equal to those members when loaded from a file (a ``StrEnum`` compares
+equal to its value), so both read the same.
 """
 
 # No `from __future__ import annotations`: TypedDict reads Required/NotRequired from
 # the evaluated annotations (tests/test_records.py compares them with the schema).
 
-from typing import Any, Literal, NotRequired, Required, TypedDict
-
-from claims.verdicts import Verdict
+from enum import StrEnum
+from typing import Any, Literal, NotRequired, Required, TypedDict, get_args
 
 __all__ = [
     "NOT_EVIDENCE",
+    "PYTEST_COUNTS",
     "SCHEMA_OBJECTS",
     "Attachment",
     "Chart",
     "CheckRecord",
     "ClaimRecord",
+    "ConclusionKind",
     "DiffResult",
     "DocumentRecord",
     "DocumentRow",
@@ -48,6 +55,7 @@ __all__ = [
     "Options",
     "Outcome",
     "PendingCheck",
+    "Phase",
     "Premise",
     "ProfileChoiceRecord",
     "PytestOutcome",
@@ -63,14 +71,48 @@ __all__ = [
     "Summary",
     "TierState",
     "Transcription",
+    "Verdict",
     "VerdictChange",
 ]
 
-Outcome = Literal["passed", "failed", "skipped", "xfailed", "xpassed", "error"]
+
+
+class Verdict(StrEnum):
+    """What a run says of a check or a claim; the only verdict names there are.
+
+    A ``StrEnum``: members compare equal to, and serialise as, their names in
+    evidence.json (``Verdict.REFUTED == "refuted"``). How one is decided:
+    :mod:`claims.verdicts`.
+    """
+
+    REPRODUCED = "reproduced"
+    CONSISTENT = "consistent"
+    REFUTED = "refuted"
+    KNOWN_ERRATUM = "known-erratum"
+    NOT_APPLICABLE = "not-applicable"
+    NOT_RUN = "not-run"
+    ERROR = "error"
+    UNTESTABLE = "untestable"
+
+
+# pytest's outcome of a test as the check record carries it ("error": pytest's own
+# word for a failure outside the test's call, or of a probe rather than the claim;
+# claims.verdicts.decide writes all but "xpassed", which an evidence file may hold).
+# In the order pytest's summary line prints them.
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+# What a run's pytest counts (run.pytest.counts): each outcome, and the deselected tests.
+PYTEST_COUNTS: tuple[str, ...] = (*get_args(Outcome), "deselected")
+# Where a check's evidence came from (claims.check.Check.declare_source).
 SourceName = Literal["recorded", "fixture", "live"]
 # Why a check failed or erred, and a skip's kind (the verdict says what it means for the claim).
 Failure = Literal["refuted", "not-run", "nothing-compared", "erratum-holds", "error", "interrupted"]
 SkipStatus = Literal["not-run", "not-applicable"]
+# The phase of a test in which a check ended.
+Phase = Literal["setup", "call", "teardown"]
+# What a check's measurements say once its test body has finished (claims.check.Conclusion).
+ConclusionKind = Literal[
+    "holds", "refuted", "known-erratum", "erratum-holds", "nothing-compared", "not-applicable"
+]
 
 
 class IntervalRecord(TypedDict):
@@ -179,7 +221,7 @@ class PendingCheck(CheckRecord, total=False):
     the claims it serves and the phase that reported it, taken off before it is logged."""
 
     claims: list[str]
-    when: Literal["setup", "call", "teardown"]
+    when: Phase
 
 
 class ErratumRecord(TypedDict):
@@ -212,6 +254,7 @@ class StatedFigureRecord(TypedDict, total=False):
     ]
     of: str
     reading: str
+    source: str
 
 
 class ClaimRecord(TypedDict, total=False):
@@ -261,6 +304,8 @@ class OllamaServer(TypedDict):
     remote: NotRequired[bool]
     # Not in evidence written before the suite read runner builds (issue 20).
     runner_build: NotRequired[RunnerBuildRecord | str | None]
+    # Only when /api/version changed during the run: every version seen, first to last.
+    versions: NotRequired[list[str]]
 
 
 class Gpu(TypedDict, total=False):

@@ -43,21 +43,37 @@ Relations stated in words rather than figures, recorded alike in every report:
 Figures: :class:`Interval` (a printed value with the precision it was printed
 to), :func:`agrees`, :func:`convert`, and :func:`model_matches` (Ollama's own
 rule for whether two names are one model).
+
+Timing: :func:`record_decision` ends a check as a timing rule decided it,
+:func:`against_range` compares repeated runs' range with a stated figure (the
+rules themselves: :mod:`claims.timing`).
+
+What a probe raises (:mod:`claims.probes.errors`): :class:`ProbeError` and its
+kinds :class:`PrerequisiteMissing`, :class:`InputError`, :class:`ServerError`.
 """
 
 from __future__ import annotations
 
-from claims.check import SOURCES, Check, CheckUsageError, Source, model_matches
+from claims.check import SOURCES, Check, CheckUsageError, Source
 from claims.figures import Interval, agrees, convert
+from claims.plugin.decisions import against_range
+from claims.plugin.decisions import record as record_decision
 from claims.plugin.outcomes import needs_flag, not_applicable, not_run
+from claims.probes.errors import InputError, PrerequisiteMissing, ProbeError, ServerError
+from claims.probes.files.ollama_store.names import model_matches
 from claims.relations import equal, identical_replies, more_than_times
 
 __all__ = [
     "SOURCES",
     "Check",
     "CheckUsageError",
+    "InputError",
     "Interval",
+    "PrerequisiteMissing",
+    "ProbeError",
+    "ServerError",
     "Source",
+    "against_range",
     "agrees",
     "convert",
     "equal",
@@ -67,4 +83,5 @@ __all__ = [
     "needs_flag",
     "not_applicable",
     "not_run",
+    "record_decision",
 ]

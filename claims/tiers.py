@@ -73,6 +73,8 @@ class TierSettings(Protocol):
     @property
     def ollama_remote(self) -> bool: ...
     @property
+    def ollama_timeout(self) -> float: ...
+    @property
     def engine_model(self) -> str | None: ...
     @property
     def models_dir(self) -> str | None: ...
@@ -166,9 +168,9 @@ class TierTable:
 
 def host_of(url: str) -> str:
     """The host part of a base URL ("http://[::1]:11434" -> "::1")."""
-    from urllib.parse import urlsplit
+    from claims.probes.live.ollama_host import parse_host
 
-    return urlsplit(url).hostname or ""
+    return parse_host(url).hostname
 
 
 # --- detectors: is the tier's prerequisite present? ----------------------------------
@@ -206,7 +208,7 @@ def _engine(settings: TierSettings) -> TierStatus:
 
 def _ollama(settings: TierSettings) -> TierStatus:
     from claims.probes.errors import ProbeError
-    from claims.probes.live.ollama_api import OllamaClient
+    from claims.probes.live.ollama_api.factory import client_from
 
     serve = settings.ollama_serve  # --ollama-serve: start the suite's own server
     if serve is not None:
@@ -215,8 +217,8 @@ def _ollama(settings: TierSettings) -> TierStatus:
         except ProbeError as exc:
             return TierStatus(False, f"--ollama-serve: {exc}")
     try:
-        with OllamaClient(settings.ollama_host, connect_timeout=3.0, read_timeout=10.0,
-                          request_timeout=10.0, auth=settings.ollama_auth) as client:
+        # The user's --ollama-timeout, as every request of the tier (no limit of its own).
+        with client_from(settings) as client:
             version = client.version()
     except ProbeError as exc:
         return TierStatus(False, f"no Ollama server at {settings.ollama_host} ({exc})")

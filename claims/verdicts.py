@@ -24,29 +24,41 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
-if TYPE_CHECKING:
-    from claims.check import ConclusionKind, Source
-    from claims.records import CheckRecord, ClaimRecord, Summary
+# The words are the evidence's, spelled once in claims.records; Verdict, Outcome,
+# Failure and Phase are re-exported for the modules that decide with them.
+from claims.records import (
+    CheckRecord,
+    ClaimRecord,
+    ConclusionKind,
+    Failure,
+    Outcome,
+    Phase,
+    SkipStatus,
+    SourceName,
+    Summary,
+    Verdict,
+)
 
-
-class Verdict(StrEnum):
-    """What a run says of a check or a claim; the only verdict names there are.
-
-    A ``StrEnum``: members compare equal to, and serialise as, their names in
-    evidence.json (``Verdict.REFUTED == "refuted"``).
-    """
-
-    REPRODUCED = "reproduced"
-    CONSISTENT = "consistent"
-    REFUTED = "refuted"
-    KNOWN_ERRATUM = "known-erratum"
-    NOT_APPLICABLE = "not-applicable"
-    NOT_RUN = "not-run"
-    ERROR = "error"
-    UNTESTABLE = "untestable"
-
+__all__ = [
+    "DESCRIPTIONS",
+    "NOT_SELECTED",
+    "PRIORITY",
+    "VERDICTS",
+    "Decision",
+    "Ending",
+    "Failure",
+    "Outcome",
+    "Phase",
+    "Stop",
+    "Verdict",
+    "check_verdict",
+    "claim_verdict",
+    "decide",
+    "summarize",
+    "through_fake",
+]
 
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
 # Most serious first; "untestable" is a catalog fact, never the verdict of a check.
@@ -72,18 +84,6 @@ DESCRIPTIONS: dict[str, str] = {
     "catalogued erratum no longer reproduces",
     Verdict.UNTESTABLE: "a program cannot check it (reason given)",
 }
-
-Phase = Literal["setup", "call", "teardown"]
-# pytest's outcome of a test as the check record carries it ("error": pytest's own
-# word for a failure outside the test's call, or of a probe rather than the claim).
-Outcome = Literal["passed", "xfailed", "skipped", "failed", "error"]
-# Why a check that did not pass decided what it did (the record's ``failure``).
-Failure = Literal[
-    "refuted", "not-run", "erratum-holds", "nothing-compared", "error", "interrupted"
-]
-# Why a check that was skipped did not run (the record's ``status``).
-Status = Literal["not-run", "not-applicable"]
-
 
 class Stop(StrEnum):
     """What stopped a check before it passed: how the plugin saw the test end."""
@@ -114,7 +114,7 @@ class Ending:
     stop: Stop | None = None
     phase: Phase = "call"
     conclusion: ConclusionKind | None = None
-    source: Source = "fixture"
+    source: SourceName = "fixture"
     fakes: tuple[str, ...] = ()
     message: str | None = None
     teardown_error: str | None = None
@@ -132,7 +132,7 @@ class Decision:
     outcome: Outcome
     verdict: Verdict
     failure: Failure | None = None
-    status: Status | None = None
+    status: SkipStatus | None = None
     message: str | None = None
     concluded: Verdict | None = None
 

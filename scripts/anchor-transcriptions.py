@@ -13,7 +13,10 @@ When every value of every document is printed at its anchor, the SHA-256
 manifest of the transcribed files (fixtures/recorded/MANIFEST.sha256, checked
 on every pytest run, documents or not) is rewritten; otherwise it is left as it
 was and the script exits 1. This is the only command that writes the manifest:
-edit a fixture, run this, commit the fixture, its anchors and the manifest.
+edit a fixture, run this, commit the fixture, its anchors and the manifest. A
+fixture value that names a catalog figure (claims/catalog/references.py) is
+anchored as the catalog states it, and the manifest keeps its digest: after
+editing such a figure in the catalog, run this too.
 """
 
 from __future__ import annotations
@@ -29,24 +32,27 @@ from claims.audit.transcribed import (
     SEED_FILES,
     anchored,
     anchors_path,
+    misplaced_values,
     propose,
     section_start,
     seeds_of,
     transcribed_values,
 )
+from claims.plugin.options import DOCUMENTS_ENV, OPTION
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims-documents", metavar="DIR",
-                        default=os.environ.get("CLAIMS_DOCUMENTS"),
-                        help="the folder of the seed files (default: $CLAIMS_DOCUMENTS)")
+    documents_option = OPTION["--claims-documents"]  # the plugin's, declared once
+    parser.add_argument(documents_option.flag, metavar=documents_option.metavar,
+                        default=os.environ.get(DOCUMENTS_ENV),
+                        help=f"the folder of the seed files (default: ${DOCUMENTS_ENV})")
     parser.add_argument("docs", nargs="*", help="documents to re-anchor (default: all)")
     args = parser.parse_args(argv)
     if not args.claims_documents:
-        parser.error("name the documents: --claims-documents DIR (or CLAIMS_DOCUMENTS=DIR)")
+        parser.error(f"name the documents: --claims-documents DIR (or {DOCUMENTS_ENV}=DIR)")
     documents = Path(args.claims_documents).expanduser()
     status = 0
     for doc in args.docs or list(SEED_FILES):
@@ -91,8 +97,6 @@ def main(argv: list[str]) -> int:
         path.write_text(json.dumps(doc_out, indent=1, ensure_ascii=False) + "\n", "utf-8")
         print(f"{doc}: {len(anchors)} anchors -> {path.relative_to(ROOT)}")
     if status == 0:
-        from claims.audit.transcribed import misplaced_values
-
         result = misplaced_values(ROOT, documents)
         if not result["ran"] or result["misplaced"]:
             for problem in result.get("misplaced", []):

@@ -16,7 +16,7 @@ audit=0
 quietly "running the audit" reports/audit.txt \
   "$VENV/bin/python" -m claims audit -o reports/audit.json || audit=$?
 audit_s=$((SECONDS - step_start))
-tail -n 3 reports/audit.txt
+tail -n 4 reports/audit.txt
 begin "the offline certification (pytest -m offline)" "0.5 to 1.5 min"
 "$VENV/bin/python" -m pytest -m offline "$@"
 status=$?

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from claims.audit.transcribed import recorded_data
+from claims.catalog import Catalog
 from claims.testing import recordings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,15 +19,19 @@ FIXTURES = ROOT / "fixtures"
 recordings.use(FIXTURES)
 
 
-def load_recorded(doc_id: str) -> dict[str, Any]:
-    """Figures a document reports, transcribed into fixtures/recorded/<DOC>.json."""
-    data: dict[str, Any] = json.loads((FIXTURES / "recorded" / f"{doc_id}.json").read_text("utf-8"))
-    return data
-
-
 @pytest.fixture(scope="session")
-def recorded() -> Callable[[str], dict[str, Any]]:
-    return load_recorded
+def recorded(catalog: Catalog) -> Callable[[str], dict[str, Any]]:
+    """Figures a document reports, transcribed into fixtures/recorded/<DOC>.json.
+
+    A value the catalog states too is named there, not copied
+    (:mod:`claims.catalog.references`); it is read from the run's catalog at each call,
+    so a figure the audit perturbs is perturbed here as well.
+    """
+
+    def load(doc_id: str) -> dict[str, Any]:
+        return recorded_data(ROOT, doc_id, catalog)
+
+    return load
 
 
 @pytest.fixture(scope="session")

@@ -68,6 +68,15 @@ def test_an_unknown_tier_document_or_claim_suggests_the_nearest(capsys):
     assert "did you mean 'W1-ARCH'?" in capsys.readouterr().err
 
 
+def test_list_takes_its_document_ids_from_the_catalog(tmp_path):
+    proc = run("list", "--json", "--document", "W3", "--tests", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert {c["document"] for c in json.loads(proc.stdout)["claims"]} == {"W3"}
+    proc = run("list", "--document", "W9", "--tests", str(tmp_path))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "unknown document 'W9' (the catalog's: W1, W2, W3, W4, MC)"
+
+
 def test_report_renders_a_single_file(tmp_path):
     out = tmp_path / "r.html"
     proc = run("report", str(evidence_file(tmp_path)), "-o", str(out))
@@ -172,6 +181,9 @@ def test_diff_text_neutralises_evidence_fields(tmp_path):
     a = tmp_path / "a.json"
     write_atomic(a, json.dumps(doc))
     doc["claims"][0]["verdict"] = "refuted"
+    # A refuted claim has a refuted check (the loader refuses a verdict its checks do not give).
+    doc["claims"][0]["checks"] = [{"nodeid": "t", "outcome": "failed", "verdict": "refuted",
+                                   "source": "fixture", "measurements": []}]
     doc["claims"][0]["reason"] = HOSTILE
     doc["claims"][0]["id"] = doc["claims"][0]["id"]
     doc["run"]["machine"]["cpu"] = HOSTILE

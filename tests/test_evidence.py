@@ -262,7 +262,8 @@ def test_catalog_hash_changes_with_a_figure(tmp_path):
 
     catalog = load_catalog()
     source = Path(__file__).resolve().parents[1] / "claims" / "catalog"
-    files = sorted(source.glob("*.toml"))
+    # the documents' catalogs, not their figures' anchors (claims/catalog/*.anchors.toml)
+    files = sorted(p for p in source.glob("*.toml") if not p.name.endswith(".anchors.toml"))
     copies = []
     for f in files:
         copy = tmp_path / f.name
@@ -315,3 +316,92 @@ def test_a_fifo_is_refused_at_once_not_read(tmp_path):
         load_evidence(fifo)
     with pytest.raises(EvidenceError, match="not a regular file"):
         load_evidence(tmp_path)  # a folder neither
+
+
+# --- evidence that lies (issue 35, item 7) -------------------------------------------------
+def test_a_number_too_large_to_be_finite_is_refused(tmp_path):
+    path = _written(tmp_path, lambda d: None)
+    text = path.read_text("utf-8").replace('"measurements": []',
+                                           '"measurements": [], "duration_s": 1e999', 1)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(EvidenceError, match=r"the number 1e999 is too large to be finite"):
+        load_evidence(path)
+
+
+def test_a_key_given_twice_is_refused(tmp_path):
+    # On 4f018a0 the last "claims" won: an empty page under a header counting 92 consistent.
+    path = _written(tmp_path, lambda d: None)
+    text = path.read_text("utf-8")
+    path.write_text(text[: text.rindex("}")] + ', "claims": []}', encoding="utf-8")
+    with pytest.raises(EvidenceError, match=r"the key 'claims' appears twice in one object"):
+        load_evidence(path)
+
+
+def test_reproduced_on_an_untestable_claim_without_checks_is_refused(tmp_path):
+    untestable = next(c.id for c in load_catalog() if not c.testable)
+
+    def spoil(doc):
+        claim = next(c for c in doc["claims"] if c["id"] == untestable)
+        claim["verdict"] = "reproduced"
+
+    with pytest.raises(EvidenceError, match=(
+            f"claim '{untestable}' has verdict 'reproduced', but it has no checks and is "
+            "untestable in the catalog, which gives 'untestable'")):
+        load_evidence(_written(tmp_path, spoil))
+
+
+def test_an_untestable_claim_made_testable_in_the_file_is_refused(tmp_path):
+    untestable = next(c.id for c in load_catalog() if not c.testable)
+
+    def spoil(doc):
+        claim = next(c for c in doc["claims"] if c["id"] == untestable)
+        claim.update(testable=True, verdict="not-run")
+
+    with pytest.raises(EvidenceError, match=f"claim '{untestable}' is testable in the file"):
+        load_evidence(_written(tmp_path, spoil))
+
+
+def test_claims_the_catalog_does_not_know_are_refused(tmp_path):
+    def spoil(doc):
+        made_up = dict(doc["claims"][1], id="W1-INVENTED", checks=[])
+        doc["claims"].append(made_up)
+
+    with pytest.raises(EvidenceError, match="claim 'W1-INVENTED' is not in the catalog this "
+                                            "run was judged by"):
+        load_evidence(_written(tmp_path, spoil))
+
+
+def test_a_claim_listed_twice_is_refused(tmp_path):
+    with pytest.raises(EvidenceError, match="is listed twice"):
+        load_evidence(_written(tmp_path, lambda d: d["claims"].append(d["claims"][1])))
+
+
+def test_sixty_thousand_invented_claims_are_refused_before_anything_walks_them(tmp_path):
+    def spoil(doc):
+        doc["claims"] = [{"id": f"W1-MADE-UP-{i}"} for i in range(60_000)]
+
+    with pytest.raises(EvidenceError, match=r"60,000 claims; a catalog has a few hundred"):
+        load_evidence(_written(tmp_path, spoil))
+
+
+def test_the_summary_is_recounted_from_the_claims(tmp_path):
+    def spoil(doc):
+        doc["summary"]["by_verdict"]["consistent"] = 92
+
+    loaded = load_evidence(_written(tmp_path, spoil))
+    assert loaded["summary"]["by_verdict"]["consistent"] == 1
+
+
+def test_control_and_bidi_characters_are_escaped_in_the_written_file(tmp_path):
+    hostile = "ok\u202eevil\x9b2J\u200b\x7f end"
+    log = EvidenceLog(load_catalog(), minimal_run())
+    cid = next(iter(load_catalog())).id
+    log.add([cid], {"nodeid": "t", "outcome": "passed", "verdict": "consistent",
+                    "source": "fixture", "measurements": [], "message": hostile})
+    path = tmp_path / "e.json"
+    log.write(path, complete=True)
+    text = path.read_text("utf-8")
+    assert not any(ch in text for ch in "\u202e\x9b\u200b\x7f")
+    assert "ok\\u202eevil\\u009b2J\\u200b\\u007f end" in text
+    loaded = load_evidence(path)
+    assert next(c for c in loaded["claims"] if c["id"] == cid)["checks"][0]["message"] == hostile

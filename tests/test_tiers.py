@@ -29,6 +29,9 @@ class FakeSettings:
     models_dir: str | None = None
     markexpr: str = ""
     ollama_serve: PrivateServers | None = None
+    ollama_auth: tuple[str, str] | None = None
+    ollama_remote: bool = False
+    ollama_timeout: float = 120.0
 
 
 def test_the_evidence_schema_lists_exactly_the_tables_tiers():

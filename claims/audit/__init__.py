@@ -20,6 +20,12 @@ recorded measurement agrees with it (upwards, then, for one-sided bounds,
 downwards); a figure a known erratum lists is corrected to what was measured,
 which must fail strictly.
 
+Every figure compared offline is then slipped the other ways a transcriber slips
+(its unit, its form, its bound's direction, its scope): each slip that leaves
+the verdict where it was is listed with why. The summary's denominator is every
+judged figure (every stated figure of every testable claim); a figure of a claim
+decided only live is listed as such, not left out.
+
 Transcribed values (fixtures/recorded/) are audited by
 :mod:`claims.audit.transcribed`: each mistake of :mod:`claims.audit.typos` (a
 digit changed, swapped, dropped or added, 10x, the sign, GB for GiB) must fail
@@ -37,15 +43,30 @@ from pathlib import Path
 from typing import Any
 
 from claims.audit.plan import FigureResult
+from claims.audit.report import catalog_digest
 from claims.audit.run import audit_figures
 from claims.audit.runner import AuditSession
+from claims.audit.transcribed import audit_transcriptions
+from claims.evidence import now_iso
 from claims.tiers import OFFLINE
 
-__all__ = ["FigureResult", "run_audit", "summary_line"]
+__all__ = ["FigureResult", "run_audit", "slip_counts", "summary_line"]
 
 
 def summary_line(sensitive: int, total: int) -> str:
-    return f"{sensitive} of {total} stated figures change their verdict when perturbed"
+    return f"{sensitive} of {total} judged figures change their verdict when perturbed"
+
+
+def slip_counts(results: Sequence[FigureResult]) -> dict[str, dict[str, int]]:
+    """Per kind of slip (unit, form, bound direction, scope): how many tried, how many
+    moved their claim's verdict."""
+    counts: dict[str, dict[str, int]] = {}
+    for result in results:
+        for slip in result.slips:
+            entry = counts.setdefault(slip["kind"], {"cases": 0, "caught": 0})
+            entry["cases"] += 1
+            entry["caught"] += bool(slip["caught"])
+    return counts
 
 
 def run_audit(
@@ -81,25 +102,27 @@ def run_audit(
     if session.session is None:
         tail = out.getvalue()[-2000:]
         raise RuntimeError(f"the audit's pytest session did not run (exit {code}): {tail}")
-    from claims.audit.transcribed import audit_transcriptions
 
     transcriptions = audit_transcriptions(Path(tests).resolve().parent, documents)
     sensitive = sum(r.sensitive for r in results)
-    from claims.audit.report import catalog_digest
-    from claims.evidence import now_iso
 
     return {
         "finished": now_iso(),
         "catalog": catalog_digest(session.catalog),
         "partial": wanted is not None,
         "claims": sorted({r.claim for r in results}),
+        # Every stated figure of every testable claim: the denominator is what the suite
+        # judges, not what the audit knows how to perturb.
         "total": len(results),
+        "audited": sum(r.how is not None for r in results),
         "sensitive": sensitive,
         "explained": sum(not r.sensitive and r.reason is not None for r in results),
         "defects": [asdict(r) for r in results if r.defect],
         "summary": summary_line(sensitive, len(results)),
         # What was perturbed, by kind (FigureResult.how): the last perturbation tried.
         "perturbed": dict(Counter(r.how for r in results if r.how)),
+        "slips": slip_counts(results),
         "figures": [asdict(r) for r in results],
         "transcriptions": transcriptions,
+        "recorded_data": session.recorded_data or {},
     }

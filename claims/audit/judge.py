@@ -20,7 +20,7 @@ from typing import Any
 from claims.audit.plan import FigureResult
 from claims.verdicts import Verdict, check_verdict, claim_verdict
 
-__all__ = ["Baseline", "check_verdicts", "claim_verdicts", "judge"]
+__all__ = ["Baseline", "check_verdicts", "claim_verdicts", "judge", "verdict_after"]
 
 Records = Mapping[str, Mapping[str, Any]]  # nodeid -> the check record of one run of that test
 
@@ -77,3 +77,8 @@ def judge(result: FigureResult, baseline: Baseline, rerun: Records) -> bool:
     own = [r for r in merged.values() if result.claim in r.get("claims", [])]
     result.after_reason = claim_verdict(True, None, own)[1] if own else None
     return result.after != result.before
+
+
+def verdict_after(claim_id: str, baseline: Baseline, rerun: Records) -> str:
+    """The claim's verdict over the baseline's records with one rerun's laid over them."""
+    return claim_verdicts({**baseline.records, **rerun}).get(claim_id, Verdict.NOT_RUN)

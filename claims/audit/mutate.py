@@ -1,5 +1,9 @@
 """Perturbations of one stated figure, for the mutation audit.
 
+Besides its value, a figure can be slipped the other ways a transcriber slips
+(:func:`slips`): its unit misread, its form or bound direction misjudged, its
+scope misrecorded.
+
 A perturbation must be one that a check reading the figure can notice: a
 number moves until no measurement the baseline run recorded for it lies in
 its new interval (tolerance included), so a check that compares it must flip;
@@ -13,12 +17,24 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
-from claims.catalog.records import StatedFigure
+from claims.catalog.records import FORMS_OF_KIND, FigureForm, StatedFigure
 from claims.figures import Interval, agrees, parse_literal
+from claims.profiles import PROFILES
 
-__all__ = ["corrected", "every_move", "flipped", "moved", "near"]
+__all__ = [
+    "UNIT_SLIPS",
+    "corrected",
+    "every_move",
+    "flipped",
+    "form_slips",
+    "moved",
+    "near",
+    "scope_slip",
+    "slips",
+    "unit_slip",
+]
 
 # Factors tried in turn, upwards first (a stated count or size made larger),
 # then downwards: a one-sided bound ("over 4 GB") notices only one direction.
@@ -186,4 +202,74 @@ def near(fig: StatedFigure) -> list[StatedFigure]:
                     seen.add(new)
                     out.append(dataclasses.replace(fig, text=new))
                     break
+    return out
+
+
+# The unit a transcriber writes instead of the printed one: the same number read at
+# another scale (TFLOP/s as GFLOP/s, a factor as a percentage, bytes as kilobytes,
+# binary as decimal gigabytes). A check that converts its measurement into the
+# figure's unit notices; one that compares bare numbers does not.
+UNIT_SLIPS: dict[str, str] = {
+    "TFLOP/s": "GFLOP/s",
+    "GFLOP/s": "TFLOP/s",
+    "TFLOP": "GFLOP",
+    "GFLOP": "TFLOP",
+    "x": "%",
+    "%": "x",
+    "B": "KB",
+    "KB": "B",
+    "kB": "B",
+    "MB": "MiB",
+    "MiB": "MB",
+    "GB": "GiB",
+    "GiB": "GB",
+    "TB": "TiB",
+    "KiB": "KB",
+    "ms": "s",
+    "s": "ms",
+    "us": "ms",
+    "ns": "us",
+    "B params": "params",
+    "params": "B params",
+}
+
+
+def unit_slip(fig: StatedFigure) -> StatedFigure | None:
+    """The figure with its unit misread (:data:`UNIT_SLIPS`); None when it has none to slip."""
+    if fig.kind not in ("number", "range") or fig.unit not in UNIT_SLIPS:
+        return None
+    return dataclasses.replace(fig, unit=UNIT_SLIPS[fig.unit])
+
+
+def form_slips(fig: StatedFigure) -> list[StatedFigure]:
+    """The figure judged in each other form its kind allows: a bound read the other way
+    ("at most" for "at least"), an exact figure read as a bound, a list as a set of
+    choices. A ratio read as a plain figure loses its ``of``."""
+    out = []
+    for form in FORMS_OF_KIND.get(fig.kind, ()):
+        if form == fig.form or form == "ratio":
+            continue
+        out.append(dataclasses.replace(fig, form=cast(FigureForm, form), of=None))
+    return out
+
+
+def scope_slip(fig: StatedFigure, run_profile: str) -> StatedFigure:
+    """The figure with its scope misrecorded: a scoped one (``model``, ``profile``) written
+    as general, a general one written for a machine other than this run's."""
+    if fig.model is not None or fig.profile is not None:
+        return dataclasses.replace(fig, model=None, profile=None)
+    other = next(p for p in PROFILES if p != run_profile)
+    return dataclasses.replace(fig, profile=other)
+
+
+def slips(fig: StatedFigure, run_profile: str) -> list[tuple[str, StatedFigure]]:
+    """Every transcriber's slip of a figure other than its value: (kind, slipped figure)."""
+    out: list[tuple[str, StatedFigure]] = []
+    unit = unit_slip(fig)
+    if unit is not None:
+        out.append(("unit", unit))
+    for slipped in form_slips(fig):
+        both = {fig.form, slipped.form} == {"at-most", "at-least"}
+        out.append(("bound direction" if both else "form", slipped))
+    out.append(("scope", scope_slip(fig, run_profile)))
     return out

@@ -28,6 +28,7 @@ __all__ = [
     "measurements_of",
     "plan_figures",
     "read_as_premise",
+    "unaudited_figures",
 ]
 
 Record = Mapping[str, Any]  # one test's check record (as the evidence writer keeps it)
@@ -60,6 +61,9 @@ class FigureResult:
     after_reason: str | None = None  # the perturbed run's reason for its verdict
     sensitive: bool = False
     reason: str | None = None  # why an insensitive figure cannot change its verdict
+    # The other slips tried (claims.audit.mutate.slips): kind, the slipped figure, the
+    # claim's verdict after it, whether that moved, and if not, why.
+    slips: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def defect(self) -> bool:
@@ -213,3 +217,24 @@ def plan_figures(
                 Planned(result, claim, fig, own + readers, values, mutation, premised)
             )
     return planned
+
+
+def unaudited_figures(catalog: Iterable[Claim], wanted: set[str] | None) -> list[FigureResult]:
+    """The judged figures the offline audit cannot perturb (their claims are decided only
+    live), each listed with that reason, so the audit's total is every judged figure."""
+    out: list[FigureResult] = []
+    for claim in catalog:
+        if not claim.testable or OFFLINE.name in claim.tiers:
+            continue
+        if wanted is not None and claim.id not in wanted:
+            continue
+        tiers = ", ".join(claim.tiers) or "no tier"
+        for fig in claim.stated:
+            out.append(FigureResult(
+                claim=claim.id,
+                figure=fig.name,
+                stated=fig.display,
+                reason=f"judged only live ({tiers}): no offline test reads it, so the offline "
+                "audit cannot perturb it",
+            ))
+    return out

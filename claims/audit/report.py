@@ -32,12 +32,28 @@ def print_audit(result: dict[str, Any]) -> None:
             mark = "NOT SENSITIVE"
             detail = f"stayed {fig['after']} ({fig['how']}: {fig['perturbed']})"
         print(safe(f"{fig['claim']:<24} {fig['figure'][:28]:<28} {mark:<14} {detail}"))
-    # What was perturbed, by kind, before the three summary lines (scripts/certify-offline.sh
-    # shows the last three).
+        for slip in fig.get("slips") or []:
+            if not slip["caught"]:
+                print(safe(f"{'':<24} {'':<28} {slip['kind'] + ' slip':<14} "
+                           f"{slip['slipped']}: stayed {slip['after']} ({slip['why']})"))
+    # What was perturbed, by kind, before the summary lines (scripts/certify-offline.sh
+    # shows the last four: the slips, the summary, the explained, the transcriptions).
     perturbed = result.get("perturbed") or {}
     if perturbed:
         shown = ", ".join(f"{n} {h}" for h, n in perturbed.items())
         print(safe(f"stated figures perturbed: {shown}"))
+    slip_kinds = result.get("slips") or {}
+    if slip_kinds:
+        print("figures slipped: " + ", ".join(
+            f"{k['caught']} of {k['cases']} {kind} slips caught" for kind, k in slip_kinds.items()
+        ))
+    data = result.get("recorded_data") or {}
+    for survivor in data.get("survivors") or []:
+        print(safe(f"recorded value {survivor['datum']} ({survivor['slip']}: "
+                   f"{survivor['changed']}) moved no claim: {survivor['why']}"))
+    if data:
+        print(f"recorded data changed: {data['caught']} of {data['values']} values a claim "
+              "test reads moved a reading claim's verdict")
     tr = result["transcriptions"]
     kinds = tr.get("by_kind") or {}
     if kinds:

@@ -13,13 +13,31 @@ set up once per stage, not once per figure:
    moved by every coarse factor (only a move past the measured ratio can change
    the verdict, and the first coarse move may stop short of it).
 
+4. every figure its checks compare, slipped the other ways a transcriber slips it
+   (:func:`claims.audit.mutate.slips`: its unit, form, bound direction, scope), each
+   slip recorded with the verdict it left and, when that did not move, why.
+
+Then every recorded value a claim test read in the baseline (:mod:`claims.audit.data`)
+is changed in turn and its readers rerun (:func:`audit_recorded_data`).
+
 What counts as a moved verdict is :func:`claims.audit.judge.judge`.
 """
 
 from __future__ import annotations
 
-from claims.audit.judge import Baseline, judge
-from claims.audit.mutate import every_move, flipped, moved, near
+from typing import Any
+
+from claims.audit import transcribed
+from claims.audit.data import (
+    Datum,
+    Reads,
+    changed_value,
+    reading,
+    taken_from_the_catalog,
+    value_at,
+)
+from claims.audit.judge import Baseline, judge, verdict_after
+from claims.audit.mutate import every_move, flipped, moved, near, slips
 from claims.audit.plan import (
     MOVED_ALL,
     MOVED_BOTH,
@@ -31,12 +49,13 @@ from claims.audit.plan import (
     Planned,
     erratum_premise_reason,
     plan_figures,
+    unaudited_figures,
 )
 from claims.audit.runner import AuditSession, Group
 from claims.catalog.records import StatedFigure
 from claims.verdicts import Verdict
 
-__all__ = ["audit_figures"]
+__all__ = ["audit_figures", "audit_recorded_data"]
 
 
 def _sensitive(result: FigureResult) -> None:
@@ -118,17 +137,119 @@ def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
             plan.result.how = MOVED_ALL
 
 
+def _slip_reason(kind: str, slipped: str, plan: Planned, base: Baseline) -> str:
+    """Why a slip of this kind left the claim's verdict where it was."""
+    if plan.result.before in (Verdict.REFUTED, Verdict.KNOWN_ERRATUM, Verdict.ERROR):
+        return f"the claim is already {plan.result.before} offline; a slip cannot undo that"
+    records = [base.records[i.nodeid] for i in plan.items if i.nodeid in base.records]
+    recorded_only = bool(records) and all(r.get("source") == "recorded" for r in records)
+    if kind == "scope":
+        if recorded_only:
+            return ("judged on the document's own records, which are the author's model and "
+                    "machine whatever the scope says")
+        return "no offline check of it ran on another model or machine than the scope names"
+    if kind == "unit":
+        return ("its check hands over a bare number (no unit=), so the figure's unit is not "
+                "read; a measurement taken in the wrong unit would pass")
+    return f"every measurement also meets the figure read as {slipped}"
+
+
+def _slips(session: AuditSession, base: Baseline, plans: list[Planned], profile: str) -> None:
+    """Stage 4: each compared figure's unit, form, bound direction and scope slipped."""
+    todo = [
+        (plan, kind, fig)
+        for plan in plans
+        if plan.result.reason is None
+        for kind, fig in slips(plan.figure, profile)
+    ]
+    groups = [Group(items=p.items, claim=p.claim.id, figure=fig) for p, _, fig in todo]
+    session.run(groups)
+    for (plan, kind, fig), group in zip(todo, groups, strict=True):
+        after = verdict_after(plan.claim.id, base, group.records)
+        caught = after != plan.result.before
+        shown = f"{fig.form} {fig.display}" if kind in ("form", "bound direction") else (
+            fig.display if kind == "unit" else
+            f"{fig.display} for {fig.model or fig.profile or 'any model and machine'}"
+        )
+        plan.result.slips.append({
+            "kind": kind,
+            "slipped": shown,
+            "after": after,
+            "caught": caught,
+            "why": None if caught else _slip_reason(kind, fig.form, plan, base),
+        })
+
+
+def audit_recorded_data(session: AuditSession, base: Baseline, reads: Reads) -> dict[str, Any]:
+    """Each recorded value some claim test read, changed; caught when a reader's claim moves.
+
+    A value a fixture takes from the catalog is a figure, audited as one: not changed here.
+    """
+    readers: dict[Datum, list[Any]] = {}
+    by_id = {item.nodeid: item for item in session.items}
+    for nodeid, data in reads.by_test.items():
+        for datum in data:
+            if nodeid in by_id:
+                readers.setdefault(datum, []).append(by_id[nodeid])
+    todo: list[tuple[Datum, str, Any, list[Any]]] = []
+    skipped = 0
+    if not readers:
+        return {"values": 0, "caught": 0, "not_slipped": 0, "survivors": []}
+    for datum in sorted(readers):
+        doc, path = datum
+        raw = transcribed.raw_data(session.root, doc)
+        if path in taken_from_the_catalog(raw):
+            continue
+        slip = changed_value(value_at(raw, path))
+        if slip is None:
+            skipped += 1
+            continue
+        todo.append((datum, *slip, readers[datum]))
+    groups = [Group(items=items, datum=datum, value=value) for datum, _, value, items in todo]
+    session.run(groups)
+    survivors: list[dict[str, Any]] = []
+    caught = 0
+    for (datum, kind, value, items), group in zip(todo, groups, strict=True):
+        claims = sorted({c for rec in group.records.values() for c in rec.get("claims", [])})
+        moved = [c for c in claims if verdict_after(c, base, group.records) != base.claims.get(c)]
+        if moved:
+            caught += 1
+            continue
+        checks = [
+            i.nodeid for i in items
+            if i.nodeid in group.records and i.nodeid in base.records
+            and group.records[i.nodeid].get("verdict") != base.records[i.nodeid].get("verdict")
+        ]
+        why = (
+            f"{len(checks)} reading check(s) moved, but no reading claim's verdict did (its "
+            "other checks, or an erratum it already is, decide it)" if checks else
+            "its readers show it (attached, observed or used as context) without judging it"
+        )
+        survivors.append({"datum": f"{datum[0]} {datum[1]}", "slip": kind,
+                          "changed": str(value), "readers": len(items), "why": why})
+    return {"values": len(todo), "caught": caught, "not_slipped": skipped,
+            "survivors": survivors}
+
+
 def audit_figures(session: AuditSession) -> list[FigureResult]:
-    """Run the baseline and every stage; one result per stated figure, in catalog order."""
+    """Run the baseline and every stage; one result per stated figure, in catalog order.
+
+    The baseline notes which recorded data each test reads (``session.reads``), for
+    :func:`audit_recorded_data`."""
     baseline = Group(items=list(session.items))
-    session.run([baseline])
+    reads = session.reads = Reads()
+    with reading(reads):
+        session.run([baseline])
+    session.reads = None
     base = Baseline.of(baseline.records)
     plans = plan_figures(
         session.catalog, session.wanted, session.by_claim, session.items, base.records, base.claims
     )
     _near(session, base, _down(session, base, _first(session, base, plans)))
+    _slips(session, base, plans, session.profile)
     for plan in plans:
         result = plan.result
         if not result.sensitive and result.reason is None:
             result.reason = erratum_premise_reason(plan.claim, result, base.records.values())
-    return [p.result for p in plans]
+    session.recorded_data = audit_recorded_data(session, base, reads)
+    return [p.result for p in plans] + unaudited_figures(session.catalog, session.wanted)

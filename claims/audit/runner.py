@@ -14,14 +14,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from claims.audit.data import Datum, Reads, replaced
 from claims.catalog import Catalog
 from claims.catalog.records import StatedFigure
 from claims.plugin.check_record import after_teardown
-from claims.plugin.keys import CATALOG, RECORD_KEY
+from claims.plugin.keys import CATALOG, PROFILE, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.pytest_private import run_unlogged
 from claims.records import PendingCheck
@@ -87,6 +89,9 @@ class Group:
     claim: str | None = None
     figure: StatedFigure | None = None
     records: Records = dataclasses.field(default_factory=dict)
+    # Or one recorded value changed (claims.audit.data): where, and what it reads instead.
+    datum: Datum | None = None
+    value: Any = None
 
 
 class AuditSession:
@@ -98,6 +103,9 @@ class AuditSession:
         self.items: list[pytest.Item] = []
         self.by_claim: dict[str, list[pytest.Item]] = {}
         self.planner: Any = None  # set by claims.audit.run_audit before the session runs
+        self.reads: Reads | None = None  # while set, notes which recorded data each test reads
+        # What changing each recorded value a test read did (claims.audit.run).
+        self.recorded_data: dict[str, Any] | None = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -122,6 +130,17 @@ class AuditSession:
         assert self.session is not None
         return self.session.config.stash[CATALOG]
 
+    @property
+    def root(self) -> Path:
+        assert self.session is not None
+        return Path(self.session.config.rootpath)
+
+    @property
+    def profile(self) -> str:
+        """The machine profile the run judges for (what a figure's scope is held to)."""
+        assert self.session is not None
+        return self.session.config.stash.get(PROFILE, "generic")
+
     def run(self, groups: Sequence[Group]) -> None:
         """Run the groups in turn, each with its figure swapped in; records into each group."""
         plan = [(g, item) for g in groups for item in g.items]
@@ -131,11 +150,13 @@ class AuditSession:
                 # The same test runs again next (another figure of a one-test claim):
                 # tear down its own fixtures but keep its module's and the session's.
                 nextitem = _Parents(item)
-            swap = (
-                swapped(self.catalog, group.claim, group.figure)
-                if group.claim is not None and group.figure is not None
-                else contextlib.nullcontext()
-            )
+            swap: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+            if group.claim is not None and group.figure is not None:
+                swap = swapped(self.catalog, group.claim, group.figure)
+            elif group.datum is not None:
+                swap = replaced(group.datum, group.value)
+            if self.reads is not None:
+                self.reads.current = item.nodeid
             with swap:
                 reports = run_unlogged(item, nextitem)
             rec = _record(reports)

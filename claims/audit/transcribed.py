@@ -17,37 +17,60 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from claims.audit.digests import manifest_documents
 from claims.audit.typos import KINDS, mistakes
+from claims.catalog.loader import Catalog, load_catalog
+from claims.catalog.references import Reference, references, resolve
 
 if TYPE_CHECKING:
     from claims.records import Transcription
 
 __all__ = [
     "FILE_REFERENCES",
+    "FILTERS",
     "SEED_FILES",
     "Seed",
+    "all_figure_references",
     "anchored",
     "audit_transcriptions",
+    "figure_references",
     "leaves",
     "misplaced_values",
     "printed_forms",
+    "raw_data",
+    "recorded_data",
     "transcribed_values",
 ]
 
-# Which seeds each recorded file transcribes (see claims/catalog/<DOC>.toml).
-SEED_FILES: dict[str, tuple[str, ...]] = {
-    "W1": ("002_7d36a8153c2e8741.txt",),
-    "W2": ("000_fea255ecdc112ea8.txt", "001_9a78a547d9ff624e.txt", "002_7d36a8153c2e8741.txt"),
-    "W3": ("002_7d36a8153c2e8741.txt",),
-    "W4": ("002_7d36a8153c2e8741.txt",),
-    "MC": ("003_7edf31972a8b2ffd.txt",),
-}
+
+
+class _CatalogSeeds(Mapping[str, tuple[str, ...]]):
+    """Document id -> the seed files it transcribes, read from the bundled catalog's
+    ``[document]`` tables (the one list of documents and seeds) when first asked."""
+
+    @staticmethod
+    @lru_cache(maxsize=1)
+    def _read() -> dict[str, tuple[str, ...]]:
+        return {doc.id: tuple(doc.seeds) for doc in load_catalog().documents}
+
+    def __getitem__(self, doc: str) -> tuple[str, ...]:
+        return self._read()[doc]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
+# Which seeds each recorded file transcribes (claims/catalog/<DOC>.toml says).
+SEED_FILES: Mapping[str, tuple[str, ...]] = _CatalogSeeds()
 # Values that name other transcription files rather than transcribing text.
 FILE_REFERENCES = {"W1": "command_outputs", "W3": "files_printed"}
 # How much of the text before a value an anchor keeps.
@@ -204,10 +227,54 @@ def propose(seeds: list[Seed], value: Any, near: tuple[str, int] | None) -> Anch
     return {"seed": seed.name, "line": seed.line_at(offset), "before": before, "_at": offset}
 
 
-def transcribed_values(root: Path, doc: str) -> Iterator[tuple[str, Any]]:
-    """Every transcribed value of one document: the recorded JSON's leaves and, for files
-    it references, each text line (``rel:line N``) or JSON leaf (``rel:path``)."""
-    data: dict[str, Any] = json.loads((root / "fixtures" / "recorded" / f"{doc}.json").read_text())
+# What recorded data passes through on its way to a test: (document, data) -> data. Empty
+# except while ``claims audit`` notes what each test reads or changes one value
+# (claims.audit.data).
+FILTERS: list[Callable[[str, dict[str, Any]], dict[str, Any]]] = []
+
+
+@lru_cache(maxsize=1)
+def _packaged_catalog() -> Catalog:
+    return load_catalog()
+
+
+def raw_data(root: Path, doc: str) -> dict[str, Any]:
+    path = root / "fixtures" / "recorded" / f"{doc}.json"
+    data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return data
+
+
+def recorded_data(root: Path, doc: str, catalog: Catalog | None = None) -> dict[str, Any]:
+    """``fixtures/recorded/<DOC>.json`` with each catalog figure it names filled in from
+    ``catalog`` (default: the installed catalog); see :mod:`claims.catalog.references`."""
+    data: dict[str, Any] = resolve(raw_data(root, doc), catalog or _packaged_catalog())
+    for through in FILTERS:
+        data = through(doc, data)
+    return data
+
+
+def figure_references(root: Path, doc: str) -> list[Reference]:
+    """The catalog figures ``fixtures/recorded/<DOC>.json`` names instead of copying."""
+    return list(references(raw_data(root, doc)))
+
+
+def all_figure_references(root: Path) -> list[tuple[str, Reference]]:
+    """(document, reference) for every catalog figure every transcribed fixture names."""
+    return [
+        (doc, ref)
+        for doc in SEED_FILES
+        if (root / "fixtures" / "recorded" / f"{doc}.json").is_file()
+        for ref in figure_references(root, doc)
+    ]
+
+
+def transcribed_values(
+    root: Path, doc: str, catalog: Catalog | None = None
+) -> Iterator[tuple[str, Any]]:
+    """Every transcribed value of one document: the recorded JSON's leaves (a catalog
+    figure it names as the catalog states it) and, for files it references, each text
+    line (``rel:line N``) or JSON leaf (``rel:path``)."""
+    data = recorded_data(root, doc, catalog)
     refs = FILE_REFERENCES.get(doc)
     yield from leaves({k: v for k, v in data.items() if k != refs})
     for rel in (data.get(refs) or {}).values() if refs else ():
@@ -269,8 +336,6 @@ def seeds_of(documents: Path, doc: str) -> list[Seed] | None:
 def misplaced_values(root: Path, documents: Path) -> Transcription:
     """Check every transcribed value at its anchor in the documents (the plain check, no
     mutations): what the transcription check of a pytest run with documents reports."""
-    from claims.audit.manifest import manifest_documents
-
     names = sorted({n for doc in SEED_FILES for n in SEED_FILES[doc]})
     missing = [n for n in names if not (documents / n).is_file()]
     if missing:

@@ -30,11 +30,10 @@ from claims.figures import parse_literal
 from claims.profiles import PROFILES
 from claims.tiers import TIERS
 
-__all__ = ["Catalog", "CatalogError", "load_catalog", "load_document"]
+__all__ = ["Catalog", "CatalogError", "is_catalog_file", "load_catalog", "load_document"]
 
 # \Z, not $: "$" also matches before a final newline, so "W1-ARCH\n" passed.
 ID_PATTERN = re.compile(r"[A-Z0-9]+(-[A-Z0-9_]+)+\Z")
-DOCUMENT_ORDER = ("W1", "W2", "W3", "W4", "MC")
 
 _DOC_FIELDS = {"id", "title", "published", "seeds", "sections"}
 _CLAIM_FIELDS = {
@@ -66,6 +65,7 @@ _FIGURE_FIELDS = {
     "form",
     "of",
     "reading",
+    "source",
 }
 _ERRATUM_FIELDS = {"explanation", "refutes"}
 
@@ -207,7 +207,13 @@ def _figure(where: str, raw: Any) -> StatedFigure:
         form=form,
         of=of,
         reading=_opt_str(where, raw, "reading"),
+        source=_opt_str(where, raw, "source"),
     )
+    if fig.reading is not None and fig.source is not None:
+        # A figure is either read from the document's words (anchored there) or
+        # taken from elsewhere (not anchored): never both.
+        raise _fail(where, "a figure is a reading of the document or has a source "
+                    "elsewhere, not both")
     if kind == "number":
         if not isinstance(value, str):
             raise _fail(where, "a number needs value as a string")
@@ -396,9 +402,15 @@ def load_document(path: Path | str, text: str | None = None) -> Document:
     )
 
 
+def is_catalog_file(name: str) -> bool:
+    """A document's catalog file (``W2.toml``), not its figures' anchors
+    (``W2.anchors.toml``, :mod:`claims.anchors`)."""
+    return name.endswith(".toml") and not name.endswith(".anchors.toml")
+
+
 def _bundled_files() -> list[Path]:
     base = resources.files("claims.catalog")
-    return sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".toml"))
+    return sorted(Path(str(p)) for p in base.iterdir() if is_catalog_file(p.name))
 
 
 def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
@@ -406,7 +418,10 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
 
     Ids must be unique across files; documents come back in series order.
     """
-    files = [Path(p) for p in paths] if paths is not None else _bundled_files()
+    # A figures' anchors file beside its catalog (claims/catalog/*.toml as a shell expands
+    # it) is not a document: it is read by claims.anchors, not here.
+    files = ([Path(p) for p in paths if is_catalog_file(Path(p).name)] if paths is not None
+             else _bundled_files())
     if not files:
         raise CatalogError("no catalog files found")
     docs = [load_document(p) for p in files]
@@ -421,6 +436,7 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
     doc_ids = [d.id for d in docs]
     if len(set(doc_ids)) != len(doc_ids):
         raise CatalogError(f"duplicate document id among {', '.join(doc_ids)}")
-    order = {d: i for i, d in enumerate(DOCUMENT_ORDER)}
-    docs.sort(key=lambda d: (order.get(d.id, len(order)), d.id))
+    # The series' order is its documents' own: by publication date, the undated
+    # (the masterclass) last, each date's documents by id.
+    docs.sort(key=lambda d: (d.published is None, d.published or "", d.id))
     return Catalog(documents=tuple(docs))

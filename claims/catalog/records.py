@@ -75,7 +75,11 @@ class StatedFigure:
     # For a ratio: the figure of the same claim the measurement is divided by.
     of: str | None = None
     # The suite's own reading of a vague word ("much faster", "nearly all"), and why.
+    # The words it reads are anchored in the document's sidecar (claims/anchors.py).
     reading: str | None = None
+    # A figure no document states, and where it comes from (a published specification
+    # the claim is judged against): the one kind of figure with no anchor.
+    source: str | None = None
 
     @property
     def bound(self) -> float:
@@ -159,6 +163,7 @@ class StatedFigure:
             "particular",
             "of",
             "reading",
+            "source",
         ):
             value = getattr(self, key)
             if value is not None:

@@ -77,7 +77,8 @@ from claims.plugin.keys import (
 from claims.plugin.options import pytest_addoption
 
 # --ollama-serve (the suite's own Ollama server) is a plugin of its own.
-pytest_plugins = ("claims.plugin.serve",)
+# The ollama tier's live fixtures (its session client, ``live``) are one too.
+pytest_plugins = ("claims.plugin.serve", "claims.plugin.ollama_fixtures")
 
 # Fixtures are imported so that pytest finds them on this plugin module.
 __all__ = [
@@ -115,6 +116,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Registered in every session: cheap, and strict markers are checked at import time.
     register_markers(config)
     if wants_activation(config):
+        from claims.plugin.xdist_args import check_worker_arguments
+
+        check_worker_arguments(config)  # before xdist starts a worker (issue 35)
         activate(config)
     elif is_controller(config):
         # Under xdist the controller collects nothing: it learns that the session is the
@@ -132,8 +136,8 @@ class _RecordWatcher:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if _active(self.config) or not any(k == RECORD_KEY for k, _ in report.user_properties):
             return
-        from claims.plugin.keys import EVIDENCE_WRITER
         from claims.plugin.session import activate
+        from claims.plugin.writer import EVIDENCE_WRITER
 
         activate(self.config, late=True)
         writer = self.config.stash.get(EVIDENCE_WRITER, None)

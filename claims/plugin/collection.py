@@ -23,6 +23,8 @@ import pytest
 
 from claims.catalog import Catalog
 from claims.evidence import write_atomic
+from claims.plugin.inputs import input_problem
+from claims.plugin.keys import CATALOG, INPUTS, PROBLEM, SETTINGS
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.tiers import TIERS, TierSettings
 
@@ -31,8 +33,6 @@ __all__ = ["collected", "guard_sockets", "marker_problem", "select_claims", "wri
 
 def collected(config: pytest.Config, items: list[pytest.Item]) -> None:
     """What an active session does to its collected tests, before any runs."""
-    from claims.plugin.inputs import input_problem
-    from claims.plugin.keys import CATALOG, INPUTS, PROBLEM, SETTINGS
 
     settings = config.stash[SETTINGS]
     coverage_path = config.getoption("--claims-coverage")

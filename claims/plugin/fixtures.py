@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from claims.plugin.keys import CATALOG, CHECK, PROFILE, SETTINGS, TIERS_KEY
+from claims.plugin.session import load_session
 
 if TYPE_CHECKING:
     from claims.catalog import Catalog
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
 
 
 def _loaded(config: pytest.Config) -> pytest.Config:
-    from claims.plugin.session import load_session
-
     load_session(config)
     return config
 

@@ -5,6 +5,14 @@
 * the fixtures' SHA-256 manifest (:mod:`claims.audit.manifest`), whenever the
   rootdir has one: an edited transcription fails the claim tests of its
   document with a message naming the file, documents or not;
+* the bundled third-party fixtures (the author's lab, the Hub snapshot) against
+  ``fixtures/BUNDLED.sha256`` (:mod:`claims.bundled`), on every run: their problems
+  join the manifest's, so an edited lab or hub byte fails the claim tests of the
+  documents relying on the file;
+* the catalog's stated figures against their anchors (:mod:`claims.anchors`), when
+  the catalog is the bundled one: a figure without an anchor, or that no longer says
+  what its anchored text prints, fails its document's claim tests, naming it; with the
+  documents named, every anchor is also checked where the document prints it;
 * the transcription check, only when the documents are named
   (``--claims-documents DIR`` or ``$CLAIMS_DOCUMENTS``): every transcribed value
   must be printed at its anchor. Nothing outside the checkout is looked for
@@ -20,8 +28,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from claims.anchors import figure_problems, misplaced_figures
+from claims.audit.manifest import verify_manifest
+from claims.audit.transcribed import misplaced_values
+from claims.bundled import verify_bundled
+
 if TYPE_CHECKING:
-    from claims.records import Inputs, Transcription
+    from claims.catalog.loader import Catalog
+    from claims.records import Inputs, ManifestCheck, Transcription
 
 __all__ = ["DOCUMENTS_OPTIONAL", "check_inputs", "input_problem"]
 
@@ -34,10 +48,19 @@ DOCUMENTS_OPTIONAL = (
 )
 
 
-def check_inputs(root: Path, documents: Path | None) -> Inputs:
-    from claims.audit.manifest import verify_manifest
-    from claims.audit.transcribed import misplaced_values
+def _joined(manifest: ManifestCheck | None, name: str, checked: int,
+            problems: list[dict[str, str]]) -> ManifestCheck:
+    """One more checked set of files joined to the manifest record."""
+    if manifest is None:
+        return {"manifest": name, "checked": checked, "problems": list(problems)}
+    return {"manifest": f"{manifest['manifest']}, {name}",
+            "checked": manifest["checked"] + checked,
+            "problems": manifest["problems"] + problems}
 
+
+def check_inputs(root: Path, documents: Path | None, catalog: Catalog | None = None) -> Inputs:
+    """``catalog``: the bundled catalog, whose figures are checked against their anchors
+    (None: a catalog of the user's own, which has no anchors here)."""
     root = Path(root)
     has_fixtures = (root / "fixtures" / "recorded").is_dir()
     transcription: Transcription
@@ -54,8 +77,20 @@ def check_inputs(root: Path, documents: Path | None) -> Inputs:
                          "reason": f"the documents folder {documents} does not exist"}
     else:
         transcription = misplaced_values(root, documents)
-    return {"manifest": verify_manifest(root) if has_fixtures else None,
-            "transcription": transcription}
+        if catalog is not None and transcription.get("ran"):
+            checked, misplaced = misplaced_figures(catalog, documents)
+            transcription["values"] = transcription.get("values", 0) + checked
+            transcription["misplaced"] = transcription.get("misplaced", []) + misplaced
+    manifest = verify_manifest(root) if has_fixtures else None
+    bundled = verify_bundled(root)
+    if bundled is not None:
+        manifest = _joined(manifest, bundled["manifest"], bundled["checked"],
+                           bundled["problems"])
+    if catalog is not None:
+        figures = sum(len(c.stated) for c in catalog)
+        manifest = _joined(manifest, "claims/catalog/*.anchors.toml", figures,
+                           figure_problems(catalog))
+    return {"manifest": manifest, "transcription": transcription}
 
 
 def input_problem(inputs: Inputs | None, claim_ids: Iterable[str]) -> str | None:

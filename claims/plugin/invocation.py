@@ -23,6 +23,8 @@ import copy
 
 import pytest
 
+from claims.plugin import pytest_private
+
 __all__ = ["PATH_OPTIONS", "recover_configuration"]
 
 # The suite's options whose value is a path (each has a destination in Settings).
@@ -52,7 +54,6 @@ def recover_configuration(config: pytest.Config, parser: pytest.Parser, args: li
     spaced = _path_values(args)
     if not spaced:
         return
-    from claims.plugin import pytest_private
 
     ns = parser.parse_known_args(args, namespace=copy.copy(config.option))
     try:

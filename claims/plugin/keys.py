@@ -2,10 +2,11 @@
 
 The session's settings, catalog, tiers and profile live on ``config.stash``
 (:mod:`claims.plugin.session`), a test's check, conclusion, ending and marker problem on
-``item.stash``; so does the controller's evidence writer
-(:mod:`claims.plugin.writer`). The types are imported for the type checker only:
-the entry point imports this module in every pytest run of the environment, so it
-must cost nothing where the suite is not in use.
+``item.stash``. The controller's evidence writer keeps its own key
+(:data:`claims.plugin.writer.EVIDENCE_WRITER`): this module is the bottom of the
+plugin and imports none of it but its settings and tiers, for types. The types are
+imported for the type checker only: the entry point imports this module in every
+pytest run of the environment, so it must cost nothing where the suite is not in use.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     from claims.check import Check, Conclusion
     from claims.plugin.options import Settings
     from claims.plugin.tiers import Tiers
-    from claims.plugin.writer import EvidenceWriter
     from claims.profiles import ProfileChoice
     from claims.records import Inputs
     from claims.verdicts import Ending
@@ -42,8 +42,6 @@ PROBLEM: pytest.StashKey[str] = pytest.StashKey()
 ACTIVE: pytest.StashKey[bool] = pytest.StashKey()
 # What the run's inputs were (fixture manifest, documents, transcription check).
 INPUTS: pytest.StashKey[Inputs] = pytest.StashKey()
-# Where the controller keeps its writer (absent in xdist workers and without evidence).
-EVIDENCE_WRITER: pytest.StashKey[EvidenceWriter] = pytest.StashKey()
 
 # The user_properties key a check record travels under (worker -> controller under xdist).
 RECORD_KEY = "claims.check"

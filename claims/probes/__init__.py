@@ -4,15 +4,14 @@ One subpackage per kind of thing probed, one module (or small package) per thing
 
 * :mod:`~claims.probes.files` - files on disk, read offline: ``gguf_file``
   (GGUF headers, read without touching tensor data; ``gguf_file.token_strings``,
-  the one decoder of token strings into bytes; ``gguf_file.vocab``, a GGUF
-  vocabulary against cl100k_base), ``ollama_store`` (manifests and blobs; its
+  the one decoder of token strings into bytes), ``ollama_store`` (manifests and blobs; its
   ``names`` is the suite's one model-name rule),
   ``hf_repo`` (a Hugging Face repository's small files, listing and card, from
   a pinned snapshot or the live Hub), ``artifacts`` (the bundled Gemma GGUF,
   located and verified offline);
 * :mod:`~claims.probes.tokens` - tokens: ``cl100k_base`` (tiktoken's
   cl100k_base, offline), ``context`` (decoding a returned context with the
-  model's own vocabulary);
+  model's own vocabulary), ``vocab`` (a GGUF vocabulary against cl100k_base);
 * :mod:`~claims.probes.arithmetic` - figures computed from other figures:
   ``memory`` (weight and KV-cache bytes, GB vs GiB), ``quant`` (ggml
   quantization blocks);

@@ -41,7 +41,7 @@ def audit_view(evidence: Mapping[str, Any]) -> dict[str, Any] | None:
     total, sensitive = count("total"), count("sensitive")
     return {
         "problem": None,
-        "sentence": f"{sensitive} of {total} stated figures change their verdict when perturbed",
+        "sentence": f"{sensitive} of {total} judged figures change their verdict when perturbed",
         "finished": str(audit.get("finished") or "unknown"),
         "stale": bool(audit.get("stale")),
         "partial": bool(audit.get("partial")),

@@ -50,6 +50,7 @@ from claims.records import (
     VerdictChange,
 )
 from claims.report import machine
+from claims.report.html import content_security_policy, environment
 from claims.report.plots import ChartError, render_chart, svg_with_prefix
 from claims.report.view import ORDER, SOURCES, value_text
 from claims.terminal import safe
@@ -451,7 +452,6 @@ def _svg(found: tuple[Chart, SourceName] | None, prefix: str) -> dict[str, str |
 
 def render_diff_html(result: DiffResult, a: Evidence, b: Evidence) -> str:
     """The two runs side by side: verdict changes, moved figures, machines, every claim, plots."""
-    from claims.report.html import content_security_policy, environment
 
     claims_a, claims_b = _claims(a), _claims(b)
     rows = []

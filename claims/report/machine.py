@@ -106,6 +106,13 @@ def fingerprint(run: Run) -> dict[str, str]:
             " (a remote server: its figures are that machine's, not this one's)"
             if remote else ""
         )
+        versions = server.get("versions") if server else None
+        if versions:
+            out["Ollama"] += (
+                "; its version changed during the run ("
+                + " → ".join(text(v) for v in versions)
+                + "): each check records the version it ran against"
+            )
     elif ollama_tier:
         out["Ollama"] = "not reachable: " + text(ollama_tier["reason"])
     else:

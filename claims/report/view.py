@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from claims.records import (
+    PYTEST_COUNTS,
     Chart,
     CheckRecord,
     ClaimRecord,
@@ -544,9 +545,6 @@ def _tier_rows(run: Run) -> list[dict[str, Any]]:
     return rows
 
 
-PYTEST_ORDER = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
-
-
 def _flag_or_package(reason: str) -> bool:
     """Whether the reason names an option or a package to install (its own precise hint)."""
     return run_hint([], reason) != run_hint([], "")
@@ -577,7 +575,7 @@ def _outcome(run: Run, documents: Sequence[Mapping[str, Any]]) -> dict[str, Any]
     code = pytest_info["exit_status"] if pytest_info else None
     raw_counts = pytest_info["counts"] if pytest_info else None
     counts = (
-        [(k, n) for k in PYTEST_ORDER if (n := raw_counts.get(k)) is not None]
+        [(k, n) for k in PYTEST_COUNTS if (n := raw_counts.get(k)) is not None]
         if raw_counts is not None
         else None
     )
@@ -696,7 +694,8 @@ def _inputs(inputs: Inputs | None) -> dict[str, str]:
     out: dict[str, str] = {}
     manifest = inputs["manifest"]
     if manifest:
-        problems = [_str(p.get("file")) for p in manifest["problems"]]
+        # a bundled file several documents rely on is one problem per document: name it once
+        problems = list(dict.fromkeys(_str(p.get("file")) for p in manifest["problems"]))
         out["Transcribed fixtures"] = (
             f"{manifest['checked']} files against {manifest['manifest']}: "
             + (f"changed: {', '.join(problems)}" if problems else "unchanged")

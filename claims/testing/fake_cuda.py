@@ -40,6 +40,8 @@ from typing import Any
 
 import pytest
 
+from claims.probes.machine import gpu, nvidia, system, torch_cuda
+from claims.probes.machine.tools import ToolRun
 from claims.simulation import declare
 from claims.testing import recordings
 from claims.testing.fake_nvidia_smi import machine_dir
@@ -88,8 +90,6 @@ def visible_devices(devices: list[dict[str, Any]], visible: str | None) -> list[
 
 
 def _proc_reader(machine: Path) -> Any:
-    from claims.probes.machine import system
-
     real = system.read_proc
 
     def read_proc(name: str) -> str:
@@ -101,8 +101,6 @@ def _proc_reader(machine: Path) -> Any:
 
 def _fake_toolkit(toolkit: dict[str, Any] | None) -> None:
     """The recorded machine's CUDA toolkit: where nvcc is installed and what it prints."""
-    from claims.probes.machine import nvidia
-    from claims.probes.machine.tools import ToolRun
 
     if toolkit is None:
         none = nvidia.NvccFound(on_path=None, installed=(), cuda_dirs=())
@@ -122,8 +120,6 @@ def _fake_toolkit(toolkit: dict[str, Any] | None) -> None:
 
 def install(machine: Path | None = None) -> None:
     import torch
-
-    from claims.probes.machine import gpu, system, torch_cuda
 
     where = machine or machine_dir()
     record = load_machine(where)

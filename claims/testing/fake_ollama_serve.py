@@ -46,6 +46,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from claims.probes.errors import ProbeError
+from claims.probes.files.ollama_store import Layer, OllamaStore
 from claims.probes.live.ollama_api.names import normalize_model_name as _key
 from claims.probes.live.ollama_defaults import (
     DEFAULT_HOST,
@@ -215,8 +217,6 @@ class FakeServe(FakeOllama):
         family, size and quantization; on 0.31.2, whose config names the weights, only
         a model of the same weights).
         """
-        from claims.probes.errors import ProbeError
-        from claims.probes.files.ollama_store import Layer, OllamaStore
 
         if self.store is None or not (self.store / "manifests").is_dir():
             return
@@ -432,7 +432,6 @@ class _ServeHandler(_Handler):
 
 def _models(root: Path) -> tuple[list[FakeModel], dict[str, str]]:
     """The store's models for the fake (none if it holds none) and their model blob paths."""
-    from claims.probes.files.ollama_store import OllamaStore
 
     if not (root / "manifests").is_dir():
         return [], {}

@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from claims.probes.files.ollama_store.manifest import MODEL_MEDIA_TYPE
+from claims.testing.store_builder import StoreWriter
 from claims.verdicts import Verdict
 
 __all__ = [
@@ -82,8 +84,6 @@ def write_gguf_with_tokenizer_model(
 
 def hostile_phi4_store(root: Path) -> Path:
     """An Ollama store under ``root`` whose ``phi4:latest`` GGUF holds :data:`TERMINAL_ATTACK`."""
-    from claims.probes.files.ollama_store.manifest import MODEL_MEDIA_TYPE
-    from claims.testing.store_builder import StoreWriter
 
     writer = StoreWriter(root)
     gguf_path = write_gguf_with_tokenizer_model(root / "phi4.gguf", TERMINAL_ATTACK)

@@ -8,28 +8,30 @@ week's file for the claim tests; tests/fixtures/test_lab.py checks the digests.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
+from claims.bundled import git_blob_id
 from claims.probes.errors import InputError
 from claims.testing import recordings
 
-__all__ = ["PROVENANCE", "file_for", "git_blob_id", "lab_dir", "manifest", "pins", "results"]
+__all__ = [
+    "PROVENANCE",
+    "file_for",
+    "git_blob_id",
+    "lab_dir",
+    "manifest",
+    "pins",
+    "results",
+    "week_folders",
+]
 
 PROVENANCE = (
     "the author's lab results (github:dramasamy/from-api-to-gpu, commit e834f90), "
     "copied byte for byte into fixtures/lab"
 )
 
-# Which document each week's folder belongs to.
-WEEKS = {
-    "W1": "week-01-environment",
-    "W2": "week-02-first-local-model",
-    "W3": "week-03-model-files",
-    "W4": "week-04-parameters-memory",
-}
 
 
 def lab_dir() -> Path:
@@ -43,16 +45,25 @@ def manifest() -> dict[str, Any]:
     return data
 
 
-def git_blob_id(data: bytes) -> str:
-    """Git's object id of a file's bytes (SHA-1 of ``blob <size>\\0`` + bytes), hex."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+def week_folders() -> dict[str, str]:
+    """Document id -> the week's folder under fixtures/lab, as the manifest's files say
+    (each file names its document): the manifest is the one list of the lab's weeks."""
+    folders: dict[str, str] = {}
+    for key, entry in manifest()["files"].items():
+        folders.setdefault(str(entry["document"]), key.split("/", 1)[0])
+    return folders
+
+
+def _week(doc_id: str) -> str:
+    weeks = week_folders()
+    if doc_id not in weeks:
+        raise InputError(f"no lab results for document {doc_id!r} (have {', '.join(weeks)})")
+    return weeks[doc_id]
 
 
 def file_for(doc_id: str) -> str:
     """The manifest key (upstream path) of a document's results.json."""
-    if doc_id not in WEEKS:
-        raise InputError(f"no lab results for document {doc_id!r} (have {', '.join(WEEKS)})")
-    return f"{WEEKS[doc_id]}/results.json"
+    return f"{_week(doc_id)}/results.json"
 
 
 def results(doc_id: str) -> dict[str, Any]:
@@ -71,9 +82,7 @@ def results(doc_id: str) -> dict[str, Any]:
 
 def pins(doc_id: str) -> dict[str, str]:
     """A week's requirements.txt pins (``name==version`` lines) as name -> version."""
-    if doc_id not in WEEKS:
-        raise InputError(f"no lab results for document {doc_id!r} (have {', '.join(WEEKS)})")
-    path = lab_dir() / WEEKS[doc_id] / "requirements.txt"
+    path = lab_dir() / _week(doc_id) / "requirements.txt"
     try:
         text = path.read_text("utf-8")
     except OSError as exc:

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from claims.probes.errors import InputError
+from claims.probes.files.ollama_store import OllamaStore
 from claims.testing import recordings
 
 __all__ = [
@@ -56,16 +57,33 @@ def recorded_store_dir(version: str = "0.31.2") -> Path:
     return recordings.fixtures_dir() / f"ollama-{version}" / "store"
 
 
+def _special_files(folder: str, names: list[str]) -> list[str]:
+    """The entries of ``folder`` that are neither files, folders nor links (never copied)."""
+    import stat
+
+    def special(name: str) -> bool:
+        try:
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+        except OSError:
+            return True
+        return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
+
+    return [n for n in names if special(n)]
+
+
 def assemble(source: Path, dest: Path, gguf: Path, gguf_sha256: str) -> Path:
     """A complete store under ``dest``: ``source``'s manifests and blobs, plus the model
     blob ``gguf`` (whose verified sha256 is ``gguf_sha256``) under its digest's name."""
     if not (source / "manifests").is_dir():
         raise InputError(f"{source}: no manifests/ folder (not a recorded store)")
     for sub in ("manifests", "blobs"):
-        shutil.copytree(source / sub, dest / sub, dirs_exist_ok=True)
+        # Links are copied as links, never followed: a store's link to / or /proc/kmsg
+        # must not become a copy of the machine (the store probe refuses them later).
+        shutil.copytree(source / sub, dest / sub, dirs_exist_ok=True, symlinks=True,
+                        ignore=_special_files)
     target = dest / "blobs" / f"sha256-{gguf_sha256}"
-    text = "".join(p.read_text("utf-8") for p in (dest / "manifests").rglob("*") if p.is_file())
-    if f"sha256:{gguf_sha256}" not in text:
+    manifests, _ = OllamaStore(dest).scan(strict=False)
+    if not any(b.digest == f"sha256:{gguf_sha256}" for m in manifests for b in m.blobs):
         raise InputError(f"{source}: no manifest names the GGUF's digest sha256:{gguf_sha256}")
     listing = source / LISTING
     if listing.is_file():

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from claims.probes.files.artifacts import sha256_file
 from claims.probes.files.ollama_store import (
     CONFIG_MEDIA_TYPE,
     MANIFEST_LIST_MEDIA_TYPE,
@@ -126,8 +127,6 @@ class StoreWriter:
         refuses (another device, no link support).
         """
         if sha256 is None:
-            from claims.probes.files.artifacts import sha256_file
-
             sha256 = sha256_file(source)
         digest = f"sha256:{sha256}"
         target = self.blob_path(digest)

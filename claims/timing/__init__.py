@@ -1,6 +1,7 @@
-"""Timing policy of the instrument: settle rules and timing verdicts with a stated error.
+"""Timing policy of the instrument: timing verdicts with a stated error.
 
-* :mod:`claims.timing.settle` — waiting until a server state is stable;
+* settle rules — waiting until a server state is stable — are a probe's
+  (:mod:`claims.probes.live.settle`, which an unload waits with), handed on here;
 * :mod:`claims.timing.intervals` — sign-test and signed-rank intervals;
 * :mod:`claims.timing.rules` — claim forms (at least, at most, within a band),
   sequential plans and the decisions they give, with their chance of refuting a
@@ -11,6 +12,7 @@
 Test modules call these; none of them defines a bar or a sample size of its own.
 """
 
+from claims.probes.live.settle import Settled, SettleRule, settle, settle_change
 from claims.timing.intervals import Estimate, median_interval, shift_interval, whole_range
 from claims.timing.rules import (
     ALPHA,
@@ -22,7 +24,6 @@ from claims.timing.rules import (
     decide,
     decide_values,
 )
-from claims.timing.settle import Settled, SettleRule, settle
 
 __all__ = [
     "ALPHA",
@@ -38,6 +39,7 @@ __all__ = [
     "decide_values",
     "median_interval",
     "settle",
+    "settle_change",
     "shift_interval",
     "whole_range",
 ]

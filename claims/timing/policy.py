@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from claims.check import model_matches
+from claims.probes.files.ollama_store.names import model_matches
 from claims.profiles import DGX_SPARK
 from claims.timing.rules import AtLeast, Plan, Within
 

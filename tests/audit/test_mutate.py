@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from claims.audit.mutate import corrected, flipped, moved, near
+from claims.audit.mutate import (
+    corrected,
+    flipped,
+    form_slips,
+    moved,
+    near,
+    scope_slip,
+    slips,
+    unit_slip,
+)
 from claims.catalog.records import StatedFigure
 from claims.figures import agrees
 
@@ -52,6 +61,32 @@ def test_near_values_step_around_the_printed_one():
     texts = [f.text for f in near(number("60"))]
     assert "59" in texts and "61" in texts and "56" in texts and "60" not in texts
 
+
+def test_a_unit_slip_keeps_the_number_and_misreads_the_scale():
+    assert unit_slip(number("17.9", unit="TFLOP/s")).unit == "GFLOP/s"  # type: ignore[union-attr]
+    assert unit_slip(number("22.5", unit="x")).unit == "%"  # type: ignore[union-attr]
+    assert unit_slip(number("275", unit="B")).unit == "KB"  # type: ignore[union-attr]
+    assert unit_slip(number("121", unit="GiB")).unit == "GB"  # type: ignore[union-attr]
+    assert unit_slip(number("3")) is None  # no unit to misread
+    text = StatedFigure(name="t", kind="text", text="gguf", unit="B")
+    assert unit_slip(text) is None
+
+
+def test_form_slips_read_a_bound_the_other_way_and_an_exact_figure_as_a_bound():
+    at_most = number("2", unit="KB", form="at-most")
+    assert sorted(f.form for f in form_slips(at_most)) == ["at-least", "equal"]
+    ratio = number("5", form="ratio", of="decode")
+    assert all(f.of is None and f.form != "ratio" for f in form_slips(ratio))
+    kinds = [kind for kind, _ in slips(at_most, "generic")]
+    assert kinds == ["unit", "form", "bound direction", "scope"]
+
+
+def test_a_scope_slip_drops_a_scope_or_adds_one_of_another_machine():
+    spark = number("121", profile="dgx-spark", model="phi4")
+    general = scope_slip(spark, "generic")
+    assert general.profile is None and general.model is None
+    assert scope_slip(number("2"), "generic").profile == "dgx-spark"
+    assert scope_slip(number("2"), "dgx-spark").profile == "generic"
 
 def test_a_bound_is_flipped_and_nothing_else_is():
     """A bound's direction is a slip a factor cannot stand for: 'at most 64 KiB' judged on

@@ -48,13 +48,19 @@ def test_an_audit_of_another_catalog_is_stale_and_garbage_is_a_problem(tmp_path)
 def test_the_printout_lists_what_was_perturbed_by_kind_above_the_three_summary_lines(capsys):
     printed = {
         **result("0" * 64),
-        "summary": "1 of 2 stated figures change their verdict when perturbed",
+        "summary": "1 of 2 judged figures change their verdict when perturbed",
+        "slips": {"unit": {"cases": 2, "caught": 1}, "scope": {"cases": 2, "caught": 0}},
         "explained": 1,
         "defects": [],
         "perturbed": {"moved up": 1, "corrected to the measurement": 1},
     }
     for fig in printed["figures"]:
         fig.update(before="consistent", after="refuted", how="moved up", perturbed="3")
+    printed["figures"][0]["slips"] = [
+        {"kind": "unit", "slipped": "3 GB", "after": "refuted", "caught": True, "why": None},
+        {"kind": "scope", "slipped": "3 for dgx-spark", "after": "consistent", "caught": False,
+         "why": "judged on the document's own records"},
+    ]
     printed["transcriptions"] = {
         "values": 3,
         "mutations": 9,
@@ -67,7 +73,10 @@ def test_the_printout_lists_what_was_perturbed_by_kind_above_the_three_summary_l
     }
     print_audit(printed)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2] == "stated figures perturbed: 1 moved up, 1 corrected to the measurement"
-    assert lines[3] == "transcribed values changed: 5 of 5 digit +1 caught, 4 of 4 unit caught"
+    # A slip that moved nothing is listed under its figure, with why.
+    assert "scope slip" in lines[1] and "judged on the document's own records" in lines[1]
+    assert lines[3] == "stated figures perturbed: 1 moved up, 1 corrected to the measurement"
+    assert lines[4] == "figures slipped: 1 of 2 unit slips caught, 0 of 2 scope slips caught"
+    assert lines[5] == "transcribed values changed: 5 of 5 digit +1 caught, 4 of 4 unit caught"
     assert lines[-3] == printed["summary"]
     assert lines[-1].startswith("transcribed values: 9 of 9 changed digits or letters caught")

@@ -58,6 +58,7 @@ class FakeSession:
         self.by_claim = {"KV": [self.items[0]], "Q": self.items[1:]}
         self.wanted: set[str] | None = None
         self.catalog = [KV, Q]
+        self.profile = "generic"
         self.runs: list[str | None] = []  # the figure of each group run
 
     def run(self, groups: list[Group]) -> None:
@@ -98,7 +99,23 @@ def test_a_figure_that_moves_its_verdict_on_the_first_move_stops_there():
     found = results["bytes"]
     assert found.sensitive and found.how == MOVED_UP and found.perturbed == "3 B"
     assert (found.before, found.after) == ("known-erratum", "refuted")
-    assert session.runs.count("bytes") == 1
+    # One value perturbation; the rest are its unit, form and scope slips (stage 4).
+    assert session.runs.count("bytes") == 1 + len(found.slips)
     # The baseline ran once, first; the heads were tried up, down and at 40 near steps.
     assert session.runs[0] is None and session.runs.count(None) == 1
     assert session.runs.count("heads") > 2
+
+
+def test_each_compared_figure_is_slipped_and_a_slip_that_moves_nothing_says_why():
+    session = FakeSession()
+    results = {r.figure: r for r in audit_figures(session)}  # type: ignore[arg-type]
+    found = results["bytes"]
+    kinds = [s["kind"] for s in found.slips]
+    assert kinds == ["unit", "form", "form", "scope"]
+    # The fake's tests read the number only: the unit slip (B read as KB) moves nothing,
+    # and KV is a known erratum whatever its bytes' unit says.
+    (unit,) = [s for s in found.slips if s["kind"] == "unit"]
+    assert unit["slipped"] == "2 KB" and not unit["caught"]
+    assert "already known-erratum" in unit["why"]
+    # A figure already explained (Q's, whose claim is refuted anyway) is not slipped.
+    assert results["q"].slips == []

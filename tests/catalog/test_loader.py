@@ -77,6 +77,10 @@ def test_good_document_loads():
             "range low 5 is above high 1",
         ),
         (
+            BASE + 'stated = [{ name = "a", value = "1", reading = "r", source = "s" }]',
+            "a reading of the document or has a source elsewhere, not both",
+        ),
+        (
             BASE + 'erratum = { explanation = "e", refutes = ["zz"] }',
             "erratum refutes unknown figure 'zz'",
         ),
@@ -120,3 +124,20 @@ def test_not_toml_and_unreadable_files(tmp_path):
         load_document(tmp_path / "missing.toml")
     with pytest.raises(CatalogError, match=r"missing \[document\] table"):
         load_document("T3.toml", text='[[claim]]\nid = "T3-A"\n')
+
+
+def test_anchor_sidecars_are_not_catalog_files() -> None:
+    """claims/catalog/<DOC>.anchors.toml sits beside the catalog without being one."""
+    from claims.catalog.loader import is_catalog_file
+
+    assert is_catalog_file("W2.toml") and not is_catalog_file("W2.anchors.toml")
+    assert not is_catalog_file("W2.json")
+
+
+def test_a_glob_of_the_catalog_folder_skips_the_anchors() -> None:
+    from pathlib import Path
+
+    from claims.catalog.loader import load_catalog
+
+    folder = Path(__file__).resolve().parents[2] / "claims" / "catalog"
+    assert len(load_catalog(sorted(folder.glob("*.toml")))) == len(load_catalog())

@@ -172,7 +172,7 @@ def test_a_remote_host_is_recorded_as_remote_with_its_credentials_redacted(claim
                                  "--collect-only")
     assert result.ret == 0
     options = claims_pytester.evidence()["run"]["options"]
-    assert options["ollama_host"] == "http://user:***@spark.invalid:11434"
+    assert options["ollama_host"] == "http://***@spark.invalid:11434"
     assert options["ollama_remote"] is True
     assert "s3cret" not in claims_pytester.evidence_path.read_text("utf-8")
     assert "s3cret" not in result.stdout.str()

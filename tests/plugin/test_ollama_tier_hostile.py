@@ -136,7 +136,7 @@ def test_credentials_in_the_host_are_used_and_never_shown_or_written(fake, tmp_p
     assert doc is not None
     assert doc["run"]["tier_status"]["ollama"]["available"] is True, proc.stdout[-3000:]
     assert doc["run"]["tier_status"]["ollama"]["host"] == f"http://127.0.0.1:{fake.port}"
-    assert doc["run"]["options"]["ollama_host"] == f"http://user:***@127.0.0.1:{fake.port}"
+    assert doc["run"]["options"]["ollama_host"] == f"http://***@127.0.0.1:{fake.port}"
     assert doc["run"]["options"]["ollama_remote"] is False
     written = (tmp_path / "evidence.json").read_text("utf-8")
     page = (tmp_path / "report.html").read_text("utf-8")

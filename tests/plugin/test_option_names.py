@@ -85,12 +85,10 @@ class _Recorder:
 
 
 def test_profile_is_no_longer_an_option_of_the_suite() -> None:
-    from claims.plugin import serve
     from claims.plugin.options import pytest_addoption
 
     recorder = _Recorder()
-    pytest_addoption(recorder)  # type: ignore[arg-type]
-    serve.pytest_addoption(recorder)  # type: ignore[arg-type]
+    pytest_addoption(recorder)  # type: ignore[arg-type]  (--ollama-serve's too: one table)
     assert "--profile" not in recorder.names and "--claims-profile" in recorder.names
     # Every other option is either named for the suite or a hidden old spelling.
     for name in recorder.names - set(RENAMED):

@@ -31,12 +31,12 @@ def test_host_values_become_base_urls(raw, url):
     [
         # Issue 22: the user was taken for the host and "s3cret@127.0.0.1" for the port.
         ("http://user:s3cret@127.0.0.1", "http://127.0.0.1:11434",
-         "http://user:***@127.0.0.1:11434", ("user", "s3cret")),
+         "http://***@127.0.0.1:11434", ("user", "s3cret")),
         ("http://user:s3cret@127.0.0.1:9", "http://127.0.0.1:9",
-         "http://user:***@127.0.0.1:9", ("user", "s3cret")),
+         "http://***@127.0.0.1:9", ("user", "s3cret")),
         ("https://al%40ice:p%3Ass@[::1]:8443", "https://[::1]:8443",
-         "https://al@ice:***@[::1]:8443", ("al@ice", "p:ss")),
-        ("http://user@127.0.0.1:9", "http://127.0.0.1:9", "http://user:***@127.0.0.1:9",
+         "https://***@[::1]:8443", ("al@ice", "p:ss")),
+        ("http://user@127.0.0.1:9", "http://127.0.0.1:9", "http://***@127.0.0.1:9",
          ("user", "")),
         ("http://127.0.0.1:9", "http://127.0.0.1:9", "http://127.0.0.1:9", None),
     ],
@@ -74,11 +74,26 @@ def test_a_host_off_this_machine_is_known_as_remote(raw, loopback):
 @pytest.mark.parametrize(
     ("arg", "shown"),
     [
-        ("--ollama-host=http://user:s3cret@127.0.0.1:9", "--ollama-host=http://user:***@127.0.0.1:9"),
-        ("https://u@h/x", "https://u:***@h/x"),
+        ("--ollama-host=http://user:s3cret@127.0.0.1:9", "--ollama-host=http://***@127.0.0.1:9"),
+        ("https://u@h/x", "https://***@h/x"),
+        # Issue 35: other spellings of a password.
+        ("--ollama-host=http://us@er:s3cret@h:9", "--ollama-host=http://***@h:9"),
+        ("http://user:pa/ss@h:9", "http://***@h:9"),
+        ("http://user:p#ss@h:9", "http://***@h:9"),
         ("--ollama-host", "--ollama-host"),
         ("tests/claims/w2/test_ollama.py", "tests/claims/w2/test_ollama.py"),
     ],
 )
 def test_recorded_arguments_lose_their_credentials(arg, shown):
     assert redact_credentials(arg) == shown
+
+
+# Issue 35: each spelling the parser refuses is pytest's usage error, and shows no secret.
+def test_the_plugin_refuses_them_as_usage_errors_printing_no_secret(claims_pytester):
+    for raw in ("http://us@er:s3cret@127.0.0.1:9", "http://user:pa/s3cret@127.0.0.1:9",
+                "http://user:p#s3cret@127.0.0.1:9", "http://user:[s3cret@127.0.0.1:9"):
+        result = claims_pytester.run(f"--ollama-host={raw}", "--collect-only")
+        assert result.ret == 4, raw  # pytest's usage error
+        out = result.stdout.str() + result.stderr.str()
+        assert "percent-encoded" in out and "s3cret" not in out
+        assert "INTERNALERROR" not in out

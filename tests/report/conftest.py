@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from claims.records import PYTEST_COUNTS
 from claims.verdicts import claim_verdict, summarize
 
 HOSTILE_STATEMENT = 'Claim with <script>alert("x")</script> & a </table> in it'
@@ -542,7 +543,7 @@ def build_evidence(*, complete: bool = True, extra_claims: int = 0) -> dict[str,
     outcomes = {
         c["nodeid"]: c["outcome"] for claim in claims for c in claim["checks"]
     }
-    counts = {k: 0 for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")}
+    counts = {k: 0 for k in PYTEST_COUNTS}
     for outcome in outcomes.values():
         counts[outcome] += 1
     counts["deselected"] = 3

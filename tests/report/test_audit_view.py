@@ -34,9 +34,9 @@ def test_the_summary_sentence_and_the_reasons_are_shown_escaped():
     evidence = {**empty_evidence(), "audit": AUDIT}
     view = audit_view(evidence)
     assert view is not None
-    assert view["sentence"] == "277 of 291 stated figures change their verdict when perturbed"
+    assert view["sentence"] == "277 of 291 judged figures change their verdict when perturbed"
     html = render_html(evidence)
-    assert "277 of 291 stated figures change their verdict when perturbed" in html
+    assert "277 of 291 judged figures change their verdict when perturbed" in html
     assert "figure stated for phi4 &lt;script&gt;" in html
     assert "30 of 30 single-character changes" in html
 

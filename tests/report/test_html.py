@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from typing import get_args
 
 import pytest
 
 from claims.catalog import load_catalog
 from claims.evidence import validate
+from claims.records import Outcome
 from claims.report import render_html
 from claims.testing.evidence import empty_evidence
 from claims.verdicts import VERDICTS
@@ -28,7 +30,7 @@ def test_synthetic_evidence_follows_the_schema_and_covers_every_verdict(evidence
     assert validate(evidence) == []
     assert {c["verdict"] for c in evidence["claims"]} == set(VERDICTS)
     outcomes = {k["outcome"] for c in evidence["claims"] for k in c["checks"]}
-    assert outcomes == {"passed", "failed", "skipped", "xfailed", "xpassed", "error"}
+    assert outcomes == set(get_args(Outcome))
     kinds = {ch["kind"] for c in evidence["claims"] for k in c["checks"] for ch in k["charts"]}
     assert {"ttft", "matmul", "bits_per_param", "kv_growth"} <= kinds
 

@@ -2,7 +2,7 @@
 
 fixtures/ollama-<version>/http/ holds every exchange the live tier depends on, recorded
 from a real Ollama of that version (0.31.2 and 0.32.15; README there). Each set is sent
-to claims/testing/fake_ollama.py answering as that release, in the recorded order,
+to claims/testing/fake_ollama/ answering as that release, in the recorded order,
 and the fake's answer is held to the real one: status code, content type, the fields
 of every object and the type of each, error texts, stream framing (NDJSON lines, SSE
 events), done_reason, the 405 of POST /api/delete, the 404 of a missing model and the

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from claims.probes.live.settle import SettleRule, settle_change
 from claims.timing import AtLeast, decide_values
 from claims.timing.intervals import median_interval, shift_interval
 from claims.timing.policy import (
@@ -24,7 +25,6 @@ from claims.timing.policy import (
     PAIRED,
     change_band,
 )
-from claims.timing.settle import SettleRule, settle_change
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "timing"
 VERSIONS = ("0.31.2", "0.32.15")

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from claims.probes.errors import ProbeError
+from claims.probes.machine.system import cpu_model, usable_cpus
 from claims.probes.machine.torch_cuda import cuda_torch, fresh_python, import_torch
 
 __all__ = [
@@ -345,8 +346,6 @@ def bench_matmul(
         name = str(torch.cuda.get_device_name(0))
         want_threads = None
     elif device == "cpu":
-        from claims.probes.machine.system import cpu_model, usable_cpus
-
         name = cpu_model()
         want_threads = threads or usable_cpus()
     else:
@@ -472,8 +471,6 @@ def bench_copy(device: Device = "cpu", *, nbytes: int = DEFAULT_COPY_BYTES,
     if device == "cuda":
         name = str(torch.cuda.get_device_name(0))
     elif device == "cpu":
-        from claims.probes.machine.system import cpu_model
-
         name = cpu_model()
     else:
         raise ValueError(f"device must be 'cpu' or 'cuda', not {device!r}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from claims.probes.errors import InputError
 from claims.probes.files.gguf_file.token_strings import check_tokenizer_model, token_bytes
+from claims.probes.tokens.cl100k_base import decode
 
 __all__ = ["Vocabulary", "decode_cl100k"]
 
@@ -59,7 +60,6 @@ class Vocabulary:
 
 def decode_cl100k(ids: Sequence[int], specials: dict[int, str] | None = None) -> str:
     """Decode with cl100k_base (offline), naming ids above it from ``specials``."""
-    from claims.probes.tokens.cl100k_base import decode
 
     return decode(list(ids), specials)
 

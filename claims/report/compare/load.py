@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from claims import records
-from claims.evidence import MAX_EVIDENCE_BYTES, EvidenceError, load_evidence
+from claims.evidence import MAX_EVIDENCE_BYTES, EvidenceError, load_evidence, read_regular
 from claims.report import machine
 from claims.report.view import value_text
 from claims.tiers import OLLAMA
@@ -152,8 +152,9 @@ def _declared(path: Path) -> str:
     try:
         if path.stat().st_size > MAX_EVIDENCE_BYTES:
             return ""
-        doc = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+        # Only a regular file with contents (a FIFO or /proc/kmsg would block a reader).
+        doc = json.loads(read_regular(path).decode("utf-8"))
+    except (OSError, ValueError, RecursionError, EvidenceError):
         return ""
     if not isinstance(doc, dict):
         return ""

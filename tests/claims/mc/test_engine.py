@@ -154,8 +154,8 @@ def test_kv_cache_allocation_matches_the_formula(check, engine_facts, engine_hea
 def test_prefill_is_batched_and_faster_than_one_token_decode(
     check, engine_facts, engine_prefill_runs
 ):
+    from claims.testkit import record_decision as record
     from claims.timing import AtLeast
-    from claims.timing.evidence import record
     from claims.timing.policy import PAIRED
     from claims.timing.procedures import decide_pool
 

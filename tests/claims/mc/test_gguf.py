@@ -207,8 +207,7 @@ def _is_4bit(type_name: str) -> bool:
 
 @pytest.mark.claim("MC-KQUANT-MIX")
 def test_q4_k_m_roles_llama32(check, store):
-    from claims.probes.errors import ProbeError
-    from claims.testkit import not_run
+    from claims.testkit import ProbeError, not_run
 
     try:
         blob = store.store.model_blob_path(LLAMA)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from claims.probes.errors import PrerequisiteMissing
 from claims.probes.files import hf_repo
-from claims.testkit import not_run
+from claims.testkit import PrerequisiteMissing, not_run
 
 pytestmark = pytest.mark.hub
 

@@ -24,9 +24,8 @@ from claims.probes.live.loopback import is_loopback
 from claims.probes.live.ollama_api.usage import bounded
 from claims.probes.live.ollama_defaults import DEFAULT_PORT
 from claims.testkit import needs_flag, not_applicable, not_run
-from claims.timing import AtLeast
-from claims.timing.evidence import record
-from claims.timing.settle import SettleRule, settle_change
+from claims.testkit import record_decision as record
+from claims.timing import AtLeast, SettleRule, settle_change
 
 pytestmark = pytest.mark.ollama
 
@@ -782,7 +781,7 @@ def test_ps_lists_loaded_models(live, check):
 # Ollama updates a runner's expires_at when the request is released, a moment after the
 # reply is sent (0.31.2: 0.3 s later on a busy machine; 0.32.15 after a fresh load wrote
 # it twice, 1 ms apart). The expiry a request set is the one /api/ps shows unchanged
-# for a second after a change (claims.timing.settle.settle_change), within 10 s.
+# for a second after a change (claims.probes.live.settle.settle_change), within 10 s.
 EXPIRY_SETTLE = SettleRule(stable_s=1.0, timeout_s=10.0, poll_s=0.05)
 # Go's largest time.Duration (2^63 - 1 ns, about 292 years): what Ollama adds to the
 # current time for a negative keep_alive ("forever"); 2026 + 292 y = 2319.

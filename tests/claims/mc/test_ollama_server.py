@@ -46,7 +46,7 @@ from claims.probes.live.ollama_serve import (
     max_overlap,
 )
 from claims.testkit import not_applicable, not_run
-from claims.timing.settle import SettleRule, settle
+from claims.timing import SettleRule, settle
 
 pytestmark = pytest.mark.ollama
 
@@ -137,9 +137,9 @@ class Private:
 
     def second_model(self, first: str) -> str:
         """A model whose weights are another blob than ``first``'s (made if there is none)."""
-        from claims.probes.errors import ProbeError
         from claims.probes.files.ollama_store import OllamaStore
         from claims.probes.live.ollama_api import find_model
+        from claims.testkit import ProbeError
 
         tags = self.client.tags()
         if find_model(tags, VARIANT) is not None:
@@ -174,7 +174,7 @@ class Private:
 
         A runner that was just replaced (killed, or unloaded for another model) can
         still be listed while it exits; the set of runner pids is read until it stays
-        the same for RUNNERS_SETTLE.stable_s (claims.timing.settle).
+        the same for RUNNERS_SETTLE.stable_s (claims.probes.live.settle).
         """
         found = self.runners()
         if len(found) != 1:
@@ -186,7 +186,7 @@ class Private:
 
     def runners(self) -> list[ChildProcess]:
         """The runner children, read until their pids are unchanged (a settle rule)."""
-        from claims.timing.settle import settle
+        from claims.timing import settle
 
         assert self.server is not None
         server = self.server

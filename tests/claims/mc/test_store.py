@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from claims.probes.errors import InputError, PrerequisiteMissing
 from claims.probes.files.ollama_store import (
     CONFIG_MEDIA_TYPE,
     MODEL_MEDIA_TYPE,
@@ -20,7 +19,7 @@ from claims.probes.files.ollama_store import (
     store_candidates,
 )
 from claims.testing.store_builder import StoreWriter, write_tiny_gguf
-from claims.testkit import not_run
+from claims.testkit import InputError, PrerequisiteMissing, not_run
 
 pytestmark = pytest.mark.offline
 
@@ -112,13 +111,13 @@ def dedup_store(store_under_test, check, claims_settings, tmp_path):
     """The user's store when one is named; else the store a real Ollama 0.31.2 wrote with
     three names on one weight blob (fixtures/ollama-0.31.2/store-shared-blob), whose
     model blob is the bundled GGUF. The recorded single-model store cannot decide it."""
-    from claims.probes.errors import ProbeError
     from claims.probes.files.artifacts import gemma_expected_sha256, gemma_gguf
     from claims.testing.recorded_store import (
         SHARED_BLOB_PROVENANCE,
         assemble,
         shared_blob_store_dir,
     )
+    from claims.testkit import ProbeError
 
     if claims_settings.models_dir:
         check.declare_source(store_under_test.source)

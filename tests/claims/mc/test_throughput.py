@@ -13,8 +13,8 @@ import pytest
 from claims.probes.arithmetic.memory import GB, max_decode_tokens_per_s
 from claims.probes.live.ollama_api.usage import bounded
 from claims.testkit import Interval, not_run
+from claims.testkit import record_decision as record
 from claims.timing import AtLeast, decide_values
-from claims.timing.evidence import record
 from claims.timing.policy import RECORDED
 
 # NVIDIA's published DGX Spark (GB10) memory bandwidth is not stated in these documents: it

@@ -152,9 +152,9 @@ class SmiViews:
 
 @pytest.fixture(scope="session")
 def smi() -> SmiViews:
-    from claims.probes.errors import ProbeError
     from claims.probes.machine import nvidia
     from claims.probes.machine.system import GPU_QUERY_FIELDS
+    from claims.testkit import ProbeError
 
     try:
         table_run = nvidia.nvidia_smi_text()

@@ -30,8 +30,8 @@ pytestmark = pytest.mark.ollama
 @pytest.mark.claim("W1-DECODE-BANDWIDTH")
 def test_decode_is_bandwidth_bound(live, check):
 
+    from claims.testkit import record_decision as record
     from claims.timing import AtLeast
-    from claims.timing.evidence import record
     from claims.timing.policy import MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
     from claims.timing.procedures import decide_pool, prefill_over_decode, repeated_requests
 

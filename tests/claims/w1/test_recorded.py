@@ -51,8 +51,6 @@ def _rate(n: int, ms: str) -> Interval:
 @pytest.mark.claim("W1-MATMUL-FLOPS", source="recorded")
 def test_matmul_operation_count(check, recorded):
     bench = _bench(recorded)
-    check.against("matrix size", bench["n"], note=bench["matrix"])
-    check.against("iterations", bench["iters"])
     check.against("matmul FLOPs", matmul_flops(bench["n"]), unit="FLOP", note="2 · 4096³")
 
 
@@ -62,9 +60,6 @@ def test_printed_times_rates_and_speedups_agree(check, recorded):
     n = bench["n"]
     check.attach("benchmark.py (the post)", bench, kind="json")
     cpu, fp32, tf32 = (Interval.stated(bench[k]) for k in ("cpu_ms", "gpu_fp32_ms", "gpu_tf32_ms"))
-    check.against("CPU time", cpu)
-    check.against("FP32 time", fp32)
-    check.against("TF32 time", tf32)
     check.against("CPU rate", _rate(n, bench["cpu_ms"]), note="2·4096³ / CPU time")
     check.against("FP32 rate", _rate(n, bench["gpu_fp32_ms"]), note="2·4096³ / FP32 time")
     check.against("TF32 rate", _rate(n, bench["gpu_tf32_ms"]), note="2·4096³ / TF32 time")

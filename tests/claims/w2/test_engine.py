@@ -98,8 +98,8 @@ def test_temperature_1_2_with_seed_42_repeats(check, engine_facts):
 def test_prompt_processing_is_faster_per_token_than_generation(
     check, engine_facts, engine_prefill_runs
 ):
+    from claims.testkit import record_decision as record
     from claims.timing import AtLeast
-    from claims.timing.evidence import record
     from claims.timing.policy import PAIRED
     from claims.timing.procedures import decide_pool
 
@@ -163,9 +163,9 @@ def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_f
     same request warm; decided by the timing policy's paired rule (claims.timing), the
     document's bar only for its case (phi4 on a Spark), else the general form."""
     from claims.probes.live.engine import cold_start
-    from claims.timing.evidence import record
+    from claims.testkit import record_decision as record
+    from claims.timing import decide
     from claims.timing.policy import PAIRED, cold_over_warm_form
-    from claims.timing.rules import decide
 
     form, expected = cold_over_warm_form(
         check, engine_model.name, "cold over warm TTFT bar",

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from claims.probes.errors import ProbeError
 from claims.probes.files.gguf_file import GGUFHeader, read_header, read_magic
-from claims.probes.files.gguf_file.vocab import compare_with_cl100k
-from claims.testkit import not_run
+from claims.probes.tokens.vocab import compare_with_cl100k
+from claims.testkit import ProbeError, not_run
 
 pytestmark = pytest.mark.offline
 

@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 
 from claims.probes.live.ollama_api.usage import bounded
-from claims.testkit import needs_flag, not_run
+from claims.testkit import against_range, needs_flag, not_run
+from claims.testkit import record_decision as record
 from claims.timing import AtLeast
-from claims.timing.evidence import against_range, record
 from claims.timing.policy import (
     ALTERNATED,
     ALTERNATED_BUDGET_S,

@@ -18,8 +18,8 @@ import pytest
 
 from claims.probes.tokens import cl100k_base
 from claims.testkit import Interval, convert
+from claims.testkit import record_decision as record
 from claims.timing import AtLeast, decide_values
-from claims.timing.evidence import record
 from claims.timing.policy import RECORDED, change_band, cross_ratios
 
 pytestmark = pytest.mark.offline
@@ -119,14 +119,6 @@ def test_recorded_show_facts(check, recorded):
     w2 = _w2(recorded)
     facts = w2["show_facts"]
     check.attach("POST /api/show (jq selection, the post)", facts, kind="json")
-    check.against("format", facts["format"], model=MODEL)
-    check.against("family", facts["architecture"], model=MODEL)
-    check.against("parameter size", facts["parameters"], model=MODEL)
-    check.against("context length", facts["context_length"], model=MODEL)
-    check.against("embedding length", facts["embedding_length"], model=MODEL)
-    check.against("quantization", facts["quantization"], model=MODEL)
-    check.against("capabilities", facts["capabilities"], model=MODEL)
-    check.against("stop parameters", facts["runtime_parameters"], model=MODEL)
     # The stop strings are the chat markers the model file's tokenizer defines.
     stops = {re.fullmatch(r'stop "(.*)"', p).group(1) for p in facts["runtime_parameters"]}  # type: ignore[union-attr]
     specials = set(w2["inspect_tokenizer"]["tokens"].values())
@@ -145,14 +137,9 @@ def test_recorded_manifest(check, recorded):
     check.attach("manifest (jq selection, the post)", manifest, kind="json")
     path = manifest["path"]
     check.against("manifest path", path[path.index("manifests/") :], model=MODEL)
-    check.against("schemaVersion", manifest["schemaVersion"])
     layers = manifest["layers"]
     check.against("layer count", len(layers), model=MODEL)
-    check.against("media types", [layer["mediaType"] for layer in layers], model=MODEL)
     by_role = {layer["mediaType"].rsplit(".", 1)[-1]: layer for layer in layers}
-    check.against("model layer digest", by_role["model"]["digest"], model=MODEL)
-    for role in ("model", "template", "license", "params"):
-        check.against(f"{role} layer size", by_role[role]["size"], model=MODEL)
     # The blob resolution printed later in the post names the same digest and byte count.
     resolved = dict(line.split(": ", 1) for line in w2["blob_resolution_lines"])
     check.measure(
@@ -235,7 +222,6 @@ def test_recorded_reply_fields(check, recorded):
         "generate reply (the post)", {k: v for k, v in reply.items() if k != "context"}, kind="json"
     )
     check.against("fields", list(reply), unordered=True)
-    check.against("done_reason", reply["done_reason"])
     # Which unit makes eval_count / eval_duration the 23.3 tokens/s the post computes?
     rate_if = {
         unit: reply["eval_count"] / convert(reply["eval_duration"], unit, "s")
@@ -343,7 +329,6 @@ def test_recorded_copies_decode_to_the_same_reply(check, recorded):
 @pytest.mark.claim("W2-TOKS-PER-SEC", source="recorded")
 def test_recorded_tokens_per_second(check, recorded):
     reply = _w2(recorded)["generate_reply"]
-    check.against("eval_count", reply["eval_count"], model=MODEL)
     seconds = convert(reply["eval_duration"], "ns", "s")
     check.against("decode time", seconds, model=MODEL)
     check.against(
@@ -405,7 +390,6 @@ def test_recorded_temperature_zero_repeats(check, recorded):
         holds=len(set(replies)) == 1,
         expected="1 (identical)",
     )
-    check.against("recorded reply", replies[0], model=MODEL)
 
 
 @pytest.mark.claim("W2-TEMP-VARIES", source="recorded")
@@ -413,7 +397,6 @@ def test_recorded_temperature_1_2_varies(check, recorded):
     runs = _w2(recorded)["temperature_runs"]["runs"]
     warm = next(r for r in runs if r["temperature"] != "0")
     check.attach("replies at temperature 1.2", warm["replies"], kind="json")
-    check.against("temperature", float(warm["temperature"]))
     check.against("runs", len(warm["replies"]))
     check.against("distinct replies", len(set(warm["replies"])))
 
@@ -430,7 +413,6 @@ def test_recorded_seeded_runs_are_identical(check, recorded):
         holds=len(set(replies)) == 1,
         expected="1 (all runs identical)",
     )
-    check.against("recorded reply", replies[0], model="phi4")
 
 
 # --- Concept 5: chat -----------------------------------------------------------------
@@ -441,13 +423,9 @@ def test_recorded_history_costs_prompt_tokens(check, recorded):
     chats = _w2(recorded)["chat_exchanges"]
     with_h, without = chats["with_history"], chats["without_history"]
     check.attach("chat exchanges (the post)", chats, kind="json")
-    check.against("prompt tokens with history", with_h["prompt_tokens"], model=MODEL)
-    check.against("prompt tokens without history", without["prompt_tokens"], model=MODEL)
     check.against(
         "extra prompt tokens", with_h["prompt_tokens"] - without["prompt_tokens"], model=MODEL
     )
-    check.against("reply with history", with_h["reply"]["content"], model=MODEL)
-    check.against("reply without history", without["reply"]["content"], model=MODEL)
     # The only difference between the two requests is the resent turns.
     extra = [m for m in with_h["messages"] if m not in without["messages"]]
     check.measure(
@@ -701,8 +679,6 @@ def test_recorded_reuse_table_names_the_manifests_blob(check, recorded):
                   holds=bool(short) and hex_digest.startswith(short.group(1))
                   and hex_digest.endswith(short.group(2)),
                   expected=f"{hex_digest[:4]}...{hex_digest[-4:]}")
-    check.against("blob bytes", int(table["blob_bytes"].replace(",", "")), unit="B",
-                  model=MODEL, note="the section's prose")
     check.measure("blob bytes vs the manifest's layer size", table["blob_bytes"],
                   holds=int(table["blob_bytes"].replace(",", "")) == layer["size"],
                   expected=f"{layer['size']:,}")

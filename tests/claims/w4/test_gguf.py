@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from claims.probes.errors import ProbeError
 from claims.probes.files.gguf_file import GGUFHeader, read_header
-from claims.testkit import not_run
+from claims.testkit import ProbeError, not_run
 
 pytestmark = pytest.mark.offline
 

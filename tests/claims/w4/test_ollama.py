@@ -134,8 +134,8 @@ class _ShowInfo:
 
 def kv_shape(model: Any) -> Any:
     """The KV formula's inputs from /api/show's model_info (layers, heads, window)."""
-    from claims.probes.errors import ProbeError
     from claims.probes.live.engine.kv import KVShape
+    from claims.testkit import ProbeError
 
     try:
         return KVShape.from_header(_ShowInfo(model))  # type: ignore[arg-type]

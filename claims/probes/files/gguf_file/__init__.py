@@ -32,17 +32,20 @@ The modules, in the order a read goes through them:
 * :mod:`.values` – value types, and walking and decoding values;
 * :mod:`.metadata` – key/value pairs (:class:`MetadataField`);
 * :mod:`.tensors` – tensor info records (:class:`TensorInfo`);
+* :mod:`.view` – what the helpers below read of a header (a protocol the header
+  satisfies, so none of them imports the header that is built from them);
 * :mod:`.layout` – alignment, offsets and overlaps of the tensor data;
-* :mod:`.header` – :class:`GGUFHeader`, :func:`read_header`, :func:`read_magic`;
 * :mod:`.arrays` – :class:`GGUFArray`, long arrays decoded on request;
 * :mod:`.tokenizer` – :class:`TokenizerInfo`;
-* :mod:`.summary` – what ``claims inspect gguf`` prints.
+* :mod:`.header` – :class:`GGUFHeader`, :func:`read_header`, :func:`read_magic`;
+* :mod:`.summary` – what ``claims inspect gguf`` prints (:func:`inspect_header`,
+  a header as JSON).
 
 Beside the read, on what it returns:
 
 * :mod:`.token_strings` – :func:`~.token_strings.token_bytes`, a token string as
-  the bytes it stands for (the one decoder, with one failure contract);
-* :mod:`.vocab` – a vocabulary against cl100k_base, id by id.
+  the bytes it stands for (the one decoder, with one failure contract;
+  :mod:`claims.probes.tokens.vocab` sets a vocabulary against cl100k_base).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from claims.probes.files.gguf_file.values import (
 )
 
 if TYPE_CHECKING:
-    from claims.probes.files.gguf_file.header import GGUFHeader
+    from claims.probes.files.gguf_file.view import HeaderView
 
 __all__ = ["GGUFArray"]
 
@@ -45,7 +45,7 @@ class GGUFArray(Sequence[Any]):
     since the header was read.
     """
 
-    def __init__(self, header: GGUFHeader, fld: MetadataField) -> None:
+    def __init__(self, header: HeaderView, fld: MetadataField) -> None:
         assert fld.array is not None
         self.header = header
         self.field = fld

@@ -151,11 +151,6 @@ class GGUFHeader:
         arr = self.array("tokenizer.ggml.tokens")
         return {i: arr[i] for i in ids}
 
-    def to_json(self) -> dict[str, Any]:
-        # Imported here: the summary module reads headers, so it imports this one.
-        from claims.probes.files.gguf_file.summary import inspect_header
-
-        return inspect_header(self)
 
 
 def read_header(path: Path | str, *, verify_layout: bool = True) -> GGUFHeader:

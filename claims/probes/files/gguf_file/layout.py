@@ -22,7 +22,7 @@ from claims.probes.files.gguf_file.metadata import MetadataField
 from claims.probes.files.gguf_file.source import Source
 
 if TYPE_CHECKING:
-    from claims.probes.files.gguf_file.header import GGUFHeader
+    from claims.probes.files.gguf_file.view import HeaderView
 
 __all__ = ["Problem", "alignment_of", "layout_problems", "layout_summary"]
 
@@ -54,7 +54,7 @@ def alignment_of(src: Source, fields: dict[str, MetadataField]) -> int:
     return alignment
 
 
-def layout_problems(header: GGUFHeader) -> list[Problem]:
+def layout_problems(header: HeaderView) -> list[Problem]:
     """Tensor placement problems: misaligned data, data outside the file, overlaps."""
     problems: list[Problem] = []
     if not header.tensors:
@@ -113,7 +113,7 @@ def layout_problems(header: GGUFHeader) -> list[Problem]:
     return problems
 
 
-def layout_summary(header: GGUFHeader) -> dict[str, Any]:
+def layout_summary(header: HeaderView) -> dict[str, Any]:
     """Alignment and placement facts, measured from the tensor infos (offsets in bytes)."""
     base = header.data_offset
     misaligned = [t.name for t in header.tensors if t.offset % header.alignment]

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from claims.probes.files.gguf_file.header import GGUFHeader
+    from claims.probes.files.gguf_file.view import HeaderView
 
 __all__ = ["TokenizerInfo", "tokenizer_info"]
 
@@ -31,7 +31,7 @@ class TokenizerInfo:
         return {**asdict(self), "keys": list(self.keys)}
 
 
-def tokenizer_info(header: GGUFHeader) -> TokenizerInfo:
+def tokenizer_info(header: HeaderView) -> TokenizerInfo:
     """The tokenizer fields of ``header``: model, pre-tokenizer, vocabulary size,
     special token ids (bos, eos, ...) and the chat template's size."""
     keys = tuple(k for k in header.fields if k.startswith("tokenizer."))

@@ -19,7 +19,8 @@ way transformers renders it). Live calls carry timeouts and raise
 Modules: :mod:`.snapshot` (the pinned ids, snapshot folders, bounded JSON reads),
 :mod:`.small_files` (fields of config, tokenizer and index files), :mod:`.template`
 (rendering a chat template), :mod:`.listing` (a ``ModelInfo`` as a
-:class:`RepoListing`), :mod:`.safetensors` (shard headers as parameter counts) and
+:class:`RepoListing`), :mod:`.recorded_listing` (a recorded file list as one),
+:mod:`.safetensors` (shard headers as parameter counts) and
 :mod:`.hub` (the live calls). Everything is importable from this package.
 """
 
@@ -36,6 +37,12 @@ from claims.probes.files.hf_repo.listing import (
     RepoFile,
     RepoListing,
     listing_from_model_info,
+)
+from claims.probes.files.hf_repo.recorded_listing import (
+    CODE_FILE,
+    code_files,
+    listing_from_record,
+    shard_overheads,
 )
 from claims.probes.files.hf_repo.safetensors import (
     SafetensorsLayout,
@@ -65,6 +72,7 @@ from claims.probes.files.hf_repo.template import render_chat_template
 
 __all__ = [
     "BASE_REPO_ID",
+    "CODE_FILE",
     "DEFAULT_TIMEOUT_S",
     "MAX_JSON_BYTES",
     "REPO_ID",
@@ -79,6 +87,7 @@ __all__ = [
     "Snapshot",
     "added_tokens",
     "chat_template",
+    "code_files",
     "download_files",
     "fetch_listing",
     "fetch_safetensors_layout",
@@ -87,8 +96,10 @@ __all__ = [
     "index_weight_map",
     "layout_from_metadata",
     "listing_from_model_info",
+    "listing_from_record",
     "load_snapshot",
     "read_json_object",
     "render_chat_template",
+    "shard_overheads",
     "snapshot_dir",
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_TAG",
     "ModelName",
     "model_key",
+    "model_matches",
     "parse_name",
     "same_model",
 ]
@@ -187,3 +188,12 @@ def model_key(text: str) -> tuple[str, str, str, str]:
 def same_model(a: str, b: str) -> bool:
     """Whether two names are one model by Ollama's rule (``ParseName`` + ``EqualFold``)."""
     return model_key(a) == model_key(b)
+
+
+def model_matches(stated_model: str, model: str | None) -> bool:
+    """Whether a figure's model is the model under test, by Ollama's own name rule.
+
+    'phi4', 'phi4:latest' and 'registry.ollama.ai/library/PHI4:latest' are one
+    model; another tag ('phi4:14b') is another; no model under test matches none.
+    """
+    return model is not None and same_model(stated_model, model)

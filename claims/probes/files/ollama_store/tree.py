@@ -17,16 +17,29 @@ from claims.probes.files.ollama_store.access import resolve_inside
 from claims.probes.files.ollama_store.errors import StoreError
 from claims.probes.files.ollama_store.names import ModelName
 
-__all__ = ["manifest_names"]
+__all__ = ["MAX_ENTRIES", "manifest_names"]
+
+# A real store holds one manifest per model name (tens, a few hundred); a walk that
+# meets more entries than this stops there and says so, instead of listing a tree
+# someone linked or copied in.
+MAX_ENTRIES = 10_000
 
 
 def manifest_names(root: Path, manifests_dir: Path) -> tuple[list[ModelName], list[str]]:
     """(names spelled by manifest files, sorted; skipped entries as 'path (why)')."""
     names: list[ModelName] = []
     skipped: list[str] = []
+    seen = 0
 
     def walk(folder: Path, parts: tuple[str, ...]) -> None:
+        nonlocal seen
         for entry in _entries(folder):
+            seen += 1
+            if seen > MAX_ENTRIES:
+                if not skipped or not skipped[-1].startswith("(stopped"):
+                    skipped.append(f"(stopped listing: more than {MAX_ENTRIES:,} entries "
+                                   "under manifests/)")
+                return
             path = Path(entry.path)
             rel = "/".join((*parts, entry.name))
             if entry.is_symlink():
@@ -57,9 +70,15 @@ def manifest_names(root: Path, manifests_dir: Path) -> tuple[list[ModelName], li
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:
-    """The folder's entries sorted by name, so listings are stable across file systems."""
+    """The folder's entries sorted by name, so listings are stable across file systems
+    (at most MAX_ENTRIES + 1 of them read: a folder of millions is not listed whole)."""
     try:
         with os.scandir(folder) as it:
-            return sorted(it, key=lambda e: e.name)
+            entries = []
+            for entry in it:
+                entries.append(entry)
+                if len(entries) > MAX_ENTRIES:
+                    break
+            return sorted(entries, key=lambda e: e.name)
     except OSError as exc:
         raise StoreError(f"cannot list: {exc.strerror}", path=str(folder)) from None

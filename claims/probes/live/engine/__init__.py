@@ -35,7 +35,7 @@ install hint, not an ImportError.
 from __future__ import annotations
 
 from claims.probes.live.engine.bits import bits_per_parameter, nominal_bits, quantization_label
-from claims.probes.live.engine.generation import ColdStart, Generation, PerfCounters
+from claims.probes.live.engine.generation import Generation, PerfCounters
 from claims.probes.live.engine.kv import (
     KVAllocation,
     KVCachePart,
@@ -43,7 +43,7 @@ from claims.probes.live.engine.kv import (
     element_bytes,
     parse_kv_log,
 )
-from claims.probes.live.engine.model import Engine, cold_start, loaded
+from claims.probes.live.engine.model import ColdStart, Engine, cold_start, loaded
 from claims.probes.live.engine.runtime import (
     LlamaLog,
     default_threads,

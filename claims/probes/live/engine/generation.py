@@ -5,21 +5,19 @@
   ``perf_counter_ns``), and llama.cpp's counters for the same call.
 * :class:`PerfCounters` - llama.cpp's ``llama_perf_context`` timers: milliseconds
   and token counts for prompt processing and for generation, hence tokens/s.
-* :class:`ColdStart` - a model loaded and asked at once: the first token
-  waits for the load (seconds).
+
+A cold start (a model loaded and asked at once) holds its engine, so it lives
+beside it: :class:`claims.probes.live.engine.model.ColdStart`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from claims.probes.live.engine.runtime import llama_cpp_module
 
-if TYPE_CHECKING:
-    from claims.probes.live.engine.model import Engine
-
-__all__ = ["ColdStart", "Generation", "PerfCounters"]
+__all__ = ["Generation", "PerfCounters"]
 
 
 @dataclass(frozen=True)
@@ -124,19 +122,3 @@ class Generation:
             "total_ms": round(self.total_s * 1000, 3),
             "perf": self.perf.to_json(),
         }
-
-
-@dataclass(frozen=True)
-class ColdStart:
-    """A model loaded and asked at once: the first token waits for the load."""
-
-    engine: Engine
-    load_s: float
-    first: Generation
-
-    @property
-    def ttft_s(self) -> float | None:
-        """Seconds from the start of loading to the first non-empty token."""
-        if self.first.ttft_s is None:
-            return None
-        return self.load_s + self.first.ttft_s

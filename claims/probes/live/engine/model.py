@@ -25,7 +25,7 @@ from typing import Any
 
 from claims.probes.errors import InputError
 from claims.probes.files.gguf_file import GGUF_MAGIC, read_magic
-from claims.probes.live.engine.generation import ColdStart, Generation, PerfCounters
+from claims.probes.live.engine.generation import Generation, PerfCounters
 from claims.probes.live.engine.kv import KVAllocation, allocate_kv_cache
 from claims.probes.live.engine.runtime import (
     LlamaLog,
@@ -34,7 +34,7 @@ from claims.probes.live.engine.runtime import (
     load_failure,
 )
 
-__all__ = ["Engine", "cold_start", "loaded"]
+__all__ = ["ColdStart", "Engine", "cold_start", "loaded"]
 
 
 # eq=False: two loads of one file are two engines (identity, as before the dataclass).
@@ -257,6 +257,22 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class ColdStart:
+    """A model loaded and asked at once: the first token waits for the load."""
+
+    engine: Engine
+    load_s: float
+    first: Generation
+
+    @property
+    def ttft_s(self) -> float | None:
+        """Seconds from the start of loading to the first non-empty token."""
+        if self.first.ttft_s is None:
+            return None
+        return self.load_s + self.first.ttft_s
 
 
 def cold_start(

@@ -16,9 +16,12 @@ from claims.probes.errors import PrerequisiteMissing
 from claims.probes.files.artifacts import (
     GEMMA_FILE_NAME,
     GEMMA_MODEL_NAME,
+    cache_dir,
     gemma_expected_sha256,
     gemma_gguf,
+    verified,
 )
+from claims.probes.files.ollama_store import OllamaStore, locate_store
 
 __all__ = ["EngineModel", "describe_engine_model", "resolve_engine_model"]
 
@@ -54,8 +57,6 @@ def describe_engine_model(option: str | None, models_dir: str | None = None) -> 
     if not option:
         return EngineModel(gemma_gguf(), "default", GEMMA_MODEL_NAME, gemma_expected_sha256())
     if option.startswith(STORE_PREFIX):
-        from claims.probes.files.ollama_store import OllamaStore, locate_store
-
         name = option.removeprefix(STORE_PREFIX)
         store = OllamaStore(locate_store(models_dir))
         path = store.model_blob_path(name)
@@ -84,7 +85,6 @@ def describe_engine_model(option: str | None, models_dir: str | None = None) -> 
 
 def gemma_gguf_if_cached() -> Path | None:
     """The default file's path when it is already assembled and verified (no work otherwise)."""
-    from claims.probes.files.artifacts import cache_dir, verified
 
     try:
         target = cache_dir() / GEMMA_FILE_NAME

@@ -10,6 +10,7 @@ from claims.probes.live.ollama_api.errors import ServerTimeout
 from claims.probes.live.ollama_api.inventory import InventoryEndpoints
 from claims.probes.live.ollama_api.names import find_model
 from claims.probes.live.ollama_api.payloads import json_object, request_body
+from claims.probes.live.settle import SettleRule, settle
 
 __all__ = ["LoadingEndpoints", "UnloadResult"]
 
@@ -27,7 +28,7 @@ class UnloadResult:
     done_reason: str | None
     seconds_until_gone: float
     polls: int
-    reads: dict[str, Any] | None = None  # the settle rule's record (claims.timing.settle)
+    reads: dict[str, Any] | None = None  # the settle rule's record (claims.probes.live.settle)
 
 
 class LoadingEndpoints(InventoryEndpoints):
@@ -51,7 +52,7 @@ class LoadingEndpoints(InventoryEndpoints):
 
         Unloading is asynchronous on the server, so the reply alone proves
         nothing; /api/ps is polled every ``poll_interval`` seconds until the model
-        has been absent for UNLOAD_STABLE_S (a settle rule, claims.timing.settle), for
+        has been absent for UNLOAD_STABLE_S (a settle rule, claims.probes.live.settle), for
         at most ``timeout`` seconds (then
         :class:`~claims.probes.live.ollama_api.errors.ServerTimeout`).
         """
@@ -59,8 +60,6 @@ class LoadingEndpoints(InventoryEndpoints):
             self.post_json("/api/generate", {"model": model, "keep_alive": 0, "stream": False}),
             "/api/generate",
         )
-        from claims.timing.settle import SettleRule, settle
-
         rule = SettleRule(stable_s=UNLOAD_STABLE_S, timeout_s=timeout, poll_s=poll_interval)
         settled = settle(
             lambda: find_model(self.ps(), model) is not None, rule, done=lambda listed: not listed

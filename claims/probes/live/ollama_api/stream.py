@@ -156,8 +156,8 @@ def read_lines(
             # The wait was cut short by the deadline (the transport caps it there).
             if total_timeout is not None and time.monotonic() - started >= total_timeout - 0.05:
                 raise ServerTimeout(
-                    f"{path}: stream not finished within its deadline of "
-                    f"{seconds(total_timeout)} (waiting for the {what})"
+                    f"{path}: stream still running after {seconds(total_timeout)} "
+                    f"({framer.lines} line(s), no final object): past its deadline"
                 ) from None
             raise ServerTimeout(
                 f"{path}: stream stalled: no data for {seconds(stall)} while waiting for the {what}"

@@ -33,6 +33,7 @@ import httpx
 
 from claims.probes.errors import ServerError
 from claims.probes.live.ollama_api.breaker import Breaker
+from claims.probes.live.ollama_api.deadline import Deadline, bounded, install, within
 from claims.probes.live.ollama_api.errors import (
     ServerHTTPError,
     ServerTimeout,
@@ -83,22 +84,6 @@ def stream_line_bound(path: str, body: Any) -> tuple[int, str] | None:
     return limit + 1 + margin, f"num_predict={limit}, so at most {limit + 1} lines + {margin}"
 
 
-class Deadline:
-    """The end of one request's time (:func:`time.monotonic`), or none (``seconds`` None)."""
-
-    def __init__(self, seconds_: float | None) -> None:
-        self.seconds = seconds_
-        self.end = None if seconds_ is None else time.monotonic() + seconds_
-
-    def cap(self, value: float | None) -> float | None:
-        """``value`` or the time left, whichever is shorter (never quite zero: httpx's 0 is
-        "no wait" on some paths)."""
-        if self.end is None:
-            return value
-        left = max(self.end - time.monotonic(), 0.001)
-        return left if value is None else min(value, left)
-
-
 class Transport:
     """The connection to one Ollama server and its plain requests.
 
@@ -144,6 +129,9 @@ class Transport:
             transport = httpx.HTTPTransport(
                 socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
             )
+            # Every wait on the socket ends by the request's deadline (a trickle of
+            # header bytes or of 102 interim responses would otherwise never end).
+            install(transport)
         # ``auth``: HTTP Basic credentials for this host (never part of ``host``, which
         # is printed and recorded); httpx drops them on a redirect to another origin.
         self.auth = auth
@@ -239,6 +227,7 @@ class Transport:
         path: str,
         body: Any,
         timeouts: Timeouts,
+        deadline: Deadline,
         headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         """Send a request and return the response with its body unread (status < 300)."""
@@ -247,7 +236,8 @@ class Transport:
             method, path, json=body, headers=headers, extensions={"timeout": timeouts}
         )
         try:
-            resp = self._client.send(request, stream=True)
+            with within(deadline):  # the connection, the request and every header byte
+                resp = self._client.send(request, stream=True)
         # Unavailability is about the server, not the endpoint: no path in the message.
         except httpx.ConnectTimeout:
             raise ServerUnavailable(
@@ -274,7 +264,9 @@ class Transport:
             )
         if resp.status_code >= 400:
             try:
-                text = error_text(read_capped(resp, MAX_ERROR_BYTES, path, timeouts))
+                text = error_text(
+                    read_capped(resp, MAX_ERROR_BYTES, path, timeouts, deadline)
+                )
             except ServerError as exc:
                 text = f"(error body unreadable: {exc})"
             finally:
@@ -300,12 +292,12 @@ class Transport:
         timeouts = self._timeouts(read_timeout, deadline)
         started = time.perf_counter_ns()
         try:
-            resp = self._open(method, path, json, timeouts, headers)
+            resp = self._open(method, path, json, timeouts, deadline, headers)
             # The body must arrive within what is left of the deadline, not a fresh wait.
             timeouts["read"] = deadline.cap(self.read_timeout if read_timeout is None
                                             else read_timeout)
             try:
-                return read_capped(resp, MAX_REPLY_BYTES, path, timeouts)
+                return read_capped(resp, MAX_REPLY_BYTES, path, timeouts, deadline)
             finally:
                 resp.close()
                 self.last_request_ns = time.perf_counter_ns() - started
@@ -406,7 +398,7 @@ class Transport:
         started = time.monotonic()
         bound = stream_line_bound(path, body)
         try:
-            resp = self._open("POST", path, body, timeouts)
+            resp = self._open("POST", path, body, timeouts, deadline)
         except ServerTimeout as exc:
             self._stop("POST", path, exc)
             raise
@@ -420,7 +412,7 @@ class Transport:
         last: dict[str, Any] | None = None
         try:
             for line in read_lines(
-                resp.iter_bytes(),
+                bounded(resp.iter_bytes(), deadline),
                 path,
                 stall=stall,
                 finished=finished or is_done,
@@ -445,7 +437,13 @@ class Transport:
         self._count_after(token, last)
 
 
-def read_capped(resp: httpx.Response, limit: int, path: str, timeouts: Timeouts) -> bytes:
+def read_capped(
+    resp: httpx.Response,
+    limit: int,
+    path: str,
+    timeouts: Timeouts,
+    deadline: Deadline | None = None,
+) -> bytes:
     """A reply body of at most ``limit`` bytes; a stall or a break is a :class:`ServerError`.
 
     The read timeout bounds each wait for bytes and also the whole body: Ollama
@@ -454,13 +452,15 @@ def read_capped(resp: httpx.Response, limit: int, path: str, timeouts: Timeouts)
     """
     out = bytearray()
     budget = timeouts["read"]  # already capped by the request's deadline (Transport._timeouts)
-    deadline = None if budget is None else time.monotonic() + budget
+    body_end = None if budget is None else time.monotonic() + budget
+    chunks = resp.iter_bytes()
     try:
-        for chunk in resp.iter_bytes():
+        # ``deadline`` (the request's) bounds every wait on the socket, not only each read.
+        for chunk in chunks if deadline is None else bounded(chunks, deadline):
             out += chunk
             if len(out) > limit:
                 raise ServerError(f"{path}: reply exceeds {limit} bytes")
-            if deadline is not None and time.monotonic() > deadline:
+            if body_end is not None and time.monotonic() > body_end:
                 raise ServerTimeout(
                     f"{path}: reply body still incomplete after {seconds(budget)}"
                 )

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from claims.probes.errors import ProbeError
+from claims.probes.machine.tools import run_tool
 
 __all__ = ["RunnerBuild", "parse_runner_build", "runner_binary", "runner_version"]
 
@@ -84,7 +85,6 @@ def runner_version(ollama: Path, *, timeout: float = 10.0) -> RunnerBuild | None
     None when there is no runner there, it fails, or it prints no build: this is a
     fact about the server, never a reason to stop a run.
     """
-    from claims.probes.machine.tools import run_tool
 
     binary = runner_binary(ollama)
     if binary is None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from claims.timing.settle import SettleRule, settle, settle_change
+from claims.probes.live.settle import SettleRule, settle, settle_change
 
 RULE = SettleRule(stable_s=1.0, timeout_s=10.0, poll_s=0.05)
 

@@ -19,6 +19,7 @@ from claims.probes.files.gguf_file.token_strings import (
     check_tokenizer_model,
     token_bytes,
 )
+from claims.probes.tokens.cl100k_base import CL100K_VOCAB_SIZE, cl100k
 
 __all__ = ["VocabularyComparison", "compare_with_cl100k"]
 
@@ -50,8 +51,6 @@ def compare_with_cl100k(
     A tokenizer model the decoder does not know raises its UndecodableToken
     (an InputError) before any id is compared.
     """
-    from claims.probes.tokens.cl100k_base import CL100K_VOCAB_SIZE, cl100k
-
     check_tokenizer_model(tokenizer_model)
     enc = cl100k()
     n = min(len(tokens), CL100K_VOCAB_SIZE)

@@ -1,5 +1,9 @@
 """A timing decision into a check: its figures, its stated error, its verdict.
 
+Here, in the plugin, because it ends a check the way a test does (:func:`not_run`
+is a pytest outcome); :mod:`claims.timing` decides, without pytest, and claim
+tests reach this through :mod:`claims.testkit` (``record_decision``).
+
 :func:`record` attaches the decision (every value, every look's interval) and
 ends the check as the rule decided: a measurement that holds or fails for a
 decided interval, "not run" naming the interval when it straddles the bar. The
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from claims.figures import Interval
 from claims.plugin.outcomes import not_run
 from claims.timing.rules import Decision
 
@@ -68,8 +73,6 @@ def against_range(
     figure with its printed precision (the figures are phi4-on-a-Spark ones,
     compared only for that case by ``check.against``'s model and profile).
     """
-    from claims.figures import Interval
-
     if samples is not None:
         check.attach(samples, values, kind="json")
     if not values:

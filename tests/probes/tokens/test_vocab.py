@@ -7,8 +7,8 @@ import pytest
 from gguf.vocab import bytes_to_unicode
 
 from claims.probes.errors import InputError
-from claims.probes.files.gguf_file.vocab import compare_with_cl100k
 from claims.probes.tokens.cl100k_base import CL100K_VOCAB_SIZE, cl100k
+from claims.probes.tokens.vocab import compare_with_cl100k
 
 B2U = bytes_to_unicode()
 

@@ -1,0 +1,36 @@
+"""SHA-256 digests of the files and values the transcription checks rest on.
+
+Kept apart from :mod:`claims.audit.manifest` (which reads the transcriptions) and
+:mod:`claims.audit.transcribed` (which names the documents it checked by digest), so
+that neither imports the other at run time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["manifest_documents", "sha256_file", "value_digest"]
+
+
+def sha256_file(path: Path) -> str:
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def value_digest(where: str, value: Any) -> str:
+    """The digest of one resolved value at one place of a transcribed fixture: a changed
+    value, or the same value moved to another place, gives another digest."""
+    text = f"{where} = {json.dumps(value, ensure_ascii=False, sort_keys=True)}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def manifest_documents(documents: Path, names: list[str]) -> list[dict[str, str]]:
+    """The documents used, by file name and SHA-256 (for the evidence and the report)."""
+    return [
+        {"file": name, "sha256": sha256_file(documents / name)}
+        for name in names
+        if (documents / name).is_file()
+    ]

@@ -1,0 +1,138 @@
+"""The bundled third-party fixtures, checked byte for byte on every run.
+
+``fixtures/lab/`` is the author's lab repository (github:dramasamy/from-api-to-gpu),
+copied byte for byte at one commit, its provenance in ``fixtures/lab/upstream.json``
+(upstream path, git blob id, documents relying on each file);
+``fixtures/hub/`` is the Week 3 snapshot of Qwen2.5-3B-Instruct. Claims read
+figures from both, and some files no post quotes still decide a claim, so
+every file under either folder is listed with its SHA-256 in
+``fixtures/BUNDLED.sha256`` (``sha256sum`` format). Every run that activates
+the plugin compares the folders with it, and each lab file with the git blob id
+``upstream.json`` records: a changed, added or missing byte fails the claim
+tests of the documents that rely on the file, naming it.
+``scripts/bundle-fixtures.py`` is the one command that rewrites the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "BUNDLED",
+    "BUNDLED_DIRS",
+    "REGENERATE",
+    "bundled_files",
+    "git_blob_id",
+    "verify_bundled",
+    "write_bundled",
+]
+
+BUNDLED = Path("fixtures") / "BUNDLED.sha256"
+REGENERATE = ".venv/bin/python scripts/bundle-fixtures.py"
+# Each bundled folder and the documents whose claims read it when a file names none.
+BUNDLED_DIRS: dict[str, tuple[str, ...]] = {
+    "fixtures/lab": ("W1", "W2", "W3", "W4"),
+    "fixtures/hub": ("W3", "W4"),
+}
+UPSTREAM = "fixtures/lab/upstream.json"
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def git_blob_id(data: bytes) -> str:
+    """Git's id of a file's bytes (SHA-1 of ``blob <size>\\0`` + bytes)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def _upstream(root: Path) -> dict[str, Any]:
+    path = root / UPSTREAM
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return files if isinstance(files, dict) else {}
+
+
+def bundled_files(root: Path) -> dict[str, tuple[str, ...]]:
+    """Every file under the bundled folders (path relative to ``root`` -> the documents
+    relying on it), symlinks and all: anything that is there is checked."""
+    upstream = _upstream(root)
+    found: dict[str, tuple[str, ...]] = {}
+    for folder, docs in BUNDLED_DIRS.items():
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if path.is_dir() and not path.is_symlink():
+                continue
+            rel = path.relative_to(root).as_posix()
+            entry = upstream.get(path.relative_to(base).as_posix()) if folder.endswith("lab") \
+                else None
+            named = entry.get("documents") if isinstance(entry, dict) else None
+            found[rel] = tuple(named) if isinstance(named, list) and named else docs
+    return found
+
+
+def write_bundled(root: Path) -> Path:
+    """Write the manifest of the bundled folders as they are now."""
+    lines = [f"{_sha256(root / rel)}  {rel}\n" for rel in bundled_files(root)]
+    path = root / BUNDLED
+    path.write_text("".join(lines), "utf-8")
+    return path
+
+
+def _listed(path: Path) -> dict[str, str]:
+    entries: dict[str, str] = {}
+    for line in path.read_text("utf-8").splitlines():
+        digest, sep, rel = line.partition("  ")
+        if sep and len(digest) == 64:
+            entries[rel.strip()] = digest
+    return entries
+
+
+def verify_bundled(root: Path) -> dict[str, Any] | None:
+    """Compare the bundled folders with their manifest (None: this tree has none).
+
+    Returns ``{"manifest", "checked", "problems"}``; each problem names the file and
+    one document relying on it (``doc``), one entry per such document.
+    """
+    path = root / BUNDLED
+    if not path.is_file():
+        return None
+    listed = _listed(path)
+    files = bundled_files(root)
+    upstream = _upstream(root)
+    problems: list[dict[str, str]] = []
+
+    def add(rel: str, docs: tuple[str, ...], text: str) -> None:
+        problems.extend({"doc": d, "file": rel, "problem": text} for d in docs)
+
+    for rel, docs in files.items():
+        file = root / rel
+        expected = listed.get(rel)
+        if file.is_symlink() or not file.is_file():
+            add(rel, docs, f"{rel} is not a plain file (bundled fixtures are copied bytes)")
+            continue
+        digest = _sha256(file)
+        if expected is None:
+            add(rel, docs, f"{rel} is not in {BUNDLED}: a bundled file must be listed; "
+                f"if it belongs there, run {REGENERATE}")
+        elif digest != expected:
+            add(rel, docs, f"{rel} was edited (SHA-256 {digest[:12]}…, {BUNDLED} says "
+                f"{expected[:12]}…); if the edit is right, run {REGENERATE}")
+        entry = upstream.get(Path(rel).relative_to("fixtures/lab").as_posix()) \
+            if rel.startswith("fixtures/lab/") else None
+        if isinstance(entry, dict) and entry.get("git_blob") != git_blob_id(file.read_bytes()):
+            add(rel, docs, f"{rel} is not the lab's file: its git blob id differs from "
+                f"{entry.get('git_blob')} in {UPSTREAM}")
+    for rel in sorted(set(listed) - set(files)):
+        folder = next((f for f in BUNDLED_DIRS if rel.startswith(f + "/")), None)
+        add(rel, BUNDLED_DIRS.get(folder or "", ("W1", "W2", "W3", "W4")), f"{rel} is missing")
+    return {"manifest": str(BUNDLED), "checked": len(files), "problems": problems}

@@ -1,0 +1,84 @@
+"""Propose an anchor for every stated figure of the catalog, for review.
+
+Usage: .venv/bin/python scripts/anchor-figures.py --claims-documents DIR [DOC ...]
+       (or CLAIMS_DOCUMENTS=DIR .venv/bin/python scripts/anchor-figures.py)
+
+An existing anchor is kept while the document still prints its text there and
+the figure still says what that text says. A figure without one gets a proposal
+(claims.anchors.propose: its printed form nearest the claim's section) written
+to claims/catalog/<DOC>.anchors.toml; review each against the document before
+committing. Figures printed nowhere are listed on stderr and the exit status is
+1: anchor them by hand (the words that state them; a figure the suite reads into
+vague words with ``reads`` = its display, the catalog's ``reading`` saying why) or
+correct the figure. A figure with a ``source`` is not the document's and is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from claims.anchors import (
+    anchors_path,
+    dump_anchors,
+    load_anchors,
+    printed_disagreement,
+    propose,
+)
+from claims.audit.transcribed import anchored, seeds_of
+from claims.catalog import load_catalog
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims-documents", metavar="DIR",
+                        default=os.environ.get("CLAIMS_DOCUMENTS"))
+    parser.add_argument("docs", nargs="*", help="documents to anchor (default: all)")
+    args = parser.parse_args(argv)
+    if not args.claims_documents:
+        parser.error("name the documents: --claims-documents DIR (or CLAIMS_DOCUMENTS=DIR)")
+    documents = Path(args.claims_documents).expanduser()
+    catalog = load_catalog()
+    status = 0
+    for doc in catalog.documents:
+        if args.docs and doc.id not in args.docs:
+            continue
+        seeds = seeds_of(documents, doc.id)
+        if seeds is None:
+            print(f"{doc.id}: seeds not found in {documents}", file=sys.stderr)
+            return 2
+        by_name = {s.name: s for s in seeds}
+        old = {a.key: a for a in load_anchors(doc.id)}
+        out, kept, proposed = [], 0, 0
+        for claim in doc.claims:
+            for fig in claim.stated:
+                if fig.source is not None:
+                    continue  # not the document's figure: nothing to anchor
+                a = old.get((claim.id, fig.name))
+                if (a is not None and a.seed in by_name
+                        and anchored(by_name[a.seed], {"line": a.line, "before": a.before},
+                                     a.text)
+                        and printed_disagreement(fig, a) is None):
+                    out.append(a)
+                    kept += 1
+                    continue
+                p = propose(doc, claim, fig, seeds)
+                if p is None:
+                    print(f"{doc.id} {claim.id} {fig.name!r}: {fig.display!r} is printed "
+                          "nowhere in the document", file=sys.stderr)
+                    status = 1
+                    if a is not None:
+                        out.append(a)  # keep the reviewed one; the run will name it
+                    continue
+                out.append(p)
+                proposed += 1
+        path = anchors_path(doc.id)
+        path.write_text(dump_anchors(doc.id, out), "utf-8")
+        print(f"{doc.id}: {kept} kept, {proposed} proposed -> {path}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

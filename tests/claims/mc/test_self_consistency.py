@@ -1,0 +1,38 @@
+"""MC claims decided by the guide's own figures: where it states one thing in several
+places, and where an answer's number is arithmetic on its other numbers. Each figure is
+anchored where the guide prints it (claims/catalog/MC.anchors.toml)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.offline
+
+QUANTS = ("Q8_0", "Q5_K_M", "Q4_K_M")
+
+
+@pytest.mark.claim("MC-PERPLEXITY-BANDS", source="recorded")
+def test_perplexity_statements_agree(check) -> None:
+    near_lossless = check.premise("Q9 near-lossless bound")
+    for quant in QUANTS:
+        delta = check.premise(f"diagram {quant} delta")
+        bound = check.premise(f"table {quant} bound")
+        check.measure(f"{quant}: 3.3's delta under 3.2's bound", [delta, bound],
+                      holds=delta < bound, expected=f"below {bound:g}")
+        if quant == "Q4_K_M":
+            lo, hi = check.premise("Q9 Q4_K_M band low"), check.premise("Q9 Q4_K_M band high")
+            check.measure("Q4_K_M: 3.3's delta in Q9's band", delta,
+                          holds=lo <= delta <= hi, expected=f"{lo:g} to {hi:g}")
+        else:
+            check.measure(f"{quant}: 3.3's delta under Q9's near-lossless bound", delta,
+                          holds=delta < near_lossless, expected=f"below {near_lossless:g}")
+    table_q2, q9_q2 = check.premise("table Q2_K bound"), check.premise("Q9 Q2_K bound")
+    check.measure("Q2_K: 3.2's 'above' bound within Q9's", [table_q2, q9_q2],
+                  holds=table_q2 >= q9_q2, expected=f"at least {q9_q2:g}")
+
+
+@pytest.mark.claim("MC-THROTTLE-DROP", source="recorded")
+def test_throttle_drop_is_the_clock_ratio(check) -> None:
+    full, throttled = check.premise("full clock"), check.premise("throttled clock")
+    check.against("throughput drop", (1 - throttled / full) * 100, unit="%",
+                  note="1 - throttled/full clock, if throughput followed the clock")

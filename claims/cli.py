@@ -280,8 +280,8 @@ def cmd_inspect_store(args: argparse.Namespace) -> int:
 # --- audit --------------------------------------------------------------------
 def cmd_audit(args: argparse.Namespace) -> int:
     from claims.audit import run_audit
-    from claims.audit.report import print_audit, write_audit
     from claims.catalog import load_catalog
+    from claims.inputs.audit_result import print_audit, write_audit
 
     catalog = load_catalog()
     unknown = [cid for cid in args.claim or () if cid not in catalog]

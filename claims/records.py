@@ -476,7 +476,7 @@ class Evidence(TypedDict, total=False):
     claims: Required[list[ClaimRecord]]
     summary: Required[Summary]
     unknown_claim_checks: list[CheckRecord]
-    audit: dict[str, Any]  # claims.audit.report.load_summary: the audit kept beside the file
+    audit: dict[str, Any]  # claims.inputs.audit_result.load_summary: the audit kept beside the file
 
 
 # --- what `claims diff --json` prints (claims.report.diff.diff_evidence) -------------------

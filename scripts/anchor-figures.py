@@ -5,7 +5,7 @@ Usage: .venv/bin/python scripts/anchor-figures.py --claims-documents DIR [DOC ..
 
 An existing anchor is kept while the document still prints its text there and
 the figure still says what that text says. A figure without one gets a proposal
-(claims.anchors.propose: its printed form nearest the claim's section) written
+(claims.inputs.anchors.propose: its printed form nearest the claim's section) written
 to claims/catalog/<DOC>.anchors.toml; review each against the document before
 committing. Figures printed nowhere are listed on stderr and the exit status is
 1: anchor them by hand (the words that state them; a figure the suite reads into
@@ -20,15 +20,15 @@ import os
 import sys
 from pathlib import Path
 
-from claims.anchors import (
+from claims.catalog import load_catalog
+from claims.inputs.anchors import (
     anchors_path,
     dump_anchors,
     load_anchors,
     printed_disagreement,
     propose,
 )
-from claims.audit.transcribed import anchored, seeds_of
-from claims.catalog import load_catalog
+from claims.inputs.transcribed import anchored, seeds_of
 
 
 def main(argv: list[str]) -> int:

@@ -27,8 +27,8 @@ import os
 import sys
 from pathlib import Path
 
-from claims.audit.manifest import MANIFEST, write_manifest
-from claims.audit.transcribed import (
+from claims.inputs.manifest import MANIFEST, write_manifest
+from claims.inputs.transcribed import (
     SEED_FILES,
     anchored,
     anchors_path,

@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python scripts/bundle-fixtures.py
 
-Every run checks those folders against it (claims.bundled), so an edited byte of the
+Every run checks those folders against it (claims.inputs.bundled), so an edited byte of the
 author's lab or of the Hub snapshot fails the claims of the documents relying on it.
 Run this only after a deliberate change (a newer lab commit, recorded in
 fixtures/lab/upstream.json with its blob ids), and commit the manifest with it.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from claims.bundled import bundled_files, write_bundled
+from claims.inputs.bundled import bundled_files, write_bundled
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from claims.audit.transcribed import recorded_data
 from claims.catalog import Catalog
+from claims.inputs.transcribed import recorded_data
 from claims.testing import recordings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,7 +27,7 @@ judged figure (every stated figure of every testable claim); a figure of a claim
 decided only live is listed as such, not left out.
 
 Transcribed values (fixtures/recorded/) are audited by
-:mod:`claims.audit.transcribed`: each mistake of :mod:`claims.audit.typos` (a
+:mod:`claims.inputs.transcribed`: each mistake of :mod:`claims.inputs.typos` (a
 digit changed, swapped, dropped or added, 10x, the sign, GB for GiB) must fail
 the anchored transcription check.
 """
@@ -43,11 +43,11 @@ from pathlib import Path
 from typing import Any
 
 from claims.audit.plan import FigureResult
-from claims.audit.report import catalog_digest
 from claims.audit.run import audit_figures
 from claims.audit.runner import AuditSession
-from claims.audit.transcribed import audit_transcriptions
 from claims.evidence import now_iso
+from claims.inputs.audit_result import catalog_digest
+from claims.inputs.transcribed import audit_transcriptions
 from claims.tiers import OFFLINE
 
 __all__ = ["FigureResult", "run_audit", "slip_counts", "summary_line"]

@@ -1,10 +1,10 @@
 """The recorded data the claim tests read, each changed in turn: does a reading claim move?
 
 The claim tests read a document's recorded figures through
-:func:`claims.audit.transcribed.recorded_data`. For the baseline run the audit
+:func:`claims.inputs.transcribed.recorded_data`. For the baseline run the audit
 hands them the same data in containers that note every value read, so it knows,
 per test, which recorded data it read (``"W1 benchmark.cpu_ms"``). Then each value
-some test read is changed as a transcriber slips (:mod:`claims.audit.typos`: the
+some test read is changed as a transcriber slips (:mod:`claims.inputs.typos`: the
 decimal point moved, else a digit one higher, else a letter changed) and only its
 readers rerun. A value whose change moves no reader's claim is listed with why.
 
@@ -18,9 +18,9 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from claims.audit import transcribed
-from claims.audit.typos import mistakes
 from claims.catalog.references import references
+from claims.inputs import transcribed
+from claims.inputs.typos import mistakes
 
 __all__ = [
     "Datum",

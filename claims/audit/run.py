@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from claims.audit import transcribed
 from claims.audit.data import (
     Datum,
     Reads,
@@ -53,6 +52,7 @@ from claims.audit.plan import (
 )
 from claims.audit.runner import AuditSession, Group
 from claims.catalog.records import StatedFigure
+from claims.inputs import transcribed
 from claims.verdicts import Verdict
 
 __all__ = ["audit_figures", "audit_recorded_data"]

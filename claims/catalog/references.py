@@ -16,8 +16,8 @@ quotes "6,034.1" from another; the printed text otherwise), ``part`` the bound o
 range or the item of a list.
 :func:`resolve` replaces every reference with the figure's value as the given
 catalog states it, so a changed figure is a changed fixture: the transcription
-check (:mod:`claims.audit.transcribed`) then looks for the new value where the
-document prints the old one, and the manifest (:mod:`claims.audit.manifest`)
+check (:mod:`claims.inputs.transcribed`) then looks for the new value where the
+document prints the old one, and the manifest (:mod:`claims.inputs.manifest`)
 records a digest of each resolved value.
 """
 

@@ -2,14 +2,14 @@
 
 :func:`check_inputs` runs once, when the plugin activates:
 
-* the fixtures' SHA-256 manifest (:mod:`claims.audit.manifest`), whenever the
+* the fixtures' SHA-256 manifest (:mod:`claims.inputs.manifest`), whenever the
   rootdir has one: an edited transcription fails the claim tests of its
   document with a message naming the file, documents or not;
 * the bundled third-party fixtures (the author's lab, the Hub snapshot) against
-  ``fixtures/BUNDLED.sha256`` (:mod:`claims.bundled`), on every run: their problems
+  ``fixtures/BUNDLED.sha256`` (:mod:`claims.inputs.bundled`), on every run: their problems
   join the manifest's, so an edited lab or hub byte fails the claim tests of the
   documents relying on the file;
-* the catalog's stated figures against their anchors (:mod:`claims.anchors`), when
+* the catalog's stated figures against their anchors (:mod:`claims.inputs.anchors`), when
   the catalog is the bundled one: a figure without an anchor, or that no longer says
   what its anchored text prints, fails its document's claim tests, naming it; with the
   documents named, every anchor is also checked where the document prints it;
@@ -28,10 +28,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claims.anchors import figure_problems, misplaced_figures
-from claims.audit.manifest import verify_manifest
-from claims.audit.transcribed import misplaced_values
-from claims.bundled import verify_bundled
+from claims.inputs.anchors import figure_problems, misplaced_figures
+from claims.inputs.bundled import verify_bundled
+from claims.inputs.manifest import verify_manifest
+from claims.inputs.transcribed import misplaced_values
 
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog

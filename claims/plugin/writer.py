@@ -16,9 +16,9 @@ from typing import Any, cast
 
 import pytest
 
-from claims.audit.report import load_summary
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, clean, dumps, now_iso, write_atomic
+from claims.inputs.audit_result import load_summary
 from claims.plugin.check_record import after_teardown, with_check
 from claims.plugin.evidence_target import (
     RunFiles,

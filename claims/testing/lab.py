@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from claims.bundled import git_blob_id
+from claims.inputs.bundled import git_blob_id
 from claims.probes.errors import InputError
 from claims.testing import recordings
 

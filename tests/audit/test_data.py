@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claims.audit import transcribed
 from claims.audit.data import Reads, changed_value, reading, replaced, value_at
 from claims.catalog import load_catalog
+from claims.inputs import transcribed
 
 ROOT = Path(__file__).resolve().parents[2]
 

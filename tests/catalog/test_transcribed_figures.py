@@ -19,11 +19,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from claims.audit.digests import value_digest
-from claims.audit.manifest import anchored_figure_digests
-from claims.audit.transcribed import SEED_FILES, all_figure_references, leaves
 from claims.catalog import Catalog, load_catalog
 from claims.catalog.references import REFERENCE_KEY, figure_value
+from claims.inputs.digests import value_digest
+from claims.inputs.manifest import anchored_figure_digests
+from claims.inputs.transcribed import SEED_FILES, all_figure_references, leaves
 from claims.tiers import OFFLINE
 
 ROOT = Path(__file__).resolve().parents[2]

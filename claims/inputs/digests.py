@@ -1,7 +1,7 @@
 """SHA-256 digests of the files and values the transcription checks rest on.
 
-Kept apart from :mod:`claims.audit.manifest` (which reads the transcriptions) and
-:mod:`claims.audit.transcribed` (which names the documents it checked by digest), so
+Kept apart from :mod:`claims.inputs.manifest` (which reads the transcriptions) and
+:mod:`claims.inputs.transcribed` (which names the documents it checked by digest), so
 that neither imports the other at run time.
 """
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from claims.audit.manifest import (
+from claims.catalog import Catalog, load_catalog
+from claims.inputs.manifest import (
     FIGURE_LINE,
     MANIFEST,
     figure_digests,
     transcribed_files,
     verify_manifest,
 )
-from claims.catalog import Catalog, load_catalog
 from claims.plugin.inputs import check_inputs, input_problem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,8 +177,8 @@ def test_manifest_and_transcribed_import_one_way_only() -> None:
         )
         return names, nested
 
-    transcribed, nested_t = imported("claims/audit/transcribed.py")
-    manifest, nested_m = imported("claims/audit/manifest.py")
-    assert "claims.audit.manifest" not in transcribed
-    assert "claims.audit.transcribed" in manifest
+    transcribed, nested_t = imported("claims/inputs/transcribed.py")
+    manifest, nested_m = imported("claims/inputs/manifest.py")
+    assert "claims.inputs.manifest" not in transcribed
+    assert "claims.inputs.transcribed" in manifest
     assert nested_t == nested_m == 0

@@ -1,5 +1,5 @@
 """fixtures/lab and fixtures/hub are checked byte for byte against fixtures/BUNDLED.sha256
-(claims.bundled) on every run: an edited, added or missing file is named, and an
+(claims.inputs.bundled) on every run: an edited, added or missing file is named, and an
 offline run of the documents relying on it fails."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from claims.bundled import BUNDLED, bundled_files, git_blob_id, verify_bundled
+from claims.inputs.bundled import BUNDLED, bundled_files, git_blob_id, verify_bundled
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
-"""claims.audit.report: the audit result kept beside the evidence, read back for the report."""
+"""claims.inputs.audit_result: the audit result kept for the report, read back."""
 
 from __future__ import annotations
 
 import json
 
-from claims.audit.report import catalog_digest, load_summary, print_audit, write_audit
 from claims.catalog import load_catalog
+from claims.inputs.audit_result import catalog_digest, load_summary, print_audit, write_audit
 
 
 def result(digest: str) -> dict:

@@ -3,7 +3,7 @@
 The catalog (``claims/catalog/<DOC>.toml``) says what a document states; the
 sidecar ``claims/catalog/<DOC>.anchors.toml`` says where: for each figure of each
 claim, the seed file, the 1-based line where the printed text starts, the text
-just before it (whitespace collapsed, as :mod:`claims.audit.transcribed` anchors
+just before it (whitespace collapsed, as :mod:`claims.inputs.transcribed` anchors
 the recorded values) and ``text``, the figure as printed ("6171877376",
 "56.0 GB", "four"). A bool figure, which no number prints, is anchored to the
 words that state it and records what they say (``says``).
@@ -44,10 +44,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from claims.audit.transcribed import Seed, anchored, seeds_of, squash
 from claims.catalog.loader import Catalog
 from claims.catalog.records import Claim, Document, StatedFigure
 from claims.figures import parse_literal
+from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
 
 __all__ = [
     "AnchorError",
@@ -61,7 +61,8 @@ __all__ = [
     "propose",
 ]
 
-CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
+# The bundled catalog folder (claims/catalog/), where each document's anchors file sits.
+CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalog"
 BEFORE_CHARS = 24
 _FIELDS = {"claim", "figure", "seed", "line", "before", "text", "says", "reads", "note"}
 # Small counts the documents print as words ("two shards", "four times").
@@ -151,7 +152,7 @@ def _toml_str(text: str) -> str:
 def dump_anchors(doc_id: str, anchors: Iterable[FigureAnchor]) -> str:
     """The sidecar text of one document, one [[anchor]] table per figure."""
     lines = [
-        f"# Where {doc_id} prints each figure its claims state (claims/anchors.py): seed,",
+        f"# Where {doc_id} prints each figure its claims state (claims/inputs/anchors.py): seed,",
         "# line, the text before (whitespace collapsed) and the figure as printed. Proposed",
         "# by scripts/anchor-figures.py and reviewed by hand against the document.",
     ]

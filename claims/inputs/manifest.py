@@ -3,7 +3,7 @@
 The figures the claims read from the documents are transcribed into
 ``fixtures/recorded/<DOC>.json`` (and the command outputs and files those name);
 each value is anchored to where its document prints it
-(``fixtures/recorded/<DOC>.anchors.json``, :mod:`claims.audit.transcribed`).
+(``fixtures/recorded/<DOC>.anchors.json``, :mod:`claims.inputs.transcribed`).
 Checking a value against its document needs the documents, which a user's clone
 does not have. The manifest (``fixtures/recorded/MANIFEST.sha256``, in
 ``sha256sum`` format) records the hash of every transcribed file as it was when
@@ -26,10 +26,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claims.audit.digests import manifest_documents, sha256_file, value_digest
-from claims.audit.transcribed import FILE_REFERENCES, SEED_FILES, figure_references
 from claims.catalog.loader import Catalog, load_catalog
 from claims.catalog.references import figure_value
+from claims.inputs.digests import manifest_documents, sha256_file, value_digest
+from claims.inputs.transcribed import FILE_REFERENCES, SEED_FILES, figure_references
 
 if TYPE_CHECKING:
     from claims.records import ManifestCheck

@@ -1,4 +1,4 @@
-"""Every stated figure of the catalog tied to the text that prints it (claims.anchors)."""
+"""Every stated figure of the catalog tied to the text that prints it (claims.inputs.anchors)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from claims.anchors import (
+from claims.catalog import load_catalog
+from claims.catalog.records import StatedFigure
+from claims.figures import parse_literal
+from claims.inputs.anchors import (
     AnchorError,
     FigureAnchor,
     anchors_path,
@@ -21,12 +24,9 @@ from claims.anchors import (
     misplaced_figures,
     printed_disagreement,
 )
-from claims.audit.typos import digit_dropped, digit_plus_one, digits_swapped, letter_changed
-from claims.catalog import load_catalog
-from claims.catalog.records import StatedFigure
-from claims.figures import parse_literal
+from claims.inputs.typos import digit_dropped, digit_plus_one, digits_swapped, letter_changed
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CATALOG_DIR = ROOT / "claims" / "catalog"
 
 
@@ -134,7 +134,7 @@ def test_anchor_of_no_figure_and_malformed_file(tmp_path: Path) -> None:
 
 
 def _typos(fig: StatedFigure) -> list[StatedFigure]:
-    """The transcription slips of claims.audit.typos, made in a figure's own value."""
+    """The transcription slips of claims.inputs.typos, made in a figure's own value."""
     out: list[StatedFigure] = []
     if fig.kind == "number" and fig.text:
         for text in digit_plus_one(fig.text) + digits_swapped(fig.text) + digit_dropped(fig.text):
@@ -158,7 +158,7 @@ def _typos(fig: StatedFigure) -> list[StatedFigure]:
 
 
 def test_every_figure_anchor_catches_a_slip_in_the_figure() -> None:
-    """Each slip of claims.audit.typos made in each stated figure (a digit changed,
+    """Each slip of claims.inputs.typos made in each stated figure (a digit changed,
     swapped or dropped, a letter changed, a truth flipped) disagrees with its anchor."""
     catalog = load_catalog()
     anchors = {a.key: a for d in catalog.documents for a in load_anchors(d.id)}

@@ -1,10 +1,10 @@
-"""claims.audit.typos: each transcription mistake, on its own, as a pure function."""
+"""claims.inputs.typos: each transcription mistake, on its own, as a pure function."""
 
 from __future__ import annotations
 
 import pytest
 
-from claims.audit.typos import (
+from claims.inputs.typos import (
     KINDS,
     digit_added,
     digit_dropped,

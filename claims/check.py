@@ -279,6 +279,13 @@ class Check:
             raise CheckUsageError(f"premise {figure!r} of {owner.id} is {fig.kind}, not text")
         return fig.text
 
+    def premise_values(self, figure: str, *, claim: str | None = None) -> tuple[str, ...]:
+        """A stated list (the directives a document prints) that the check computes with."""
+        owner, fig = self._premise(figure, claim)
+        if fig.kind != "list":
+            raise CheckUsageError(f"premise {figure!r} of {owner.id} is {fig.kind}, not a list")
+        return fig.values
+
     def not_judged(self, figure: str, reason: str, *, claim: str | None = None) -> None:
         """Show a stated figure this check cannot judge, and why (e.g. another OS's path).
 

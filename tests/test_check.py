@@ -80,6 +80,13 @@ def test_text_lists_and_bools_compare_exactly(claims):
     assert c.against("flag", True) and not c.against("flag", 1)
 
 
+def test_a_stated_list_is_a_premise_only_as_a_list(claims):
+    c = make(claims, "T2-FIGS")
+    assert c.premise_values("ids") == ("1", "2")
+    with pytest.raises(CheckUsageError, match="is number, not a list"):
+        c.premise_values("rate")
+
+
 def test_model_specific_figures_are_not_applicable_to_other_models(claims):
     c = make(claims, "T2-FIGS")
     assert c.against("size", 2.0, model="llama3.2:3b")

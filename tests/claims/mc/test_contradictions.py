@@ -34,9 +34,9 @@ def test_rag_diagram_and_code_chat_alike(check) -> None:
 
 
 @pytest.mark.claim("MC-MODELFILE-TWO-LINES", source="recorded")
-def test_two_line_modelfile(check, catalog) -> None:
+def test_two_line_modelfile(check) -> None:
     lines = check.premise("Modelfile lines")
-    directives = catalog.get("MC-MODELFILE-TWO-LINES").figure("printed directives").values
+    directives = check.premise_values("printed directives")
     check.measure("directives in the printed Modelfile vs the lines stated", [
         len(directives), lines], holds=len(directives) == lines,
         expected=f"{lines:g} directive lines")

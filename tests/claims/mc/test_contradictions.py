@@ -43,3 +43,8 @@ def test_two_line_modelfile(check, catalog) -> None:
     # Not the contradiction: an import needs only FROM, so a shorter file would do.
     check.observe("directives a GGUF import needs", directives.count("FROM"),
                   note="FROM alone imports a GGUF; the rest are optional")
+
+
+@pytest.mark.claim("MC-Q4_0-SOURCE-WIDTH", source="recorded")
+def test_q4_0_answer_quantises_one_float_width(check) -> None:
+    _agree(check, "weights quantised from", "reduction computed from")

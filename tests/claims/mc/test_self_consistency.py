@@ -36,3 +36,20 @@ def test_throttle_drop_is_the_clock_ratio(check) -> None:
     full, throttled = check.premise("full clock"), check.premise("throttled clock")
     check.against("throughput drop", (1 - throttled / full) * 100, unit="%",
                   note="1 - throttled/full clock, if throughput followed the clock")
+
+
+@pytest.mark.claim("MC-PCIE-VRAM-GAP", source="recorded")
+def test_pcie_is_an_order_of_magnitude_below_vram(check) -> None:
+    pcie, vram = check.premise_interval("PCIe bandwidth"), check.premise_interval("VRAM bandwidth")
+    check.against("an order of magnitude", vram.lo / pcie.hi, unit="x",
+                  note="the narrowest gap: the slowest VRAM over the fastest PCIe")
+    check.against("an order of magnitude", vram.hi / pcie.lo, unit="x",
+                  note="the widest gap: the fastest VRAM over the slowest PCIe")
+
+
+@pytest.mark.claim("MC-FALLBACK-SPEEDS", source="recorded")
+def test_q31_drop_spans_full_offload_to_cpu(check) -> None:
+    check.against("1.3 full offload", check.premise("Q31 speed before"), unit="tok/s",
+                  note="Q31's speed before the drop")
+    check.against("1.3 CPU only", check.premise("Q31 speed after"), unit="tok/s",
+                  note="Q31's speed after the drop")

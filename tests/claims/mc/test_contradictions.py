@@ -48,3 +48,11 @@ def test_two_line_modelfile(check, catalog) -> None:
 @pytest.mark.claim("MC-Q4_0-SOURCE-WIDTH", source="recorded")
 def test_q4_0_answer_quantises_one_float_width(check) -> None:
     _agree(check, "weights quantised from", "reduction computed from")
+
+
+@pytest.mark.claim("MC-PARTIAL-OFFLOAD-SPEEDS", source="recorded")
+def test_partial_offload_speed_is_stated_once(check) -> None:
+    first, second = "1.3 partial offload", "Q3 partial offload"
+    a, b = check.premise_interval(first), check.premise_interval(second)
+    check.measure(f"{first} vs {second}", [[a.lo, a.hi], [b.lo, b.hi]],
+                  holds=(a.lo, a.hi) == (b.lo, b.hi), expected="the same range", unit="tok/s")

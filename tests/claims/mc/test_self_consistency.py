@@ -53,3 +53,25 @@ def test_q31_drop_spans_full_offload_to_cpu(check) -> None:
                   note="Q31's speed before the drop")
     check.against("1.3 CPU only", check.premise("Q31 speed after"), unit="tok/s",
                   note="Q31's speed after the drop")
+
+
+def _q14_rule(logit: float, penalty: float) -> float:
+    """Q14's printed rule for a token already in the history: divide a positive logit by
+    the penalty, multiply a negative one."""
+    return logit / penalty if logit > 0 else logit * penalty
+
+
+# Logits of both signs and sizes a repeated token might have (inputs, not expectations).
+LOGITS = (-6.0, -0.25, 0.25, 6.0)
+
+
+@pytest.mark.claim("MC-REPEAT-PENALTY-OFF", source="recorded")
+def test_repeat_penalty_values_under_q14s_rule(check) -> None:
+    off, raised = check.premise("penalty off"), check.premise("mitigation penalty")
+    unchanged = [_q14_rule(x, off) for x in LOGITS]
+    check.measure(f"logits {list(LOGITS)} at repeat_penalty {off:g}", unchanged,
+                  holds=unchanged == list(LOGITS), expected="unchanged (the penalty off)")
+    lowered = [_q14_rule(x, raised) for x in LOGITS]
+    check.measure(f"logits {list(LOGITS)} at repeat_penalty {raised:g}", lowered,
+                  holds=all(a < b for a, b in zip(lowered, LOGITS, strict=True)),
+                  expected="each lower than before (repetition suppressed)")

@@ -68,10 +68,10 @@ LOGITS = (-6.0, -0.25, 0.25, 6.0)
 @pytest.mark.claim("MC-REPEAT-PENALTY-OFF", source="recorded")
 def test_repeat_penalty_values_under_q14s_rule(check) -> None:
     off, raised = check.premise("penalty off"), check.premise("mitigation penalty")
-    unchanged = [_q14_rule(x, off) for x in LOGITS]
-    check.measure(f"logits {list(LOGITS)} at repeat_penalty {off:g}", unchanged,
-                  holds=unchanged == list(LOGITS), expected="unchanged (the penalty off)")
-    lowered = [_q14_rule(x, raised) for x in LOGITS]
-    check.measure(f"logits {list(LOGITS)} at repeat_penalty {raised:g}", lowered,
-                  holds=all(a < b for a, b in zip(lowered, LOGITS, strict=True)),
-                  expected="each lower than before (repetition suppressed)")
+    # What is measured is how far the rule moves each logit: nothing when off, down when on.
+    for penalty, expected in ((off, "no shift (the penalty off)"),
+                              (raised, "every shift negative (repetition suppressed)")):
+        shifts = [_q14_rule(x, penalty) - x for x in LOGITS]
+        holds = all(d == 0 for d in shifts) if penalty == off else all(d < 0 for d in shifts)
+        check.measure(f"shift of logits {list(LOGITS)} at repeat_penalty {penalty:g}", shifts,
+                      holds=holds, expected=expected)

@@ -38,7 +38,6 @@ TIMING_CLAIMS = frozenset(
         "W2-PREFILL-FASTER",
         "W2-NUMCTX-NOT-SPEED",
         "W2-TOKS-PER-SEC",
-        "MC-PREFILL-DECODE",
         "MC-TOKS-FORMULA",
         "MC-KEEPALIVE",
         "MC-MMAP-COLD-START",

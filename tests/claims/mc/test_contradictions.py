@@ -43,3 +43,16 @@ def test_two_line_modelfile(check) -> None:
     # Not the contradiction: an import needs only FROM, so a shorter file would do.
     check.observe("directives a GGUF import needs", directives.count("FROM"),
                   note="FROM alone imports a GGUF; the rest are optional")
+
+
+@pytest.mark.claim("MC-Q4_0-SOURCE-WIDTH", source="recorded")
+def test_q4_0_answer_quantises_one_float_width(check) -> None:
+    _agree(check, "weights quantised from", "reduction computed from")
+
+
+@pytest.mark.claim("MC-PARTIAL-OFFLOAD-SPEEDS", source="recorded")
+def test_partial_offload_speed_is_stated_once(check) -> None:
+    first, second = "1.3 partial offload", "Q3 partial offload"
+    a, b = check.premise_interval(first), check.premise_interval(second)
+    check.measure(f"{first} vs {second}", [[a.lo, a.hi], [b.lo, b.hi]],
+                  holds=(a.lo, a.hi) == (b.lo, b.hi), expected="the same range", unit="tok/s")

@@ -256,3 +256,22 @@ def test_repeat_penalty_rule_in_llama_cpps_sampler(check):
         unit="tokens",
         note="measured: a token stays penalized for this many most recent tokens",
     )
+
+
+@pytest.mark.claim("MC-REPEAT-PENALTY-OFF")
+def test_repeat_penalty_values_in_llama_cpps_sampler(check):
+    from claims.probes.live.engine import apply_penalties
+
+    # Token ids are list positions: 0 and 1 were seen, 2 was not (a control).
+    logits = [2.0, -2.0, 3.0]
+    history = [0, 1]
+    off, raised = check.premise("penalty off"), check.premise("mitigation penalty")
+    at_off = apply_penalties(logits, history, last_n=64, repeat=off)
+    check.measure(f"logits {logits}, history {history}, repeat_penalty {off:g}", at_off,
+                  holds=at_off == logits, expected="unchanged (the penalty off)")
+    at_raised = apply_penalties(logits, history, last_n=64, repeat=raised)
+    check.measure(f"seen tokens' logits at repeat_penalty {raised:g}", at_raised[:2],
+                  holds=all(a < b for a, b in zip(at_raised[:2], logits[:2], strict=True)),
+                  expected=f"each lower than {logits[:2]}")
+    check.measure("the unseen token's logit", at_raised[2], holds=at_raised[2] == logits[2],
+                  expected=f"{logits[2]:g} (untouched)")

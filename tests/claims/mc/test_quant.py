@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from claims.probes.arithmetic.memory import GB, bits_per_weight, profile_block_type, quant_block
-from claims.probes.arithmetic.quant import q4_0_blocks, q4_0_quantize
+from claims.probes.arithmetic.quant import q4_0_blocks, q4_0_dequantize, q4_0_quantize
 from claims.testkit import Interval
 
 pytestmark = pytest.mark.offline
@@ -171,3 +171,28 @@ def test_fp16_moves_about_twice_the_bytes_of_q8_0(check):
     check.observe(
         "exact ratio from block sizes", float(bits_per_weight("F16") / bits_per_weight("Q8_0"))
     )
+
+
+@pytest.mark.claim("MC-Q4_0-BLOCK-PARTS")
+def test_q4_0_block_parts(check):
+    """Q7's three byte counts, from ggml's constants and one real buffer's layout."""
+    block, size = quant_block("Q4_0")
+    _, half = quant_block("F16")  # one FP16 value's bytes: the scale's type, and FP16's
+    check.against("FP16 block bytes", block * half, unit="B",
+                  note=f"{block} weights × {half} B (GGML_QUANT_SIZES[F16])")
+    check.against("scale bytes", half, unit="B", note="ggml stores a Q4_0 block's scale as FP16")
+    check.against("4-bit code bytes", size - half, unit="B",
+                  note=f"GGML_QUANT_SIZES[Q4_0] {size} B less the {half}-byte scale")
+    # The layout, not just the sizes: each block's leading FP16 is the scale that its
+    # dequantised weights are whole multiples of, and the codes fit the bits that the rest
+    # of the block gives each weight.
+    w = _blocks()
+    raw = q4_0_quantize(w).reshape(w.shape[0], size)
+    scales = raw[:, :half].copy().view(np.float16).astype(np.float32)
+    codes = q4_0_dequantize(raw).reshape(w.shape[0], block) / scales
+    levels = 2 ** ((size - half) * 8 // block)
+    lo, hi = float(codes.min()), float(codes.max())
+    whole = bool(np.allclose(codes, np.round(codes), atol=1e-3))
+    check.measure("dequantised weights over the leading FP16", [lo, hi],
+                  holds=whole and hi - lo < levels,
+                  expected=f"whole numbers spanning fewer than {levels} values")

@@ -36,3 +36,42 @@ def test_throttle_drop_is_the_clock_ratio(check) -> None:
     full, throttled = check.premise("full clock"), check.premise("throttled clock")
     check.against("throughput drop", (1 - throttled / full) * 100, unit="%",
                   note="1 - throttled/full clock, if throughput followed the clock")
+
+
+@pytest.mark.claim("MC-PCIE-VRAM-GAP", source="recorded")
+def test_pcie_is_an_order_of_magnitude_below_vram(check) -> None:
+    pcie, vram = check.premise_interval("PCIe bandwidth"), check.premise_interval("VRAM bandwidth")
+    check.against("an order of magnitude", vram.lo / pcie.hi, unit="x",
+                  note="the narrowest gap: the slowest VRAM over the fastest PCIe")
+    check.against("an order of magnitude", vram.hi / pcie.lo, unit="x",
+                  note="the widest gap: the fastest VRAM over the slowest PCIe")
+
+
+@pytest.mark.claim("MC-FALLBACK-SPEEDS", source="recorded")
+def test_q31_drop_spans_full_offload_to_cpu(check) -> None:
+    check.against("1.3 full offload", check.premise("Q31 speed before"), unit="tok/s",
+                  note="Q31's speed before the drop")
+    check.against("1.3 CPU only", check.premise("Q31 speed after"), unit="tok/s",
+                  note="Q31's speed after the drop")
+
+
+def _q14_rule(logit: float, penalty: float) -> float:
+    """Q14's printed rule for a token already in the history: divide a positive logit by
+    the penalty, multiply a negative one."""
+    return logit / penalty if logit > 0 else logit * penalty
+
+
+# Logits of both signs and sizes a repeated token might have (inputs, not expectations).
+LOGITS = (-6.0, -0.25, 0.25, 6.0)
+
+
+@pytest.mark.claim("MC-REPEAT-PENALTY-OFF", source="recorded")
+def test_repeat_penalty_values_under_q14s_rule(check) -> None:
+    off, raised = check.premise("penalty off"), check.premise("mitigation penalty")
+    # What is measured is how far the rule moves each logit: nothing when off, down when on.
+    for penalty, expected in ((off, "no shift (the penalty off)"),
+                              (raised, "every shift negative (repetition suppressed)")):
+        shifts = [_q14_rule(x, penalty) - x for x in LOGITS]
+        holds = all(d == 0 for d in shifts) if penalty == off else all(d < 0 for d in shifts)
+        check.measure(f"shift of logits {list(LOGITS)} at repeat_penalty {penalty:g}", shifts,
+                      holds=holds, expected=expected)

@@ -111,13 +111,8 @@ def test_prefill_is_far_faster_per_token_than_decode(check, recorded):
     reply = recorded("W2")["generate_reply"]
     prefill = reply["prompt_eval_count"] / reply["prompt_eval_duration"] * NS_PER_S
     decode = reply["eval_count"] / reply["eval_duration"] * NS_PER_S
-    check.measure(
-        "prefill rate (W2 phi4, 18 prompt tokens)",
-        round(prefill, 1),
-        holds=100 <= prefill < 10_000,
-        expected="hundreds to thousands of tokens/s",
-        unit="tok/s",
-    )
+    # The prefill rate itself is MC-PREFILL-RATE's; here only the two phases' ratio.
+    check.observe("prefill rate", round(prefill, 1), unit="tok/s")
     check.observe("decode rate", round(decode, 2), unit="tok/s")
     bar = check.premise("far slower bar")
     record(
@@ -127,6 +122,15 @@ def test_prefill_is_far_faster_per_token_than_decode(check, recorded):
         expected=f"at least {bar:g}x: decode far slower per token",
         recorded=True,
     )
+
+
+@pytest.mark.offline
+@pytest.mark.claim("MC-PREFILL-RATE", source="recorded")
+def test_recorded_prefill_rate(check, recorded):
+    reply = recorded("W2")["generate_reply"]
+    tokens, ns = reply["prompt_eval_count"], reply["prompt_eval_duration"]
+    check.against("prefill rate", tokens / ns * NS_PER_S, unit="tok/s", model="phi4",
+                  note=f"Week 2's phi4 on the DGX Spark: {tokens} prompt tokens in {ns:,} ns")
 
 
 LIVE_PROMPT = "List the planets of the solar system, one per line, with one fact about each."

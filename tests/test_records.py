@@ -1,7 +1,9 @@
 """The typed evidence records (claims.records) against the schema, and real runs against both.
 
-Each TypedDict must name exactly its schema object's properties, require exactly
-its ``required`` keys and give each key the schema's JSON types; and what a run
+The schema is generated from the records (claims.contract; tests/test_contract.py
+keeps the file fresh). This reads the two independently: each TypedDict must name
+exactly its schema object's properties, require exactly its ``required`` keys and
+give each key the schema's JSON types; and what a run
 really writes must validate against the schema closed (``additionalProperties:
 false`` on every object that lists its properties), so a field the writer adds
 without the schema fails here, not in someone's dashboard.
@@ -26,8 +28,8 @@ import jsonschema
 import pytest
 
 from claims import records
+from claims.contract import pointer
 from claims.evidence import schema
-from claims.records import SCHEMA_OBJECTS
 from claims.testing import fake_nvidia_smi
 from claims.testing.fake_ollama import FakeOllama
 from claims.verdicts import Verdict
@@ -86,6 +88,14 @@ def _schema_kinds(prop: dict[str, Any]) -> set[str] | None:
         return None
     kind = prop["type"]
     return set(kind) if isinstance(kind, list) else {kind}
+
+
+# Each evidence record and where its object lies in the schema.
+SCHEMA_OBJECTS: dict[type, str] = {
+    value: pointer(value)
+    for value in vars(records).values()
+    if typing.is_typeddict(value) and value not in records.NOT_EVIDENCE
+}
 
 
 def differences(record: type, obj: dict[str, Any]) -> list[str]:

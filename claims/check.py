@@ -263,8 +263,11 @@ class Check:
         return float(parse_literal(fig.text).value)
 
     def premise_interval(self, figure: str, *, claim: str | None = None) -> Interval:
-        """A stated number as the interval its printed precision admits (a premise)."""
+        """A stated number as the interval its printed precision admits, or a stated range
+        with its tolerance (a premise)."""
         owner, fig = self._premise(figure, claim)
+        if fig.kind == "range":
+            return fig.expected()
         if fig.kind != "number" or fig.text is None:
             raise CheckUsageError(f"premise {figure!r} of {owner.id} is {fig.kind}, not a number")
         return Interval.stated(fig.text.replace(",", ""))

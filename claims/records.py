@@ -389,6 +389,7 @@ class Options(TypedDict, total=False):
     ollama_embed_model: str
     ollama_tools_model: str | None
     ollama_timeout: float
+    ollama_budget: float
     models_dir: str | None
     engine_model: str | None
     profile_option: str
@@ -403,6 +404,8 @@ class Options(TypedDict, total=False):
         "--ollama-serve: the ollama binary the suite started its own servers from")]
     user_ollama_host: Annotated[str, Doc(
         "--ollama-serve: the host the user named, which the private servers replaced")]
+    user_models_dir: Annotated[str | None, Doc(
+        "--ollama-serve: the store the user named (models_dir is then the private server's own)")]
 
 
 class ProfileChoiceRecord(TypedDict):

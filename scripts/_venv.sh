@@ -1,23 +1,77 @@
 # shellcheck shell=bash
 # Shared by the scripts: create (or reuse) the virtual environment and install
-# the suite into it. Usage: source scripts/_venv.sh EXTRAS [PIP ARGS...]
+# the suite into it, saying what each step does and how long it usually takes.
+# Usage: source scripts/_venv.sh EXTRAS [PIP ARGS...]
+#
+# The usual times below were measured on a two-core x86-64 VM with a warm pip cache
+# (README.md, "How long it takes"); a step taking longer prints a line a minute.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 VENV="${VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
+# Wheels built here (llama-cpp-python), kept where the next environment finds them.
+WHEEL_CACHE="${CLAIMS_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/claims-suite/wheels}"
+
+say() { printf 'claims-suite: %s\n' "$*"; }
+# How often a long step says it is still running (seconds).
+HEARTBEAT_S="${CLAIMS_HEARTBEAT_S:-60}"
+
+# Runs a command with its output in a log file, printing a line at least once a minute
+# (the log's last progress line, when it has one) and the log's tail if it fails.
+#   quietly "what it does" LOG command...
+quietly() {
+  local what="$1" log="$2" pid status=0 start=$SECONDS last
+  shift 2
+  "$@" >"$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    # A minute in steps of a second, so a quick step ends as soon as it is done.
+    for _ in $(seq "$HEARTBEAT_S"); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      # cmake's progress: "[ 45%] Building ..." (make) or "[45/120] Building ..." (ninja).
+      last=$(grep -aoE '\[ *[0-9]+(%|/[0-9]+)\]' "$log" | tail -n 1 || true)
+      say "  still $what: $((SECONDS - start)) s so far${last:+, build step $last}"
+    fi
+  done
+  wait "$pid" || status=$?
+  if [ "$status" -ne 0 ]; then
+    say "$what failed (exit status $status); the end of its log ($log):"
+    tail -n 40 "$log" >&2
+    return "$status"
+  fi
+}
+
+# A step's header, its usual duration, and how long it took.
+step_start=0
+begin() { say "$1 (usually $2)..."; step_start=$SECONDS; }
+done_in() { say "  done in $((SECONDS - step_start)) s"; }
+
+LOGS="$VENV/.claims-suite-logs"
 if [ ! -x "$VENV/bin/python" ]; then
+  begin "creating the virtual environment $VENV" "10 s to 1 min"
   "$PYTHON" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  mkdir -p "$LOGS"
+  quietly "upgrading pip" "$LOGS/pip-upgrade.log" \
+    "$VENV/bin/python" -m pip install --upgrade pip
+  done_in
 fi
+mkdir -p "$LOGS"
 extras="$1"; shift
 target="."
 [ -n "$extras" ] && target=".[${extras}]"
+
 # llama-cpp-python (the engine extra) builds from source. Its default native build
 # crashed on a CPU with AMX (a Sapphire Rapids VM: SIGSEGV in ggml's AMX matmul on the
 # first decode of the bundled Gemma GGUF, llama-cpp-python 0.3.36), so unless CMAKE_ARGS
 # says otherwise it is built for the AVX2 level every x86-64 machine since 2015 has
-# (as the prebuilt Ollama runners are). pip's wheel cache ignores CMAKE_ARGS, hence
-# --no-cache-dir; an installed build is kept.
+# (as the prebuilt Ollama runners are). pip's own wheel cache ignores CMAKE_ARGS (a wheel
+# built with other flags would be reused), so the build bypasses it (--no-cache-dir) and
+# the wheel is kept in WHEEL_CACHE instead, in a folder named for the CMAKE_ARGS, the
+# Python and the machine: a second environment installs it in seconds instead of
+# rebuilding it. An installed build is kept. To rebuild (a newer release), remove the folder.
 if [[ ",$extras," == *,engine,* && "$(uname -m)" == x86_64 ]] \
     && ! "$VENV/bin/python" -c "import llama_cpp" 2>/dev/null; then
   engine_requirement=$("$VENV/bin/python" - <<'PY'
@@ -26,7 +80,55 @@ with open("pyproject.toml", "rb") as f:
     print(tomllib.load(f)["project"]["optional-dependencies"]["engine"][0])
 PY
 )
-  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON}" \
-    "$VENV/bin/python" -m pip install --quiet --no-cache-dir "$engine_requirement"
+  export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON}"
+  build_key=$("$VENV/bin/python" - <<'PY'
+import hashlib, os, platform, sys
+key = "\n".join([os.environ["CMAKE_ARGS"], sys.implementation.cache_tag, platform.machine()])
+print(hashlib.sha256(key.encode()).hexdigest()[:16])
+PY
+)
+  wheels="$WHEEL_CACHE/llama-cpp-python/$build_key"
+  mkdir -p "$wheels"
+  if ! "$VENV/bin/python" -m pip install --quiet --no-deps --no-index --find-links "$wheels" \
+      "$engine_requirement" 2>/dev/null; then
+    begin "building $engine_requirement from source for AVX2 (CMAKE_ARGS='$CMAKE_ARGS')" \
+      "10 to 25 min on two cores; once: the wheel is kept in $wheels"
+    quietly "building llama-cpp-python" "$LOGS/llama-cpp-python-build.log" \
+      "$VENV/bin/python" -m pip wheel --verbose --no-deps --no-cache-dir \
+      --wheel-dir "$wheels" "$engine_requirement"
+    done_in
+    "$VENV/bin/python" -m pip install --quiet --no-deps --no-index --find-links "$wheels" \
+      "$engine_requirement"
+  else
+    say "llama-cpp-python installed from the wheel built before ($wheels)"
+  fi
 fi
-"$VENV/bin/python" -m pip install --quiet --editable "$target" "$@"
+
+# The suite is installed editable: its code is read from this checkout, so only a change
+# of what pip installs (pyproject.toml, the extras, the extra pip arguments) or of where
+# the checkout is needs a reinstall; otherwise the step is skipped.
+# One stamp per set of extras and arguments (certify-offline.sh and test.sh install
+# different ones into the same environment), holding what pyproject.toml and the checkout were.
+read -r stamp_name stamp < <("$VENV/bin/python" - "$PWD" "$target" "$@" <<'PY'
+import hashlib, sys
+with open("pyproject.toml", "rb") as f:
+    text = f.read()
+what = "\0".join(sys.argv[2:]).encode()
+print(hashlib.sha256(what).hexdigest()[:16],
+      hashlib.sha256(text + sys.argv[1].encode() + what).hexdigest())
+PY
+)
+mkdir -p "$VENV/.claims-suite-installed"
+stamp_file="$VENV/.claims-suite-installed/$stamp_name"
+if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] \
+    && "$VENV/bin/python" -c "import claims" 2>/dev/null; then
+  say "the suite is installed in $VENV and pyproject.toml has not changed: not reinstalling"
+else
+  begin "installing the suite and its dependencies into $VENV (pip install -e '$target'${*:+ $*})" \
+    "0.5 to 2 min for the offline set, 1 to 4 min with torch and the extras"
+  rm -f "$stamp_file"
+  quietly "installing the suite" "$LOGS/pip-install.log" \
+    "$VENV/bin/python" -m pip install --editable "$target" "$@"
+  echo "$stamp" >"$stamp_file"
+  done_in
+fi

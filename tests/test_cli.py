@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from claims.cli import main
 from claims.evidence import write_atomic
+from claims.exit_codes import EXIT_INPUT
 from claims.testing.evidence import empty_evidence
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
@@ -33,12 +35,37 @@ def evidence_file(tmp_path: Path, name: str = "e.json") -> Path:
 
 
 def test_list_json_lists_all_five_documents():
-    proc = run("list", "--json", cwd=Path(__file__).resolve().parents[1])
+    proc = run("list", "--json", "--tests", cwd=Path(__file__).resolve().parents[1])
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert [d["id"] for d in data["documents"]] == ["W1", "W2", "W3", "W4", "MC"]
     assert {c["document"] for c in data["claims"]} == {"W1", "W2", "W3", "W4", "MC"}
     assert any(c["tests"] for c in data["claims"])
+
+
+def test_list_reads_the_catalog_alone_unless_asked_for_the_tests(monkeypatch, capsys):
+    import claims.coverage
+
+    def collect(*args, **kwargs):
+        raise AssertionError("claims list collected the tests")
+
+    monkeypatch.setattr(claims.coverage, "collect_coverage", collect)
+    assert main(["list", "--json", "--tier", "gpu"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["claims"] and all("gpu" in c["tiers"] for c in data["claims"])
+    assert all("tests" not in c for c in data["claims"])
+    assert main(["list", "--document", "W1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith("W1-") for line in lines)
+
+
+def test_an_unknown_tier_document_or_claim_suggests_the_nearest(capsys):
+    assert main(["list", "--tier", "offlin"]) == EXIT_INPUT
+    assert "did you mean 'offline'?" in capsys.readouterr().err
+    assert main(["list", "--document", "w2"]) == EXIT_INPUT
+    assert "unknown document 'w2'" in capsys.readouterr().err
+    assert main(["audit", "--claim", "W1-ARC"]) == EXIT_INPUT
+    assert "did you mean 'W1-ARCH'?" in capsys.readouterr().err
 
 
 def test_list_takes_its_document_ids_from_the_catalog(tmp_path):

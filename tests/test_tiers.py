@@ -167,9 +167,11 @@ def test_the_plugin_registers_detects_and_guards_the_new_tier(tpu, pytester):
     result.stdout.fnmatch_lines(["*--claims-require-live: not run: no TPU on this machine*"])
 
     tpu["available"] = True
-    result = pytester.runpytest(*args)
+    # The certification above keeps reports/ (claims.plugin.destination): this run's
+    # evidence is named.
+    result = pytester.runpytest(*args, f"--claims-evidence={pytester.path / 'last.json'}")
     result.assert_outcomes(passed=1)
-    evidence = json.loads((pytester.path / "reports" / "evidence.json").read_text("utf-8"))
+    evidence = json.loads((pytester.path / "last.json").read_text("utf-8"))
     (claim,) = [c for c in evidence["claims"] if c["id"] == "T9-TPU"]
     (check,) = claim["checks"]
     assert check["source"] == "live"

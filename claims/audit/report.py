@@ -65,7 +65,8 @@ def print_audit(result: dict[str, Any]) -> None:
     print(f"{explained} cannot change a verdict, each with its reason; "
           f"{len(result['defects'])} defect(s)")
     if "skipped" in tr:
-        print(safe(f"transcribed values: not audited ({tr['skipped']})"))
+        print(safe(f"transcribed values: not audited against the documents ({tr['skipped']}; "
+                   "they are optional: give --claims-documents DIR to audit the transcriptions)"))
     else:
         print(
             f"transcribed values: {tr['caught']} of {tr['mutations']} changed digits or letters "

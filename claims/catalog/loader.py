@@ -19,6 +19,8 @@ from typing import Any, cast
 from claims.catalog.records import (
     FORMS,
     FORMS_OF_KIND,
+    TIMING_PROCEDURES,
+    TIMING_QUANTITIES,
     Claim,
     Document,
     Erratum,
@@ -68,6 +70,8 @@ _FIGURE_FIELDS = {
     "source",
 }
 _ERRATUM_FIELDS = {"explanation", "refutes"}
+# A timing figure's quantity and procedure (claims.catalog.records.TIMING_QUANTITIES).
+_TIMING_FIELDS = {"quantity", "procedure"}
 
 
 class CatalogError(ValueError):
@@ -143,7 +147,7 @@ def _str_list(where: str, data: Mapping[str, Any], key: str) -> tuple[str, ...]:
 def _figure(where: str, raw: Any) -> StatedFigure:
     if not isinstance(raw, dict):
         raise _fail(where, "each stated figure must be a table")
-    _unknown(where, raw, _FIGURE_FIELDS)
+    _unknown(where, raw, _FIGURE_FIELDS | _TIMING_FIELDS)
     name = _req_str(where, raw, "name")
     where = f"{where}, figure {name!r}"
     unit = _opt_str(where, raw, "unit")
@@ -209,6 +213,8 @@ def _figure(where: str, raw: Any) -> StatedFigure:
         reading=_opt_str(where, raw, "reading"),
         source=_opt_str(where, raw, "source"),
     )
+    quantity, procedure = _timing(where, raw)
+    fig = _replace(fig, quantity=quantity, procedure=procedure)
     if fig.reading is not None and fig.source is not None:
         # A figure is either read from the document's words (anchored there) or
         # taken from elsewhere (not anchored): never both.
@@ -264,6 +270,22 @@ def _form(where: str, raw: Mapping[str, Any], kind: str) -> FigureForm:
             f"{', '.join(allowed)})",
         )
     return cast(FigureForm, form)
+
+
+def _timing(where: str, raw: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """A timing figure's quantity and procedure: both or neither, from the known pairs."""
+    quantity, procedure = _opt_str(where, raw, "quantity"), _opt_str(where, raw, "procedure")
+    if quantity is None and procedure is None:
+        return None, None
+    if quantity is None or procedure is None:
+        raise _fail(where, "a timing figure names both its quantity and its procedure")
+    if quantity not in TIMING_QUANTITIES:
+        raise _fail(where, f"unknown quantity {quantity!r} (known: "
+                    f"{', '.join(TIMING_QUANTITIES)})")
+    if TIMING_QUANTITIES[quantity] != procedure:
+        raise _fail(where, f"{quantity!r} is measured {TIMING_QUANTITIES[quantity]!r}, "
+                    f"not {procedure!r} (procedures: {', '.join(TIMING_PROCEDURES)})")
+    return quantity, procedure
 
 
 def _replace(fig: StatedFigure, **changes: Any) -> StatedFigure:

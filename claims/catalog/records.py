@@ -16,6 +16,20 @@ from claims.figures import Interval, parse_literal
 if TYPE_CHECKING:
     from claims.records import DocumentRecord
 
+# What a timing figure judges (the catalog's ``quantity``) and how it is measured
+# (``procedure``). Every claim whose figure names one quantity reads one shared sample of
+# it (claims.timing.pools), so a new claim on a quantity costs no extra request.
+TIMING_QUANTITIES: dict[str, str] = {
+    "prefill over decode rate": "per request",
+    "server over client decode rate": "per request",
+    "cold over warm TTFT": "paired cold/warm",
+    "cold over warm load": "paired cold/warm",
+    "cold load": "paired cold/warm",
+    "decode rate by context": "alternated",
+    "batched over sequential embedding": "alternated",
+}
+TIMING_PROCEDURES = ("per request", "paired cold/warm", "alternated")
+
 FigureKind = Literal["number", "range", "text", "list", "bool"]
 
 # How a stated figure is judged (the catalog's ``form``):
@@ -80,6 +94,9 @@ class StatedFigure:
     # A figure no document states, and where it comes from (a published specification
     # the claim is judged against): the one kind of figure with no anchor.
     source: str | None = None
+    # A timing figure: the measured quantity it judges and its procedure (TIMING_QUANTITIES).
+    quantity: str | None = None
+    procedure: str | None = None
 
     @property
     def bound(self) -> float:

@@ -67,6 +67,7 @@ from claims.plugin.fixtures import (
 from claims.plugin.keys import (
     ACTIVE,
     CHECK,
+    INPUTS,
     PROBLEM,
     PROFILE_CHOICE,
     RECORD_KEY,
@@ -208,11 +209,17 @@ def pytest_runtest_makereport(
     from claims.plugin.check_record import check_record, label_skip
 
     label_skip(report, call)
+    from claims.plugin.pytest_private import basetemp
     from claims.plugin.sanitize import sanitize_report
+    from claims.plugin.tmp_paths import stable
 
     record = check_record(item, report, call)
+    # pytest's numbered temporary folder moves run to run: recorded one way (.tmp_paths).
+    base = basetemp(item.config)
     if record is not None:
-        report.user_properties.append((RECORD_KEY, record))
+        report.user_properties.append((RECORD_KEY, stable(record, base)))
+    if report.skipped and isinstance(report.longrepr, tuple):
+        report.longrepr = stable(report.longrepr, base)
     # After the record took the original text: the terminal gets it escaped (.sanitize).
     sanitize_report(report)
     return report
@@ -247,6 +254,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     if not _active(config):
         return
+    from claims.plugin.skips import summarize_skips
+
+    summarize_skips(terminalreporter)
     choice = config.stash.get(PROFILE_CHOICE, None)
     if choice is None:
         return
@@ -254,6 +264,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
     terminalreporter.write_sep("-", "claims profile")
     terminalreporter.write_line(f"profile: {choice.name} ({safe(choice.reason)})")
+    inputs = config.stash.get(INPUTS, None)
+    if inputs is not None and not inputs["transcription"]["ran"]:
+        from claims.plugin.inputs import DOCUMENTS_OPTIONAL
+
+        terminalreporter.write_line(f"documents: not given; {DOCUMENTS_OPTIONAL}")
     settings = config.stash[SETTINGS]
     if choice.detection_failed and settings.require_live:
         terminalreporter.write_line(

@@ -44,7 +44,8 @@ def record(
         else [round(last.lo or 0.0, digits + 1), round(last.hi or 0.0, digits + 1)]
     )
     if decision.outcome == "undecided" and not recorded:
-        not_run(f"{name}: {decision.describe()}; rerun on a quieter machine to decide it")
+        not_run(f"{name}: {decision.describe()}; a larger --ollama-budget or a quieter "
+                "machine decides it")
     note = decision.describe()
     return bool(
         check.measure(

@@ -37,7 +37,15 @@ if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
     from claims.records import Inputs, ManifestCheck, Transcription
 
-__all__ = ["check_inputs", "input_problem"]
+__all__ = ["DOCUMENTS_OPTIONAL", "check_inputs", "input_problem"]
+
+# What the source documents add, and that a run does not need them (terminal and evidence).
+DOCUMENTS_OPTIONAL = (
+    "the source documents are optional: the figures transcribed from them ship with the "
+    "suite and are checked against their SHA-256 manifest on every run; with "
+    "--claims-documents DIR (the five write-ups) each is also found where its document "
+    "prints it"
+)
 
 
 def _joined(manifest: ManifestCheck | None, name: str, checked: int,
@@ -59,8 +67,8 @@ def check_inputs(root: Path, documents: Path | None, catalog: Catalog | None = N
     if documents is None:
         transcription = {
             "ran": False,
-            "reason": "no documents given (--claims-documents DIR or $CLAIMS_DOCUMENTS); "
-            "the fixtures were checked against their SHA-256 manifest only",
+            "reason": "no documents given (--claims-documents DIR or $CLAIMS_DOCUMENTS): "
+            + DOCUMENTS_OPTIONAL,
         }
     elif not has_fixtures:
         transcription = {"ran": False, "reason": f"no transcribed fixtures under {root}"}

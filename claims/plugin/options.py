@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from claims.catalog.loader import is_catalog_file
+from claims.plugin.destination import choose_destination
 from claims.probes.live.ollama_defaults import DEFAULT_URL
 
 # The one parser of --ollama-host (credentials never leave it); re-exported for the plugin.
@@ -29,7 +30,9 @@ from claims.probes.live.ollama_host import (
     redact_credentials,
 )
 from claims.profiles import CHOICES as PROFILE_CHOICES
+from claims.suggest import choice
 from claims.terminal import safe
+from claims.timing.policy import DEFAULT_BUDGET_S
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
     from claims.records import Options
@@ -181,6 +184,15 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "times out, the tier's remaining tests are not run",
     ),
     OptionSpec(
+        "--ollama-budget",
+        type=_positive_seconds,
+        default=DEFAULT_BUDGET_S,
+        metavar="SECONDS",
+        help="seconds the ollama tier may spend on its timing samples, shared by all of "
+        f"them (default: {DEFAULT_BUDGET_S:g}); each sample is planned to reach its first "
+        "look, and a claim the budget cannot decide says so before spending it",
+    ),
+    OptionSpec(
         "--ollama-models-dir",
         default=None,
         metavar="DIR",
@@ -199,6 +211,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--claims-profile",
         default="auto",
         choices=tuple(PROFILE_CHOICES),
+        type=choice(PROFILE_CHOICES, "profile"),  # "did you mean" for a misspelt one
         help="machine profile: dgx-spark claims are not applicable elsewhere (default: auto)",
     ),
     OptionSpec(
@@ -378,6 +391,8 @@ class Settings:
     markexpr: str
     evidence_path: Path | None
     report_path: Path | None
+    # Seconds the ollama tier may spend on timing samples (--ollama-budget).
+    ollama_budget: float = DEFAULT_BUDGET_S
     # The source documents named by --claims-documents or $CLAIMS_DOCUMENTS (None: not given;
     # nothing outside the checkout is looked for otherwise).
     documents_dir: Path | None = None
@@ -389,6 +404,8 @@ class Settings:
     ollama_auth: tuple[str, str] | None = field(default=None, repr=False, compare=False)
     ollama_host_shown: str | None = None
     ollama_remote: bool = False
+    # Why the evidence is not in reports/ (a certification's is kept there), if so.
+    destination_note: str | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
@@ -405,6 +422,9 @@ class Settings:
         evidence = opt("--claims-evidence")
         report = opt("--claims-report-html")
         documents = opt("--claims-documents") or os.environ.get(DOCUMENTS_ENV) or None
+        markexpr = config.option.markexpr or ""
+        # Without a path given, a certification's reports/ is not replaced by another run.
+        where = choose_destination(root, markexpr, bool(opt("--claims-require-live")))
         return cls(
             ollama_host=host.url,
             ollama_auth=host.auth,
@@ -414,6 +434,7 @@ class Settings:
             ollama_embed_model=opt("--ollama-embed-model"),
             ollama_tools_model=opt("--ollama-tools-model"),
             ollama_timeout=float(opt("--ollama-timeout")),
+            ollama_budget=float(opt("--ollama-budget")),
             models_dir=opt("--ollama-models-dir") or os.environ.get("OLLAMA_MODELS") or None,
             engine_model=opt("--claims-engine-model"),
             profile_option=opt("--claims-profile"),
@@ -423,9 +444,10 @@ class Settings:
             allow_create=bool(opt("--ollama-allow-create")),
             claim_ids=tuple(opt("--claim") or ()),
             catalog_paths=tuple(_catalog_files(opt("--claims-catalog") or ())),
-            markexpr=config.option.markexpr or "",
-            evidence_path=None if off else Path(evidence or root / "reports" / "evidence.json"),
-            report_path=None if off else Path(report or root / "reports" / "report.html"),
+            markexpr=markexpr,
+            evidence_path=None if off else Path(evidence or where.evidence),
+            report_path=None if off else Path(report or where.report),
+            destination_note=None if off or evidence else where.note,
             documents_dir=Path(documents).expanduser() if documents else None,
         )
 
@@ -438,6 +460,7 @@ class Settings:
             "ollama_embed_model": self.ollama_embed_model,
             "ollama_tools_model": self.ollama_tools_model,
             "ollama_timeout": self.ollama_timeout,
+            "ollama_budget": self.ollama_budget,
             "models_dir": self.models_dir,
             "engine_model": self.engine_model,
             "profile_option": self.profile_option,

@@ -15,6 +15,9 @@ and says what to do instead.
   configuration file and values, ignored configuration files, the file's
   ``addopts`` (and the ``-o`` overrides they carry), the known-args namespace
   and its confcutdir. ``--option=PATH`` never needs it.
+* :func:`basetemp` - the numbered temporary folder this session's ``tmp_path`` lives
+  in, so the evidence can write it one way (:mod:`claims.plugin.tmp_paths`); only the
+  session's own, so a path of another session (a pytester run's project) stays real.
 * :func:`run_unlogged` - ``claims audit`` reruns a test item with pytest's own
   run protocol but without logging its reports (``runtestprotocol(log=False)``),
   so the terminal and the evidence writer see none of the reruns.
@@ -28,7 +31,14 @@ from typing import Any
 
 import pytest
 
-__all__ = ["TESTED", "Unsupported", "apply_configuration", "run_unlogged", "supported"]
+__all__ = [
+    "TESTED",
+    "Unsupported",
+    "apply_configuration",
+    "basetemp",
+    "run_unlogged",
+    "supported",
+]
 
 # [lowest, past the highest): the pytest versions this module is tested with (the 9
 # series: pyproject.toml pins the same range, and CI installs its newest release).
@@ -120,3 +130,13 @@ def run_unlogged(item: pytest.Item, nextitem: pytest.Item | None) -> list[pytest
     from _pytest.runner import runtestprotocol
 
     return runtestprotocol(item, nextitem=nextitem, log=False)
+
+
+def basetemp(config: pytest.Config) -> Path | None:
+    """This session's temporary base folder, once a test made it (else None, and None
+    outside :data:`TESTED`): ``TempPathFactory`` keeps it on the config, unexposed."""
+    if not supported():
+        return None
+    factory = getattr(config, "_tmp_path_factory", None)
+    base = getattr(factory, "_basetemp", None)
+    return Path(base) if isinstance(base, (str, Path)) else None

@@ -233,6 +233,9 @@ def pytest_configure(config: pytest.Config) -> None:
         ollama_remote=False,
         allow_unload=True,
         ollama_serve=servers,
+        # Its store is its own (the user's blobs shared into it): every store claim reads
+        # the store the private server writes, never the user's, which it does not touch.
+        models_dir=str(servers.models_dir),
     )
     config.stash[SETTINGS] = private
     config.stash[TIERS_KEY] = Tiers(private)
@@ -246,6 +249,7 @@ def pytest_configure(config: pytest.Config) -> None:
         options.update(private.to_json())
         options["ollama_serve"] = str(binary)
         options["user_ollama_host"] = settings.ollama_host
+        options["user_models_dir"] = settings.models_dir
     # Stopped when pytest unconfigures (after a failure or Ctrl-C too); atexit is
     # the backstop for an interpreter that ends some other way.
     config.add_cleanup(servers.close)

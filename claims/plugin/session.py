@@ -75,6 +75,7 @@ def load_session(config: pytest.Config) -> None:
     from claims.plugin.tiers import Tiers
     from claims.profiles import choose_profile
     from claims.simulation import fakes_in_use
+    from claims.suggest import did_you_mean
     from claims.terminal import safe
 
     settings = Settings.from_config(config)
@@ -84,7 +85,9 @@ def load_session(config: pytest.Config) -> None:
         raise pytest.UsageError(f"claims catalog is invalid: {safe(exc)}") from None
     unknown = [cid for cid in settings.claim_ids if cid not in catalog]
     if unknown:
-        raise pytest.UsageError(f"--claim: unknown claim id(s) {safe(', '.join(unknown))}")
+        ids = [claim.id for claim in catalog]
+        named = ", ".join(cid + did_you_mean(cid, ids) for cid in unknown)
+        raise pytest.UsageError(f"--claim: unknown claim id(s) {safe(named)}")
     choice = choose_profile(settings.profile_option)
     config.stash[PROFILE_CHOICE] = choice
     config.stash[SIMULATED] = fakes_in_use()

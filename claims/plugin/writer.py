@@ -258,6 +258,8 @@ class EvidenceWriter:
             terminalreporter.write_line(self.write_problem, red=True, bold=True)
         else:
             terminalreporter.write_line(f"evidence: {safe(self.settings.evidence_path)}")
+        if self.settings.destination_note:
+            terminalreporter.write_line(f"note:     {safe(self.settings.destination_note)}")
         if self.files is not None and self.files.note:
             terminalreporter.write_line(self.files.note)
         if self.report_problem:

@@ -24,6 +24,7 @@ __all__ = [
     "CHART_KINDS",
     "SOURCE_LABELS",
     "ChartError",
+    "caption",
     "nominal_bits",
     "render_chart",
     "svg_with_prefix",
@@ -252,7 +253,14 @@ def _draw_kv(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
             raise ChartError("a kv_growth row has neither measured_bytes nor formula_bytes")
         points.append((context, measured, formula))
     points.sort(key=lambda p: p[0] or 0.0)
-    top = max(v for p in points for v in p[1:] if v is not None)
+    # The document's own values, where the check gave them ("stated_bytes"): drawn beside
+    # the formula's, so an erratum about them can be seen.
+    stated = sorted(
+        (_number(row, "context"), s)
+        for row in rows
+        if (s := _maybe(row, "stated_bytes")) is not None
+    )
+    top = max([v for p in points for v in p[1:] if v is not None] + [s for _, s in stated])
     scale, unit = (1024.0**3, "GiB") if top >= 4 * 1024.0**3 else (1024.0**2, "MiB")
     xs_m = [p[0] for p in points if p[1] is not None]
     if xs_m:
@@ -280,6 +288,18 @@ def _draw_kv(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
             markersize=5,
             zorder=3,
         )
+    if stated:
+        ax.plot(
+            [x for x, _ in stated],
+            [s / scale for _, s in stated],
+            linestyle="none",
+            color=REFERENCE,
+            label="the document",
+            marker="o",
+            markerfacecolor="none",
+            markersize=7,
+            zorder=4,
+        )
     both = [(x, m, f) for x, m, f in points if m is not None and f is not None]
     growth = ""
     if len(both) >= 2:
@@ -298,8 +318,16 @@ def _draw_kv(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
         ax.xaxis.set_major_locator(FixedLocator(sorted(set(contexts))))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax.set_xlabel("context length (tokens)" + growth)
-    ax.set_ylabel(f"memory ({unit})")
+        # Log on both axes: a size proportional to the context is a straight line of slope
+        # one (on a linear memory axis, log-spaced contexts make linear growth look
+        # exponential). A loaded size with the weights in it bends toward flat at the left.
+        ax.set_yscale("log", base=2)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.4g}"))
+        log_log = True
+    else:
+        log_log = False
+    ax.set_xlabel("context length (tokens" + (", log scale)" if log_log else ")") + growth)
+    ax.set_ylabel(f"memory ({unit}{', log scale' if log_log else ''})")
     ax.set_title("KV cache growth")
     ax.legend(loc="upper left")
     ax.grid(True, alpha=0.3)
@@ -322,6 +350,53 @@ SOURCE_LABELS: dict[str, str] = {
     "fixture": "Measured here, on bundled or generated files",
     "live": "Measured live on this machine",
 }
+
+
+# What each kind of chart shows, for its caption on the page.
+_SHOWS: dict[str, str] = {
+    "ttft": "Time to first token of each request, cold (the model loaded first) and warm, "
+    "split into the server's own phases where it reports them: a cold request's extra "
+    "time is the load.",
+    "matmul": "Matrix-multiply throughput (TFLOP/s, higher is faster) per device and "
+    "precision, from the same square multiply timed on each.",
+    "bits_per_param": "Bits per parameter of each file (its bytes × 8 / its parameters) "
+    "beside the nominal width of its quantization label (the red mark). A file sits above "
+    "its label: block scales count, and a label names the type of most tensors, not all.",
+    "kv_growth": "KV-cache memory against context length. The formula "
+    "(2 × layers × KV heads × head dim × bytes per element, per token) grows in proportion "
+    "to the context: on the log-log axes used when contexts span 16× or more, a straight "
+    "line of slope one.",
+}
+
+
+def caption(chart: Mapping[str, Any]) -> str:
+    """What a chart shows, and why a value that looks odd is what it is (from its rows).
+
+    The rows' own ``note`` (a check's explanation of one bar or point) follow the
+    kind's sentence; for bits per parameter, a file more than 1.5× its label's nominal
+    width is named with the reason its check gave.
+    """
+    kind = str(chart.get("kind"))
+    parts = [_SHOWS.get(kind, CHART_KINDS.get(kind, kind) + ".")]
+    rows = [r for r in chart.get("rows") or [] if isinstance(r, Mapping)][:MAX_ROWS]
+    if kind == "kv_growth" and any(r.get("stated_bytes") is not None for r in rows):
+        parts.append("The circles are the document's printed values; where they leave the "
+                     "formula's line is what its erratum is about.")
+    notes = []
+    for row in rows:
+        note = row.get("note")
+        if not isinstance(note, str) or not note:
+            continue
+        note = note[:300]
+        if kind == "bits_per_param":
+            value = row.get("bits_per_param")
+            nominal = nominal_bits(str(row.get("label", "")))
+            if isinstance(value, (int, float)) and nominal and value > 1.5 * nominal:
+                note = (f"{_text(row, 'file', '?')} is at {value:.2f} bits against a nominal "
+                        f"{nominal:g} because {note}")
+        notes.append(note.rstrip(".") + ".")
+    parts.extend(dict.fromkeys(notes))
+    return safe(" ".join(parts))
 
 
 def render_chart(chart: Mapping[str, Any], source: str | None = None) -> str:

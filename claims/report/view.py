@@ -17,6 +17,7 @@ validated it: a key the schema requires is read as such, an optional one with
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from collections import Counter
@@ -40,10 +41,12 @@ from claims.records import (
 from claims.report import machine
 from claims.report.audit_view import audit_view
 from claims.report.hints import not_applicable_hint, run_hint
+from claims.report.in_words import in_words
 from claims.report.plots import (
     CHART_KINDS,
     SOURCE_LABELS,
     ChartError,
+    caption,
     render_chart,
     svg_with_prefix,
 )
@@ -61,7 +64,7 @@ SOURCES: dict[str, str] = {
 }
 # The column a check's values go in: the document's own figures are never "measured".
 VALUE_COLUMN: dict[str, str] = {
-    "recorded": "The document printed",
+    "recorded": "From the document's figures",
     "fixture": "Measured here (bundled files)",
     "live": "Measured here (live)",
 }
@@ -122,6 +125,8 @@ class Figure:
     claims: list[str]
     svg: str | None
     problem: str | None
+    # What the chart shows, and why an odd-looking value is what it is (plots.caption).
+    caption: str = ""
 
     @property
     def source_label(self) -> str:
@@ -200,6 +205,11 @@ def _measurement_row(
         status, label = "fails", "probe error (non-finite value)"
     unit = m.get("unit")
     measured = value_text(m["measured"], m.get("measured_display"), unit)
+    derived = check["source"] == "recorded" and _derived_range(m["measured"], unit)
+    if derived:
+        # A range computed from printed (rounded) figures: at the precision that tells its
+        # ends apart, not the twelve digits of the arithmetic; the note says it was derived.
+        measured = derived
     if m.get("non_finite"):
         measured = f"not a finite number ({_str(m['measured'])})"
     raw_stated = m.get("stated")
@@ -226,10 +236,30 @@ def _measurement_row(
             if check["source"] == "recorded"
             else STATUS_HELP[status]
         ),
-        "note": m.get("note"),
+        "note": (
+            "; ".join(x for x in (m.get("note"), "derived from the document's printed figures, "
+                                  "at their printed precision") if x)
+            if derived else m.get("note")
+        ),
         "source": check["source"],
         "nodeid": check["nodeid"],
     }
+
+
+def _derived_range(value: Any, unit: Any) -> str | None:
+    """``129.4 to 131.0 GB`` for a derived range: one decimal more than its width needs."""
+    m = _mapping(value)
+    lo, hi = m.get("lo"), m.get("hi")
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+               for x in (lo, hi)):
+        return None
+    assert isinstance(lo, (int, float)) and isinstance(hi, (int, float))
+    width = abs(hi - lo)
+    if width == 0:
+        return None
+    decimals = max(0, min(12, 1 - math.floor(math.log10(width))))
+    suffix = f" {unit}" if isinstance(unit, str) and unit else ""
+    return f"{lo:,.{decimals}f} to {hi:,.{decimals}f}{suffix}"
 
 
 class _Figures:
@@ -256,7 +286,8 @@ class _Figures:
             problem = str(exc)
         except Exception as exc:  # a plot must never cost the whole report
             problem = f"{type(exc).__name__}: {exc}"
-        fig = Figure(len(self.all) + 1, kind, title, source, key[0], [claim_id], svg, problem)
+        fig = Figure(len(self.all) + 1, kind, title, source, key[0], [claim_id], svg, problem,
+                     caption(chart))
         self.all.append(fig)
         self._by_key[key] = fig
         return fig
@@ -707,6 +738,7 @@ def build_view(evidence: Evidence) -> dict[str, Any]:
         key=TIERS.order,
     )
     args = run.get("args", [])
+    audit = audit_view(evidence)
     return {
         "run": run,
         "outcome": _outcome(run, documents),
@@ -740,7 +772,8 @@ def build_view(evidence: Evidence) -> dict[str, Any]:
         "descriptions": DESCRIPTIONS,
         "sources": SOURCES,
         "all_tiers": all_tiers,
-        "audit": audit_view(evidence),
+        "audit": audit,
+        "in_words": in_words(totals, audit, run.get("inputs")),
         "unknown_checks": [
             {"claim": _str(u.get("claim")), "nodeid": u["nodeid"]}
             for u in evidence.get("unknown_claim_checks", [])

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from claims.probes.errors import ProbeError
-from claims.probes.files.ollama_store import Layer, OllamaStore
+from claims.probes.files.ollama_store import CONFIG_MEDIA_TYPE, Layer, ModelName, OllamaStore
 from claims.probes.live.ollama_api.names import normalize_model_name as _key
 from claims.probes.live.ollama_defaults import (
     DEFAULT_HOST,
@@ -69,6 +69,10 @@ from claims.testing.fake_ollama import (
 )
 from claims.testing.ollama_versions import ENV as VERSION_ENV
 from claims.testing.ollama_versions import OllamaRelease, release
+from claims.testing.store_builder import BlobRef, StoreWriter
+
+# The media type of a model's system prompt layer (a create with "system" writes one).
+SYSTEM_MEDIA_TYPE = "application/vnd.ollama.image.system"
 
 __all__ = ["FakeServe", "main", "write_executable"]
 
@@ -249,6 +253,26 @@ class FakeServe(FakeOllama):
             path = self.store / "blobs" / layer.blob_name
             if path.is_file():
                 os.utime(path)
+
+    def stored(self, name: str, base: FakeModel | None, body: dict[str, Any]) -> None:
+        """A create FROM ``base`` writes the new model's manifest to the store, as a real one
+        does: the base's layers (the weights' blob shared, not copied), a new system layer
+        when the request sets one, and a new config; a delete (``base`` None) removes it."""
+        if self.store is None or not (self.store / "manifests").is_dir():
+            return
+        writer = StoreWriter(self.store)
+        if base is None:
+            writer.manifest_path(ModelName.parse(name)).unlink(missing_ok=True)
+            return
+        try:
+            layers = list(OllamaStore(self.store).manifest(base.name).blobs)
+        except ProbeError:
+            return  # the base is not in this store: nothing to share
+        refs = [BlobRef(layer.media_type, layer.digest, layer.size) for layer in layers
+                if layer.media_type != CONFIG_MEDIA_TYPE]
+        if isinstance(body.get("system"), str):
+            refs.append(writer.blob_bytes(body["system"].encode(), SYSTEM_MEDIA_TYPE))
+        writer.model(name, refs, family=base.family or "llama")
 
     def bind(self, host: str, port: int) -> None:
         self._server = _Server((host, port), _ServeHandler)

@@ -1,8 +1,10 @@
 """The timing policy of the suite: which plan and which form decide each kind of timing claim.
 
 One place for the sample sizes and the structural bars; the documents' own bars
-(5x, 10x, "within 5 %") are catalog figures, read by the tests through
-``check.premise()`` and passed in here.
+(5x, 10x, "within 5 %") are catalog figures, read through the check: what each
+judges (its ``quantity``) and how it is measured (``procedure``) are the catalog's
+too, and whether a bar applies to this model and machine is the check's scope
+rule (:meth:`claims.check.Check.applies`), never decided here.
 
 * **Alternated requests of one kind** (decode rate at two contexts): log-ratios
   of adjacent requests, Wilcoxon's signed-rank interval (symmetric by the
@@ -22,22 +24,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from claims.probes.files.ollama_store.names import model_matches
-from claims.profiles import DGX_SPARK
-from claims.timing.rules import AtLeast, Plan, Within
+from claims.catalog.records import StatedFigure
+from claims.timing.rules import AtLeast, AtMost, Form, Plan, Within
 
 __all__ = [
     "ALTERNATED",
-    "ALTERNATED_BUDGET_S",
-    "CLOCK_AGREEMENT",
     "COLD_ABOVE_WARM",
+    "DEFAULT_BUDGET_S",
     "MAX_CONTENTION",
     "PAIRED",
-    "PAIRED_BUDGET_S",
     "RECORDED",
     "change_band",
-    "cold_over_warm_form",
+    "clock_band",
     "cross_ratios",
+    "figure_form",
+    "scoped_bar",
 ]
 
 # Alternated requests of the same kind: Wilcoxon's signed-rank interval (the alternation
@@ -51,12 +52,11 @@ ALTERNATED = Plan(looks=(12, 24, 36), kind="signed-rank", log=True)
 # Paired values of two kinds: 9 is the smallest sample whose sign-test interval
 # (its whole range) reaches the first look's share, 15 the cap.
 PAIRED = Plan(looks=(9, 15), kind="sign")
-# Seconds each benchmark may spend growing its sample: on a quiet 2-core machine the
-# alternated benchmark's first look takes about 40 s (each pair reloads the model once
-# for its other num_ctx), its cap about 120 s, and the cold pairs' first look about 25 s;
-# a machine too busy to reach a decision within these gets "not run", in bounded time.
-ALTERNATED_BUDGET_S = 160.0
-PAIRED_BUDGET_S = 45.0
+# The seconds a live tier may spend on its timing samples, shared by all of them
+# (claims.timing.budget; --ollama-budget). On a quiet 2-core machine every sample of
+# the ollama tier reaches its first look in about 90 s with gemma3:270m; the default
+# leaves room for a machine several times slower, or busier, and for the caps.
+DEFAULT_BUDGET_S = 600.0
 # An alternated equivalence claim is refuted only on a machine whose rates for one
 # condition stay within 1.5x between their quartiles (claims.timing.procedures.
 # decide_alternation): under heavier contention other work interacts with what the
@@ -68,9 +68,6 @@ RECORDED = Plan(looks=(1,), kind="every value")
 # The general form of a cold/warm claim on any model and machine: a cold request
 # waits longer than a warm one (cold over warm above 1).
 COLD_ABOVE_WARM = AtLeast(1.0, strict=True)
-# Two clocks timing the same tokens agree within a quarter either way on a log
-# scale; a wrong unit is off by a factor of 1,000.
-CLOCK_AGREEMENT = Within(0.8, 1.25)
 
 
 def change_band(percent: float) -> Within:
@@ -78,6 +75,26 @@ def change_band(percent: float) -> Within:
     if not 0 < percent < 100:
         raise ValueError(f"a change band must be between 0 and 100 %, got {percent}")
     return Within(1 - percent / 100, 1 + percent / 100)
+
+
+def figure_form(fig: StatedFigure) -> Form:
+    """The timing form a catalog figure states, from its ``form``: at least or at most a
+    bound, within a range; a percentage at most is a change band about 1 ("did not
+    change decode speed": within ±5 %)."""
+    if fig.form == "at-least":
+        return AtLeast(fig.bound)
+    if fig.form == "at-most":
+        return change_band(fig.bound) if fig.unit == "%" else AtMost(fig.bound)
+    if fig.form == "range":
+        band = fig.expected()
+        return Within(band.lo, band.hi)
+    raise ValueError(f"figure {fig.name!r} ({fig.form}) is not a timing form")
+
+
+def clock_band(check: Any, figure: str = "clock agreement") -> Within:
+    """The catalog's band for two clocks timing the same tokens (a range figure)."""
+    band = check.premise_interval(figure)
+    return Within(band.lo, band.hi)
 
 
 def cross_ratios(numerators: Sequence[float], denominators: Sequence[float]) -> list[float]:
@@ -88,22 +105,22 @@ def cross_ratios(numerators: Sequence[float], denominators: Sequence[float]) -> 
     return [float(n) / float(d) for n in numerators for d in denominators if d > 0]
 
 
-def cold_over_warm_form(
-    check: Any, model: str, bar_figure: str, *, what: str
-) -> tuple[AtLeast, str]:
-    """The form a cold-over-warm ratio is held to, and its expected text.
+def scoped_bar(
+    check: Any, bar_figure: str, *, model: str | None, general: Form, general_text: str
+) -> tuple[Form, str]:
+    """The form a ratio is held to, and its expected text.
 
-    The post's bar (catalog figure ``bar_figure``, for phi4 on a Spark) only for that
-    case; any other model or machine is held to the general form, cold above warm
-    (:data:`COLD_ABOVE_WARM`), and the bar is shown as not judged, with why.
+    The catalog's bar (an at-least figure) where the check's scope rule says it
+    applies to ``model`` on this run's profile; otherwise ``general``, with the bar
+    shown as not judged and why. Which models and machines a bar is stated for is
+    the figure's (``model``, ``profile``), never this function's.
     """
-    if model_matches("phi4", model) and check.profile == DGX_SPARK.name:
+    if check.applies(bar_figure, model=model):
         bar = check.premise(bar_figure)
-        return AtLeast(bar), f"at least {bar:g}x, the median over pairs (the post's bar for " \
-            "phi4 on a Spark)"
+        return AtLeast(bar), f"at least {bar:g}x, the median over pairs (the document's bar)"
     check.not_judged(
         bar_figure,
-        f"the post's bar is for phi4 on the Spark; {model} on the {check.profile} profile is "
-        "judged by the general form, cold over warm above 1",
+        f"the document's bar is stated for another model or machine than {model} on the "
+        f"{check.profile} profile; judged by the general form: {general_text}",
     )
-    return COLD_ABOVE_WARM, f"above 1, the median over pairs: {what}"
+    return general, f"{general.describe()}, the median over pairs: {general_text}"

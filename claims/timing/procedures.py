@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from claims.probes.live.timing import StreamTiming, measure_stream
+from claims.timing.budget import Budget
 from claims.timing.rules import Decision, Form, Plan, decide
 
 __all__ = [
@@ -36,9 +37,11 @@ __all__ = [
     "cold_warm_pairs",
     "decide_alternation",
     "decide_pool",
+    "decode_rate",
     "log_ratio_pairs",
     "prefill_over_decode",
     "repeated_requests",
+    "server_over_client",
     "timed_pairs",
 ]
 
@@ -51,7 +54,12 @@ class SamplePool(Generic[S]):
     ``cap`` bounds the items the pool will ever hold, whatever the claims ask;
     ``budget_s`` bounds the seconds spent measuring them (a machine so busy that
     the cap would take minutes gets an undecided verdict, not a run past its
-    time). :attr:`stopped` says why the pool stopped growing, when it did.
+    time); ``budget`` is a tier's shared :class:`~claims.timing.budget.Budget`,
+    whose account for this pool (``first_look`` values, ``requests_per_item``)
+    refuses an item the budget cannot be seen to cover, and stops the pool at once
+    when its first look is out of reach. Items are taken one at a time, each
+    predicted from the mean of those before. :attr:`stopped` says why the pool
+    stopped growing, when it did.
     """
 
     def __init__(
@@ -61,32 +69,59 @@ class SamplePool(Generic[S]):
         *,
         budget_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        budget: Budget | None = None,
+        name: str = "sample",
+        first_look: int = 1,
+        requests_per_item: float = 1.0,
     ) -> None:
         self._take = take
         self.cap = cap
         self.budget_s = budget_s
-        self._clock = clock
-        self.spent_s = 0.0
+        self._clock = budget.clock if budget is not None else clock
+        self.name = name
+        self.account = (budget or Budget(None)).register(name, first_look, requests_per_item)
+        self._budget = budget
         self.items: list[S] = []
         self.stopped: str | None = None
 
+    @property
+    def spent_s(self) -> float:
+        return self.account.spent_s
+
+    def _refusal(self) -> str | None:
+        if len(self.items) >= self.cap:
+            return f"the pool is at its cap of {self.cap}"
+        if self.budget_s is not None:
+            cost = self.account.cost_s() or 0.0
+            if self.spent_s + cost > self.budget_s or self.spent_s >= self.budget_s:
+                return (
+                    f"the benchmark's time budget ({self.budget_s:g} s) would be overrun: "
+                    f"{self.spent_s:.0f} s spent on {len(self.items)} items"
+                )
+        if self._budget is not None:
+            return self._budget.refusal(self.account)
+        return None
+
     def extend(self, k: int) -> int:
         """Measure up to ``k`` more items (never past the cap or budget); returns how many came."""
-        k = min(k, self.cap - len(self.items))
-        if k <= 0:
-            self.stopped = f"the pool is at its cap of {self.cap}"
-            return 0
-        if self.budget_s is not None and self.spent_s >= self.budget_s:
-            self.stopped = (
-                f"the benchmark spent its time budget ({self.spent_s:.0f} s of "
-                f"{self.budget_s:g} s) after {len(self.items)} items"
-            )
-            return 0
-        began = self._clock()
-        new = self._take(k)[:k]
-        self.spent_s += self._clock() - began
-        self.items.extend(new)
-        return len(new)
+        came = 0
+        for _ in range(k):
+            refusal = self._refusal()
+            if refusal is not None:
+                self.stopped = refusal
+                if len(self.items) < self.account.first_look:
+                    self.account.stopped = refusal  # its first look is out of reach
+                break
+            began = self._clock()
+            new = self._take(1)[:1]
+            took = self._clock() - began
+            if not new:
+                self.account.wasted_s += took
+                break
+            self.account.item_s.append(took)
+            self.items.extend(new)
+            came += 1
+        return came
 
     def drawer(
         self, value: Callable[[S], float | Sequence[float | None] | None]
@@ -171,6 +206,19 @@ def prefill_over_decode(item: Timed) -> float | None:
     return pre / dec if pre and dec else None
 
 
+def server_over_client(item: Timed) -> float | None:
+    """One request's decode rate by the server's clock (eval_count / eval_duration) over
+    the client's ((eval_count - 1) over first-to-last streamed text), or None."""
+    server = item.timing.server.decode_tokens_per_s
+    client = item.timing.client_decode_tokens_per_s
+    return server / client if server and client else None
+
+
+def decode_rate(item: Timed) -> float | None:
+    """A request's decode rate by the server's clock (tokens/s), the machine's business."""
+    return item.timing.server.decode_tokens_per_s
+
+
 def log_ratio_pairs(pairs: Sequence[Pair], value: Callable[[Timed], float | None]) -> list[float]:
     """The ratios b/a of the pairs that have both values (for a report table)."""
     return [r for r in (p.ratio(value) for p in pairs) if r is not None]
@@ -194,6 +242,7 @@ def alternating_pairs(
     budget_s: float | None = None,
     total_timeout: float = 600.0,
     on_request: Callable[[Timed], None] | None = None,
+    **shared: Any,
 ) -> SamplePool[Pair]:
     """A pool of pairs of the two ``conditions``, sent A B, B A, A B, ...
 
@@ -225,7 +274,7 @@ def alternating_pairs(
             out.append(Pair(done[a], done[b]))
         return out
 
-    pool = SamplePool(take, cap, budget_s=budget_s)
+    pool = SamplePool(take, cap, budget_s=budget_s, **shared)
     return pool
 
 
@@ -237,6 +286,7 @@ def cold_warm_pairs(
     cap: int,
     budget_s: float | None = None,
     total_timeout: float = 600.0,
+    **shared: Any,
 ) -> SamplePool[Pair]:
     """A pool of (warm, cold) pairs: ``unload()``, the cold request, the same request warm.
 
@@ -258,7 +308,7 @@ def cold_warm_pairs(
             out.append(Pair(warm, cold))
         return out
 
-    pool = SamplePool(take, cap, budget_s=budget_s)
+    pool = SamplePool(take, cap, budget_s=budget_s, **shared)
     return pool
 
 
@@ -279,7 +329,8 @@ def decide_pool(
     (:func:`_busy`): this can only remove refutations.
     """
     decision = decide(pool.drawer(value), form, plan, unit=unit)
-    extra: dict[str, Any] = {"measured_s": round(pool.spent_s, 1), "items": len(pool.items)}
+    extra: dict[str, Any] = {"measured_s": round(pool.spent_s, 1), "items": len(pool.items),
+                             "sample": pool.account.to_json()}
     if pool.stopped:
         extra["stopped"] = pool.stopped
     decision = replace(decision, extra={**decision.extra, **extra})
@@ -312,6 +363,7 @@ def repeated_requests(
     budget_s: float | None = None,
     before: Callable[[int], None] | None = None,
     total_timeout: float = 600.0,
+    **shared: Any,
 ) -> SamplePool[Timed]:
     """A pool of single streamed requests (``before(i)`` runs first, e.g. an unload)."""
     pool: SamplePool[Timed]
@@ -327,12 +379,16 @@ def repeated_requests(
                              _stream(client, body, total_timeout), cold=before is not None))
         return out
 
-    pool = SamplePool(take, cap, budget_s=budget_s)
+    pool = SamplePool(take, cap, budget_s=budget_s, **shared)
     return pool
 
 
 def timed_pairs(
-    run: Callable[[int], tuple[float, float]], *, cap: int, budget_s: float | None = None
+    run: Callable[[int], tuple[float, float]],
+    *,
+    cap: int,
+    budget_s: float | None = None,
+    **shared: Any,
 ) -> SamplePool[tuple[float, float]]:
     """A pool of (a, b) durations from ``run(i)`` (seconds, e.g. one batched and one sequential)."""
     pool: SamplePool[tuple[float, float]]
@@ -340,7 +396,7 @@ def timed_pairs(
     def take(k: int) -> list[tuple[float, float]]:
         return [run(len(pool.items) + i) for i in range(k)]
 
-    pool = SamplePool(take, cap, budget_s=budget_s)
+    pool = SamplePool(take, cap, budget_s=budget_s, **shared)
     return pool
 
 

@@ -59,7 +59,8 @@ Outcome = Literal["holds", "refuted", "undecided"]
 class Form(Protocol):
     """What a claim says about the centre, and on how many sides it can be refuted."""
 
-    refuting_sides: int
+    @property
+    def refuting_sides(self) -> int: ...
 
     def judge(self, lo: float, hi: float) -> Outcome: ...
 
@@ -265,12 +266,34 @@ class Decision:
     def interval_text(self, digits: int = 3) -> str:
         return self.last.describe(self.unit, digits)
 
+    @property
+    def first_look_reached(self) -> bool:
+        """Whether the values reached the plan's first look (else nothing could be read)."""
+        return len(self.values) >= self.plan.looks[0]
+
     def describe(self) -> str:
-        """One sentence for a note or a not-run reason."""
+        """One sentence for a note or a not-run reason.
+
+        An undecided rule states no chance of error (nothing was decided, so there
+        is no error to state): too few values say how many of the first look's
+        they are, and in how many seconds; an interval that straddles the bar says so.
+        """
         stopped = self.extra.get("stopped")
-        short = f" (sampling stopped: {stopped})" if stopped and self.outcome == "undecided" else ""
+        why = f" ({stopped})" if stopped else ""
+        seconds = self.extra.get("measured_s")
+        spent = f", in {seconds:g} s" if isinstance(seconds, (int, float)) else ""
+        if self.outcome == "undecided" and not self.first_look_reached:
+            return (
+                f"not decided: {len(self.values)} of the {self.plan.looks[0]} values the "
+                f"first look needs{spent}{why}"
+            )
+        if self.outcome == "undecided":
+            return (
+                f"not decided: {self.interval_text()} straddles {self.form.describe()} after "
+                f"{len(self.values)} values{spent}{why}"
+            )
         return (
-            f"{self.interval_text()} against {self.form.describe()}: {self.outcome}{short}; "
+            f"{self.interval_text()} against {self.form.describe()}: {self.outcome}; "
             f"chance of refuting a true claim at most {self.false_refutation_chance:.2%} "
             f"({len(self.looks)} look(s): {self.plan.describe()})"
         )

@@ -78,17 +78,27 @@ def engine_facts(check: Any, engine: Any, engine_model: Any) -> Any:
 PREFILL_PROMPT = " ".join(["Explain Kubernetes scheduling in three sentences."] * 40)
 PREFILL_REPLY_TOKENS = 32
 PREFILL_REPEATS = 3
-# Seconds the pool may spend drawing more runs for a timing rule (each ~0.5 s here).
-PREFILL_BUDGET_S = 60.0
 
 
 @pytest.fixture(scope="session")
-def engine_prefill_runs(engine: Any) -> Any:
+def engine_budget() -> Any:
+    """The engine tier's seconds for timing samples, shared by its pools
+    (claims.timing.budget; the same default as --ollama-budget)."""
+    from claims.timing.budget import Budget
+    from claims.timing.policy import DEFAULT_BUDGET_S
+
+    return Budget(DEFAULT_BUDGET_S)
+
+
+@pytest.fixture(scope="session")
+def engine_prefill_runs(engine: Any, engine_budget: Any) -> Any:
     """Greedy generations from a long prompt, with llama.cpp's perf counters, as a pool.
 
-    A :class:`claims.timing.procedures.SamplePool` holding a few runs (their best
-    rates are shown), drawn on by the prefill/decode claims' timing rule up to the
-    paired plan's cap when the first runs do not decide it.
+    The engine tier's sample of the *prefill over decode rate* quantity (its catalog
+    figures' ``quantity``), read by W2-PREFILL-FASTER and MC-PREFILL-DECODE alike: a
+    :class:`claims.timing.procedures.SamplePool` holding a few runs (their best rates
+    are shown), drawn on by the claims' timing rule up to the paired plan's cap when
+    the first runs do not decide it, within the tier's budget.
     """
     from claims.timing.policy import PAIRED
     from claims.timing.procedures import SamplePool
@@ -99,9 +109,44 @@ def engine_prefill_runs(engine: Any) -> Any:
             for _ in range(k)
         ]
 
-    pool: SamplePool[Any] = SamplePool(take, PAIRED.looks[-1], budget_s=PREFILL_BUDGET_S)
+    pool: SamplePool[Any] = SamplePool(take, PAIRED.looks[-1], budget=engine_budget,
+                                       name="engine requests", first_look=PAIRED.looks[0])
     pool.extend(PREFILL_REPEATS)
     return pool
+
+
+# --- ollama tier: the timing pools ----------------------------------------------------
+
+@pytest.fixture(scope="session")
+def ollama_pools(
+    request: pytest.FixtureRequest, ollama_client: Any, ollama_model: Any,
+    claims_settings: Settings, catalog: Any,
+) -> Any:
+    """The run's timing pools (claims.timing.pools): one per measured quantity, shared by
+    every claim that judges it, all drawing on --ollama-budget. The pools the selected
+    ollama-tier claims read (by their figures' quantities) reserve their first looks."""
+    from claims.timing.budget import Budget
+    from claims.timing.pools import OllamaPools, pools_for
+
+    ids = {
+        str(m.args[0])
+        for item in request.session.items
+        if item.get_closest_marker("ollama") is not None
+        for m in item.iter_markers("claim")
+        if m.args
+    }
+    quantities = [
+        f.quantity for c in catalog if c.id in ids for f in c.stated if f.quantity
+    ]
+
+    def unload() -> None:
+        if not claims_settings.allow_unload:  # the claims check the flag before drawing
+            raise RuntimeError("cold/warm pairs need --ollama-allow-unload")
+        ollama_client.unload(ollama_model.name, timeout=60.0, poll_interval=0.05)
+
+    return OllamaPools(ollama_client, ollama_model.name, Budget(claims_settings.ollama_budget),
+                       unload=unload, needed=pools_for(quantities))
+
 
 
 # --- Ollama reply objects, live or recorded ----------------------------------------------

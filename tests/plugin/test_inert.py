@@ -117,6 +117,7 @@ def _cpu_seconds(project: Path, *args: str) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.alone  # timed side by side: a neighbour would move the figures
 def test_start_up_costs_about_nothing_measured_side_by_side(tmp_path: Path) -> None:
     """Within 10 % of the same runs with the plugin disabled, in CPU time: the least of
     several alternating runs each (the one the machine disturbed least)."""

@@ -27,7 +27,8 @@ TIER_FILES = [
     ROOT / "tests" / "claims" / "w2" / "test_ollama.py",
     ROOT / "tests" / "claims" / "w2" / "test_ollama_timing.py",
     ROOT / "tests" / "claims" / "w4" / "test_ollama.py",
-    ROOT / "tests" / "claims" / "mc" / "test_ollama.py",
+    *(ROOT / "tests" / "claims" / "mc" / f"test_ollama{part}.py"
+      for part in ("", "_context", "_clients", "_embed", "_timing", "_host", "_create")),
 ]
 CHILD_TIMEOUT_S = 180
 FAULT_TIMEOUT_S = 5.0

@@ -42,7 +42,8 @@ TIER_FILES = [
     ROOT / "tests" / "claims" / "w1" / "test_ollama.py",
     ROOT / "tests" / "claims" / "w2" / "test_ollama.py",
     ROOT / "tests" / "claims" / "w4" / "test_ollama.py",
-    ROOT / "tests" / "claims" / "mc" / "test_ollama.py",
+    *(ROOT / "tests" / "claims" / "mc" / f"test_ollama{part}.py"
+      for part in ("", "_context", "_clients", "_embed", "_timing", "_host", "_create")),
 ]
 CHILD_TIMEOUT_S = 300
 REQUEST_TIMEOUT = "3"  # --ollama-timeout of the runs against a hung server

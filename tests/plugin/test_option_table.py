@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # An option of the suite as prose writes it: --claims-…, --ollama-…, --claim, --no-claims-….
 OPTION_NAME = re.compile(r"--(?:no-claims|claims|ollama)(?:-[a-z0-9]+)+|--claim\b")
 # What --ollama-serve adds to the settings record (claims.plugin.serve, a plugin of its own).
-ADDED_BY_SERVE = {"ollama_serve", "user_ollama_host"}
+ADDED_BY_SERVE = {"ollama_serve", "user_ollama_host", "user_models_dir"}
 
 
 def _readme_names() -> set[str]:

@@ -502,6 +502,13 @@ def test_unknown_claim_option_is_a_usage_error(claims_pytester):
     result.stderr.fnmatch_lines(["*--claim: unknown claim id(s) T1-NOPE*"])
 
 
+def test_a_misspelt_claim_option_suggests_the_nearest_id(claims_pytester):
+    claims_pytester.pytester.makepyfile(PASSING_OFFLINE)
+    result = claims_pytester.run("--claim", "T1-SUN")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*unknown claim id(s) T1-SUN (did you mean 'T1-SUM'?)*"])
+
+
 def test_unknown_claim_marker_is_an_error_naming_the_id(claims_pytester):
     claims_pytester.pytester.makepyfile(
         """

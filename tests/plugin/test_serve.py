@@ -89,6 +89,8 @@ def test_the_tier_runs_on_the_private_server_and_it_is_gone_afterwards(
                 print(f"PID={child.pid}")
             assert claims_settings.ollama_host == server.url
             assert claims_settings.allow_unload  # the server is the suite's own
+            # and so is its store: store claims read what the private server writes.
+            assert claims_settings.models_dir == str(servers.models_dir)
             check.measure("answered", True, holds=True, expected="an answer")
         """
     )
@@ -103,6 +105,9 @@ def test_the_tier_runs_on_the_private_server_and_it_is_gone_afterwards(
     assert fact["environment"]["OLLAMA_NO_CLOUD"] == "1"
     assert Path(fact["log"]).is_file() and "server config" in Path(fact["log"]).read_text()
     assert evidence["run"]["options"]["ollama_serve"].endswith("ollama")
+    assert evidence["run"]["options"]["user_models_dir"] == fake_setup[1].split("=", 1)[1]
+    assert evidence["run"]["options"]["models_dir"] != evidence["run"]["options"][
+        "user_models_dir"]
     assert evidence["run"]["tier_status"]["ollama"]["server"] == "private"
 
 
@@ -280,3 +285,38 @@ def test_logs_are_kept_under_reports(claims_pytester, fake_setup):
     (log,) = os.listdir(kept)
     assert "Listening on 127.0.0.1" in (kept / log).read_text()
     assert json.loads(claims_pytester.evidence_path.read_text())["run"]["complete"] is True
+
+
+@pytest.mark.slow
+def test_store_dedup_is_decided_against_the_private_servers_own_store(tmp_path):
+    """MC-STORE-DEDUP under --ollama-serve --ollama-allow-create: the derived model is
+    created on the private server and its manifest read from that server's store (the
+    user's store is shared into it by hard link, and is left as it was)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    users = tmp_path / "models"
+    writer = StoreWriter(users)
+    # About 160 KB of weights, so that a derived model's metadata is well under 1% of them.
+    gguf_file = write_tiny_gguf(tmp_path / "m.gguf", n_tokens=5000)
+    blob = writer.blob_file(gguf_file, MODEL_MEDIA_TYPE, link="copy")[0]
+    writer.model("tiny:latest", [blob], model_type="256")
+    before = sorted(p.relative_to(users) for p in users.rglob("*"))
+    binary = write_executable(tmp_path / "bin" / "ollama")
+    evidence = tmp_path / "evidence.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+         "-p", "no:benchmark", "-q", "-m", "ollama", f"--rootdir={root}",
+         "--claims-profile=generic", f"--ollama-serve={binary}", f"--ollama-models-dir={users}",
+         "--ollama-model=tiny", "--ollama-allow-create", "--claim", "MC-STORE-DEDUP",
+         f"--claims-evidence={evidence}", f"--claims-report-html={tmp_path / 'r.html'}",
+         str(root / "tests" / "claims" / "mc" / "test_ollama_create.py")],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    doc = json.loads(evidence.read_text("utf-8"))
+    (claim,) = [c for c in doc["claims"] if c["id"] == "MC-STORE-DEDUP"]
+    assert claim["verdict"] == "reproduced", (claim["reason"], proc.stdout[-2000:])
+    (check,) = claim["checks"]
+    assert check["facts"]["ollama_store"] == doc["run"]["options"]["models_dir"] != str(users)
+    assert sorted(p.relative_to(users) for p in users.rglob("*")) == before

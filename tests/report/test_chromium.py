@@ -21,6 +21,7 @@ nothing is fetched.
 
 from __future__ import annotations
 
+import html as html_module
 import json
 import os
 import re
@@ -301,3 +302,72 @@ def test_long_values_wrap_instead_of_widening_the_page(chromium, tmp_path, make_
     proc = browse(chromium, tmp_path, page, "--window-size=1280,2000", "--dump-dom")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert '<pre id="overflow-probe">wide:</pre>' in proc.stdout, proc.stdout[-600:]
+
+
+# The first screen's sentences and every chart's caption, with where each lies once laid out.
+WORDS_PROBE = """window.addEventListener("load", function () {
+  function where(el) { return Math.round(el.getBoundingClientRect().top + window.scrollY); }
+  var words = {};
+  document.querySelectorAll("#in-words li").forEach(function (li) {
+    words[li.id] = {text: li.textContent, top: where(li), width: li.scrollWidth,
+                    room: li.clientWidth};
+  });
+  var figures = Array.prototype.map.call(document.querySelectorAll("#figures figure"),
+    function (f) { var c = f.querySelector(".fig-caption");
+      return {id: f.id, caption: c ? c.textContent : ""}; });
+  parent.postMessage(JSON.stringify({words: words, figures: figures,
+    pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth}), "*");
+});"""
+# Headless Chromium's window is at least 500 px wide: a phone's width is a frame of that
+# width (its own viewport: the page's media queries see 390 px), whose probe posts its
+# findings to this page, which --dump-dom prints.
+FRAME = """<!DOCTYPE html><html><body style="margin:0">
+<iframe src="probe.html" style="border:0;width:{width}px;height:{height}px"></iframe>
+<script>window.addEventListener("message", function (e) {{
+  var out = document.createElement("pre"); out.id = "words-probe"; out.textContent = e.data;
+  document.body.appendChild(out); }});</script></body></html>"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(WIDTH, HEIGHT), (390, 844)],
+                         ids=["desktop", "phone"])
+def test_the_first_screen_says_in_words_what_was_confirmed_and_every_chart_has_a_caption(
+    chromium, tmp_path, evidence_file, width, height
+):
+    evidence = load_evidence(evidence_file)
+    (tmp_path / "probe.html").write_text(with_probe(render_html(evidence), WORDS_PROBE),
+                                         encoding="utf-8")
+    frame = tmp_path / "frame.html"
+    frame.write_text(FRAME.format(width=width, height=height), encoding="utf-8")
+    proc = browse(chromium, tmp_path, frame, f"--window-size={max(width, 500)},{height}",
+                  "--virtual-time-budget=5000", "--dump-dom")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    found = re.search(r'<pre id="words-probe">(.*?)</pre>', proc.stdout, re.S)
+    assert found is not None, proc.stdout[-2000:]
+    probe = json.loads(html_module.unescape(found.group(1)))
+    words = probe["words"]
+    counts = evidence["summary"]["by_verdict"]
+    here, paper = words["words-here"]["text"], words["words-documents"]["text"]
+    assert here.startswith(f"{counts.get('reproduced', 0)} claim")
+    assert "confirmed on this machine" in here
+    assert paper.startswith(f"{counts.get('consistent', 0)} claim")
+    assert "documents' own figures" in paper
+    wrong = words["words-wrong"]["text"]
+    assert f"{counts.get('refuted', 0)} claim" in wrong
+    assert f"{counts.get('known-erratum', 0)} " in wrong
+    assert words["words-audit"]["text"].startswith("Audit:")
+    assert "need not be" in words["words-inputs"]["text"]
+    # On the first screen, and not wider than the screen (a phone too).
+    for w in ("words-here", "words-documents", "words-wrong", "words-audit"):
+        assert words[w]["top"] < height, (w, words[w]["top"])
+        assert words[w]["width"] <= words[w]["room"] + 1, w
+    assert probe["viewWidth"] == width and probe["pageWidth"] <= width + 1
+    # Every chart is captioned; the odd-looking Gemma bar and the KV chart say why.
+    figures = probe["figures"]
+    assert figures and all(f["caption"].strip() for f in figures), figures
+    captions = " ".join(f["caption"] for f in figures)
+    assert "gemma-3-270m-q4_k_m.gguf is at 7.48 bits against a nominal 4 because" in captions
+    assert "token_embd.weight" in captions and "the document's printed values" in captions
+    plain = tmp_path / "report.html"
+    plain.write_text(render_html(evidence), encoding="utf-8")
+    if width == WIDTH:  # kept in $CLAIMS_SCREENSHOTS to look at
+        screenshot(chromium, tmp_path, plain, "report-words.png")

@@ -262,9 +262,9 @@ def test_tidy_table_has_a_row_per_run_claim_and_measurement(fleet, tmp_path):
     assert csv_kv[0]["measured_number"] == "99304.0" and csv_kv[0]["run"] == "3"
     assert set(rows[0]) == set(records[0])
     # A cell a spreadsheet would evaluate stays text; a negative number stays a number.
-    from claims.report.compare import _csv_cell
+    from claims.report.compare.tidy import csv_cell
 
-    assert _csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and _csv_cell("-3.5") == "-3.5"
+    assert csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_cell("-3.5") == "-3.5"
 
 
 def test_many_runs_are_paged_by_the_script(make_evidence, tmp_path):

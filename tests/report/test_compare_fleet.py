@@ -371,6 +371,7 @@ def _measure(folder: Path, out: Path) -> dict[str, float]:
     return figures
 
 
+@pytest.mark.alone  # timed side by side: a neighbour would move the figures
 def test_benchmark_200_full_runs(fleet, tmp_path, chromium):
     full = _full_run(fleet)
     sizes = {50: tmp_path / "runs-50", 200: tmp_path / "runs-200"}

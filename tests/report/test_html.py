@@ -431,7 +431,7 @@ def test_recorded_and_live_checks_get_separate_tables_and_columns(make_evidence)
     recorded = recorded[: recorded.index("</table>")]
     live = part[part.index('data-source="live"') :]
     live = live[: live.index("</table>")]
-    assert '<th class="value-col">The document printed</th>' in recorded
+    assert '<th class="value-col">From the document&#39;s figures</th>' in recorded
     assert "measured" not in recorded.lower()  # the document's own aarch64 is never "measured"
     assert '<th class="value-col">Measured here (live)</th>' in live
     assert recorded.count(">cold total<") == 1 and live.count(">cold total<") == 1

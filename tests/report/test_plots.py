@@ -7,7 +7,14 @@ from html.parser import HTMLParser
 
 import pytest
 
-from claims.report.plots import CHART_KINDS, ChartError, nominal_bits, render_chart, svg_with_prefix
+from claims.report.plots import (
+    CHART_KINDS,
+    ChartError,
+    caption,
+    nominal_bits,
+    render_chart,
+    svg_with_prefix,
+)
 
 
 @pytest.fixture
@@ -188,8 +195,6 @@ def test_prefixed_copies_of_one_plot_share_no_ids_and_keep_references(charts):
 
 
 def test_a_chart_of_recorded_figures_never_says_measured():
-    from claims.report.plots import render_chart
-
     chart = {
         "kind": "kv_growth",
         "rows": [
@@ -201,3 +206,26 @@ def test_a_chart_of_recorded_figures_never_says_measured():
     assert "measured" not in recorded.replace("not measured here", "")
     assert "recorded" in recorded and "The document" in recorded
     assert "measured" in render_chart(chart, "live")  # a live chart keeps its words
+
+
+def test_every_kind_has_a_caption_and_an_odd_value_says_why():
+    for kind in ("ttft", "matmul", "bits_per_param", "kv_growth"):
+        assert len(caption({"kind": kind, "rows": []})) > 40, kind
+    bits = caption({"kind": "bits_per_param", "rows": [
+        {"file": "gemma.gguf", "label": "Q4_K_M", "bits_per_param": 7.55,
+         "note": "its largest tensor, token_embd.weight, is Q8_0"},
+        {"file": "other.gguf", "label": "Q4_K_M", "bits_per_param": 4.9, "note": "close"},
+    ]})
+    assert "gemma.gguf is at 7.55 bits against a nominal 4 because its largest tensor" in bits
+    assert "other.gguf is at" not in bits  # near its label: its note is shown as it is
+    kv = caption({"kind": "kv_growth", "rows": [
+        {"context": 2048, "formula_bytes": 1, "stated_bytes": 1}]})
+    assert "the document's printed values" in kv
+    assert "\x1b" not in caption({"kind": "kv_growth", "rows": [{"note": "\x1b[2J"}]})
+
+
+def test_the_kv_chart_is_log_log_with_the_documents_values_beside_the_formula():
+    rows = [{"context": c, "formula_bytes": c * 131072, "stated_bytes": c * 125000}
+            for c in (2048, 8192, 32768, 131072)]
+    svg = render_chart({"kind": "kv_growth", "title": None, "rows": rows})
+    assert "the document" in svg and "log scale" in svg

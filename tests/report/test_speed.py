@@ -17,7 +17,8 @@ import pytest
 from claims.report import render_html
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
-pytestmark = pytest.mark.slow
+# Timed side by side: run apart from other tests (scripts/test.sh runs `alone` last).
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 SMALL, LARGE = 100, 400
 ROUNDS = 3

@@ -85,7 +85,9 @@ def test_a_pool_stops_at_its_time_budget() -> None:
     pool: SamplePool[int] = SamplePool(take, cap=100, budget_s=25.0, clock=lambda: now[0])
     draw = pool.drawer(lambda x: float(x))
     got = draw(10)
-    assert len(got) == 3 and "time budget" in (pool.stopped or "")
+    # Two items took 20 s; a third, predicted at 10 s, would overrun 25 s: never started.
+    assert len(got) == 2 and "time budget (25 s) would be overrun" in (pool.stopped or "")
+    assert pool.spent_s <= 25.0
 
 
 def test_a_drawer_skips_missing_values_and_splits_pairs() -> None:

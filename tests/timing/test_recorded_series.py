@@ -15,32 +15,39 @@ from typing import Any
 
 import pytest
 
+from claims.catalog.loader import load_catalog
+from claims.check import out_of_scope
 from claims.probes.live.settle import SettleRule, settle_change
-from claims.timing import AtLeast, decide_values
+from claims.timing import decide_values
 from claims.timing.intervals import median_interval, shift_interval
-from claims.timing.policy import (
-    ALTERNATED,
-    CLOCK_AGREEMENT,
-    COLD_ABOVE_WARM,
-    PAIRED,
-    change_band,
-)
+from claims.timing.policy import ALTERNATED, COLD_ABOVE_WARM, PAIRED, figure_form
+from claims.timing.pools import POOL_OF
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "timing"
 VERSIONS = ("0.31.2", "0.32.15")
 # Per version: a run under heavy load (several rules undecided) and a quieter one.
 RUNS = [f"{v}{suffix}" for v in VERSIONS for suffix in ("", "-quieter")]
-# The rule of each recorded series (the claim's test in tests/claims/ uses the same).
-RULES: dict[str, tuple[Any, Any]] = {
-    "W2-COLD-TTFT": (COLD_ABOVE_WARM, PAIRED),
-    "W2-LOAD-DURATION": (COLD_ABOVE_WARM, PAIRED),
-    "W2-TOKS-PER-SEC": (CLOCK_AGREEMENT, PAIRED),
-    "MC-TOKS-FORMULA": (CLOCK_AGREEMENT, PAIRED),
-    "W2-PREFILL-FASTER": (AtLeast(2.0), PAIRED),
-    "MC-PREFILL-DECODE": (AtLeast(2.0), PAIRED),
-    "W1-DECODE-BANDWIDTH": (AtLeast(5.0), PAIRED),
-    "W2-NUMCTX-NOT-SPEED": (change_band(5.0), ALTERNATED),
-}
+# The series were recorded with gemma3:270m on a 2-core generic machine.
+RECORDED_MODEL, RECORDED_PROFILE = "gemma3:270m", "generic"
+
+
+def _rules() -> dict[str, tuple[Any, Any]]:
+    """The rule of each claim, from its catalog figure (as its claim test builds it): the
+    figure's form where its scope covers the recorded model and machine, else a cold/warm
+    ratio's general form; the plan is its quantity's procedure's."""
+    rules: dict[str, tuple[Any, Any]] = {}
+    for claim in load_catalog():
+        for fig in claim.stated:
+            if fig.quantity is None or fig.quantity == "cold load":
+                continue
+            plan = ALTERNATED if POOL_OF[fig.quantity] == "contexts" else PAIRED
+            scoped = out_of_scope(fig, model=RECORDED_MODEL, profile=RECORDED_PROFILE,
+                                  source="live")
+            rules[claim.id] = (COLD_ABOVE_WARM if scoped else figure_form(fig), plan)
+    return rules
+
+
+RULES = _rules()
 
 
 def _series(run: str) -> list[tuple[str, dict[str, Any]]]:

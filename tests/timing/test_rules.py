@@ -129,7 +129,9 @@ def test_the_stated_chance_is_within_one_percent_and_sums_the_looks() -> None:
     per_look = [2 * look.estimate.miss_each_side for look in decision.looks]
     assert decision.false_refutation_chance == pytest.approx(sum(per_look))
     assert decision.false_refutation_chance <= 0.01
-    assert "at most" in decision.describe() and decision.to_json()["outcome"] == "undecided"
+    # Undecided: the stated chance is in the evidence, but the sentence states no error rate.
+    assert decision.describe().startswith("not decided: [") and "chance" not in decision.describe()
+    assert decision.to_json()["outcome"] == "undecided"
 
 
 def test_a_quiet_series_is_decided_at_the_first_look() -> None:
@@ -182,3 +184,14 @@ def test_log_scale_reports_ratios() -> None:
     assert decision.last.lo == pytest.approx(1.01) and decision.last.hi == pytest.approx(1.01)
     with pytest.raises(ValueError):
         ALTERNATED.interval([1.0, -1.0])
+
+
+def test_too_few_values_say_how_many_of_the_first_look_and_in_what_time() -> None:
+    from dataclasses import replace
+
+    decision = decide_values([2.0, 3.0, 2.5, 4.0], AtLeast(2.0), PAIRED)
+    decision = replace(decision, extra={"measured_s": 45.0, "stopped": "the budget ran out"})
+    assert decision.outcome == "undecided" and not decision.first_look_reached
+    assert decision.describe() == (
+        "not decided: 4 of the 9 values the first look needs, in 45 s (the budget ran out)"
+    )

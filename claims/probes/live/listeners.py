@@ -14,7 +14,14 @@ from pathlib import Path
 
 from claims.probes.errors import InputError, PrerequisiteMissing
 
-__all__ = ["Listener", "listeners", "owner_environment", "owner_pid", "parse_proc_net"]
+__all__ = [
+    "Listener",
+    "listeners",
+    "listening_pid",
+    "owner_environment",
+    "owner_pid",
+    "parse_proc_net",
+]
 
 _LISTEN = "0A"  # TCP_LISTEN in the kernel's state column
 PROC_NET = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
@@ -118,4 +125,13 @@ def owner_pid(inode: int) -> int | None:
                     return int(pid_dir.name)
             except OSError:
                 continue
+    return None
+
+
+def listening_pid(port: int, tables: tuple[Path, ...] = PROC_NET) -> int | None:
+    """The pid owning a socket that listens on ``port`` (None if none is readable here)."""
+    for sock in listeners(port, tables):
+        pid = owner_pid(sock.inode)
+        if pid is not None:
+            return pid
     return None

@@ -125,6 +125,10 @@ class StateRoutes(FakeState):
     def reuse_layers(self, *, weights: str | None, base: FakeModel | None) -> None:
         """What a create does to the layers it already has (this fake keeps none on disk)."""
 
+    def stored(self, name: str, base: FakeModel | None, body: dict[str, Any]) -> None:
+        """What a create FROM ``base`` (None: a delete of ``name``) writes to the store
+        (this fake keeps none on disk)."""
+
     @_route("POST", "/api/create")
     def _create(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         name = body.get("model")
@@ -165,12 +169,14 @@ class StateRoutes(FakeState):
             }
         )
         self.models[_norm(name)] = derived
+        self.stored(name, base, body)
         h._send_json(200, {"status": "success"})
 
     @_route("DELETE", "/api/delete")
     def _delete(self, h: _Handler, body: dict[str, Any], fault: Fault | None) -> None:
         m = self._model(body)
         self.models = {k: v for k, v in self.models.items() if v is not m}
+        self.stored(m.name, None, body)
         h._send(200)  # Ollama answers an empty body, no content type
 
     @_route("POST", "/api/copy")

@@ -23,6 +23,9 @@ from claims.testkit import InputError, PrerequisiteMissing, not_run
 
 pytestmark = pytest.mark.offline
 
+# When MC-AIRGAP-COPY's staged store was written, as far as its archive says (2026-01-01).
+STAGED_AT = 1_767_225_600
+
 
 @pytest.mark.claim("MC-STORE-PATHS", source="recorded")
 def test_week2_found_the_linux_store_at_the_documented_path(check, recorded):
@@ -195,6 +198,10 @@ def test_a_store_archived_and_extracted_elsewhere_works_unchanged(check, tmp_pat
     system = w.blob_bytes(b"Be brief.", "application/vnd.ollama.image.system")
     w.manifest("brief:latest", w.config("llama", "F32", "1", [model, system]), [model, system])
     before = OllamaStore(staging).list_models()
+    # One modification time for every file: the archive's size is then the same run to run
+    # (a tar header holds each file's time, and gzip compresses the headers too).
+    for path in [staging, *staging.rglob("*")]:
+        os.utime(path, (STAGED_AT, STAGED_AT), follow_symlinks=False)
 
     archive = tmp_path / "ollama_models.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:

@@ -10,12 +10,8 @@ The weight bytes read per second during decode are reported beside it.
 
 from __future__ import annotations
 
-import uuid
-from typing import Any
-
 import pytest
 
-from claims.probes.live.ollama_api.usage import bounded
 from claims.testkit import not_run
 
 pytestmark = pytest.mark.ollama
@@ -23,38 +19,27 @@ pytestmark = pytest.mark.ollama
 # If decode were compute-bound it would run near the prefill rate (the same arithmetic
 # per token); the catalog's "prefill over decode, per token" (5x) leaves at least four fifths
 # of every decode step to something other than arithmetic, the weight reads. One
-# request's ratio is scheduling noise on a shared CPU: requests are repeated and the
-# median ratio decided by claims.timing.policy.PAIRED (sign test, stated chance).
+# request's ratio is scheduling noise on a shared CPU: the run's shared per-request
+# sample (claims.timing.pools, read by MC-PREFILL-DECODE and W2-PREFILL-FASTER too)
+# gives one ratio per request, and claims.timing.policy.PAIRED decides their median.
 
 
 @pytest.mark.claim("W1-DECODE-BANDWIDTH")
-def test_decode_is_bandwidth_bound(live, check):
+def test_decode_is_bandwidth_bound(live, check, ollama_pools):
 
     from claims.testkit import record_decision as record
     from claims.timing import AtLeast
-    from claims.timing.policy import MAX_CONTENTION, PAIRED, PAIRED_BUDGET_S
-    from claims.timing.procedures import decide_pool, prefill_over_decode, repeated_requests
+    from claims.timing.policy import MAX_CONTENTION, PAIRED
+    from claims.timing.procedures import decide_pool, prefill_over_decode
 
     model = live.model()
-
-    def body(i: int) -> dict[str, Any]:
-        # A fresh nonce keeps the prompt out of Ollama's prompt cache.
-        prompt = (
-            f"Reference {uuid.uuid4().hex}. "
-            + " ".join(
-                f"Line {i}: a matrix multiply reads each weight once per batch of tokens."
-                for i in range(20)
-            )
-            + "\nSummarise in one sentence."
-        )
-        return {"model": model.name, "prompt": prompt, "options": bounded(16)}
-
-    pool = repeated_requests(live.client, body, cap=PAIRED.looks[-1], budget_s=PAIRED_BUDGET_S)
-
+    pool = ollama_pools.for_quantity("prefill over decode rate")
     bar = check.premise("prefill over decode, per token")
     decision = decide_pool(pool, prefill_over_decode, AtLeast(bar), PAIRED, unit="x",
                            rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
                            max_contention=MAX_CONTENTION)
+    if not pool.items:
+        not_run(f"no request of the shared sample was measured ({pool.stopped})")
     first = pool.items[0]
     live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
     d = first.timing.server

@@ -158,23 +158,24 @@ def test_prompt_processing_is_faster_per_token_than_generation(
 
 
 @pytest.mark.claim("W2-COLD-TTFT")
-def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_facts):
+def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_facts,
+                                                   engine_budget):
     """Cold over warm TTFT, pair by pair: a fresh load and its first request, then the
     same request warm; decided by the timing policy's paired rule (claims.timing), the
-    document's bar only for its case (phi4 on a Spark), else the general form."""
+    document's bar where its scope covers this model and machine, else the general form."""
     from claims.probes.live.engine import cold_start
     from claims.testkit import record_decision as record
-    from claims.timing import decide
-    from claims.timing.policy import PAIRED, cold_over_warm_form
+    from claims.timing.policy import COLD_ABOVE_WARM, PAIRED, scoped_bar
+    from claims.timing.procedures import SamplePool, decide_pool
 
-    form, expected = cold_over_warm_form(
-        check, engine_model.name, "cold over warm TTFT bar",
-        what="the first token after a load waits for it",
+    form, expected = scoped_bar(
+        check, "cold over warm TTFT bar", model=engine_model.name, general=COLD_ABOVE_WARM,
+        general_text="the first token after a load waits for it",
     )
     pairs: list[tuple[Any, Any]] = []
 
-    def draw(k: int) -> list[float]:
-        ratios = []
+    def take(k: int) -> list[tuple[Any, Any]]:
+        out = []
         for _ in range(k):
             # A few tokens are enough: the first one is the measurement.
             cold = cold_start(engine_model.path, WEEK2_PROMPT, max_tokens=4, seed=42)
@@ -183,12 +184,19 @@ def test_first_token_after_load_waits_for_the_load(check, engine_model, engine_f
             finally:
                 cold.engine.close()
             pairs.append((cold, warm))
-            if cold.ttft_s is None or warm.ttft_s is None:
-                continue  # no token: fewer values than asked end the sampling
-            ratios.append(cold.ttft_s / warm.ttft_s)
-        return ratios
+            out.append((cold, warm))
+        return out
 
-    decision = decide(draw, form, PAIRED, unit="x")
+    def ratio(pair: tuple[Any, Any]) -> float | None:
+        cold, warm = pair
+        if cold.ttft_s is None or warm.ttft_s is None:
+            return None  # no token: no value
+        return float(cold.ttft_s / warm.ttft_s)
+
+    pool: SamplePool[tuple[Any, Any]] = SamplePool(
+        take, PAIRED.looks[-1], budget=engine_budget, name="engine cold/warm pairs",
+        first_look=PAIRED.looks[0], requests_per_item=3.0)
+    decision = decide_pool(pool, ratio, form, PAIRED, unit="x")
     check.attach("pairs (cold, warm)", [[c.first.to_json(), w.to_json()] for c, w in pairs],
                  kind="json")
     timed = [(c, w) for c, w in pairs if c.ttft_s is not None and w.ttft_s is not None]

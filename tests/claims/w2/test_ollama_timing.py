@@ -1,139 +1,59 @@
 """W2's timing claims measured against a live Ollama server (the ollama tier).
 
-Two benchmarks, both paired so that a busy machine's drift cancels
-(claims.timing.procedures), both streamed so the client's clock stands beside the
-server's own durations:
+Each reads the run's shared sample of the quantity its catalog figure names
+(claims.timing.pools, the ``ollama_pools`` fixture), so the requests are drawn
+once however many claims judge them:
 
-* **alternation**: Week 2's prompt at num_ctx 2048 and 4096 sent alternately
-  (2048 4096, 4096 2048, ...), each with a fresh nonce in front so every request
-  evaluates its whole prompt. Ollama reloads the runner when num_ctx changes
-  (one reload per pair, falling on each context equally often; load_duration
-  shows it), so the two contexts are compared request by request on one model
-  name without creating anything. It serves W2-NUMCTX-NOT-SPEED,
-  W2-PREFILL-FASTER, W2-TOKS-PER-SEC, W2-PS-CONTEXT and W2-CTX-MEMORY;
+* **requests** (per request): W2-PREFILL-FASTER (prefill over decode rate) and
+  W2-TOKS-PER-SEC (server over client decode rate), beside the masterclass's and
+  Week 1's claims on the same quantities;
+* **contexts** (alternated): Week 2's prompt at num_ctx 2048 and 4096 sent
+  alternately, each with a fresh nonce in front; Ollama reloads the runner when
+  num_ctx changes (one reload per pair, on each context equally often). It serves
+  W2-NUMCTX-NOT-SPEED, W2-PS-CONTEXT and W2-CTX-MEMORY;
 * **cold/warm pairs** (--ollama-allow-unload): an unload settled in /api/ps, the
   request cold, the same request warm. It serves W2-COLD-TTFT and W2-LOAD-DURATION.
 
 Each timing claim is decided by claims.timing.policy's rule for its kind, whose
 chance of refuting a true claim is at most 1 % under whatever noise the run met;
-the evidence states the chance of the run. Requests are drawn only while the
-interval straddles the bar. The bars are catalog figures (check.premise()).
+the evidence states the chance of the run. The bars are catalog figures.
 """
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 
-from claims.probes.live.ollama_api.usage import bounded
 from claims.testkit import against_range, needs_flag, not_run
 from claims.testkit import record_decision as record
 from claims.timing import AtLeast
 from claims.timing.policy import (
     ALTERNATED,
-    ALTERNATED_BUDGET_S,
-    CLOCK_AGREEMENT,
+    COLD_ABOVE_WARM,
     MAX_CONTENTION,
     PAIRED,
-    PAIRED_BUDGET_S,
     change_band,
-    cold_over_warm_form,
+    clock_band,
+    scoped_bar,
 )
+from claims.timing.pools import BENCH_CONTEXTS
 from claims.timing.procedures import (
     Pair,
     SamplePool,
     Timed,
-    alternating_pairs,
-    cold_warm_pairs,
     decide_alternation,
     decide_pool,
+    decode_rate,
     prefill_over_decode,
+    server_over_client,
 )
 
 pytestmark = pytest.mark.ollama
 
-WEEK2_PROMPT = "Explain Kubernetes scheduling in three sentences."
-BENCH_CONTEXTS = (2048, 4096)
-# The post's benchmark asks for 96 tokens; 24 time the decode rate as well and keep a
-# request to about a second on a slow CPU.
-BENCH_OPTIONS = bounded(24)
-# A cold request needs only its first token (TTFT) and its load.
-COLD_OPTIONS = bounded(4)
 
-
-def _cap(plan: Any) -> int:
-    return int(plan.looks[-1])
-
-
-class Alternation:
-    """The alternated benchmark: the pool of pairs, and /api/ps after each context's first run."""
-
-    def __init__(self, client: Any, model: str) -> None:
-        self.model = model
-        self.ps: dict[int, dict[str, Any] | None] = {}
-        self.client = client
-        self.pool: SamplePool[Pair] = alternating_pairs(
-            client,
-            BENCH_CONTEXTS,
-            self._body,
-            lambda ctx, i: f"pair {i + 1}, num_ctx {ctx}",
-            cap=_cap(ALTERNATED),
-            budget_s=ALTERNATED_BUDGET_S,
-            on_request=self._after,
-        )
-
-    def _body(self, context: int, index: int) -> dict[str, Any]:
-        # A fresh nonce in front keeps the prompt out of the prompt cache.
-        prompt = f"Request {uuid.uuid4().hex[:8]}. {WEEK2_PROMPT}"
-        return {
-            "model": self.model,
-            "prompt": prompt,
-            "options": {**BENCH_OPTIONS, "num_ctx": context},
-        }
-
-    def _after(self, item: Timed) -> None:
-        from claims.probes.live.ollama_api import find_model
-
-        if item.condition not in self.ps:
-            self.ps[item.condition] = find_model(self.client.ps(), self.model)
-
-    def started(self) -> list[Pair]:
-        if not self.pool.items:
-            self.pool.extend(1)
-        return self.pool.items
-
-    def requests(self) -> list[Timed]:
-        return [t for p in self.pool.items for t in (p.a, p.b)]
-
-
-@pytest.fixture(scope="module")
-def alternation(ollama_client: Any, ollama_model: Any) -> Alternation:
-    return Alternation(ollama_client, ollama_model.name)
-
-
-@pytest.fixture(scope="module")
-def cold_pairs(ollama_client: Any, ollama_model: Any, claims_settings: Any) -> SamplePool[Pair]:
-    """(warm, cold) pairs of Week 2's request; each unload is waited out (a settle rule)."""
-    name = ollama_model.name
-
-    def unload() -> None:
-        if not claims_settings.allow_unload:
-            raise RuntimeError("cold pairs need --ollama-allow-unload")  # guarded by the tests
-        ollama_client.unload(name, timeout=60.0, poll_interval=0.05)
-
-    return cold_warm_pairs(
-        ollama_client,
-        unload,
-        lambda i: {
-            "model": name,
-            "prompt": WEEK2_PROMPT,
-            "options": {**COLD_OPTIONS, "num_ctx": BENCH_CONTEXTS[i % 2]},
-        },
-        cap=_cap(PAIRED),
-        budget_s=PAIRED_BUDGET_S,
-    )
+def _requests(pool: SamplePool[Pair]) -> list[Timed]:
+    return [t for p in pool.items for t in (p.a, p.b)]
 
 
 def show_requests(live: Any, items: list[Timed], title: str) -> None:
@@ -148,29 +68,26 @@ def show_requests(live: Any, items: list[Timed], title: str) -> None:
     )
 
 
-def decode_rate(t: Timed) -> float | None:
-    return t.timing.server.decode_tokens_per_s
-
-
 def step_rate(t: Timed) -> float | None:
     """The typical decode step as a rate: 1 / the median gap between streamed tokens."""
     return t.timing.median_token_tokens_per_s
 
 
-def decode_rates(p: Pair) -> tuple[float | None, float | None]:
-    """A pair's two decode rates: how busy the machine was (claims.timing.policy)."""
-    return decode_rate(p.a), decode_rate(p.b)
+def busy(t: Timed) -> tuple[float | None, None]:
+    """A request's decode rate: how busy the machine was (claims.timing.policy)."""
+    return decode_rate(t), None
 
 
 # --- Concept 3 ----------------------------------------------------------------------------
 @pytest.mark.claim("W2-TOKS-PER-SEC")
-def test_tokens_per_second(live, check, week2_reply, alternation):
+def test_tokens_per_second(live, check, week2_reply, ollama_pools):
     """eval_count / eval_duration is the generation speed: the client's clock agrees.
 
-    Per request, the server's rate over the client's ((eval_count - 1) tokens over
-    first-to-last streamed text); a wrong unit is off by 1,000, two clocks timing
-    the same tokens agree within CLOCK_AGREEMENT. Paired values of two kinds: the
-    sign test's interval (claims.timing.policy.PAIRED).
+    Per request of the shared per-request sample, the server's rate over the
+    client's ((eval_count - 1) tokens over first-to-last streamed text); a wrong
+    unit is off by 1,000, two clocks timing the same tokens agree within the
+    catalog's band. Paired values of two kinds: the sign test's interval
+    (claims.timing.policy.PAIRED).
     """
     from claims.probes.live.timing import ServerDurations
 
@@ -182,40 +99,33 @@ def test_tokens_per_second(live, check, week2_reply, alternation):
         return
     check.observe("eval_count (this run)", d.eval_count, unit="tokens")
     check.observe("decode time (this run)", round((d.eval_ns or 0) / 1e9, 3), unit="s")
-
-    def clocks(p: Pair) -> list[float | None]:
-        out: list[float | None] = []
-        for t in (p.a, p.b):
-            server = t.timing.server.decode_tokens_per_s
-            client = t.timing.client_decode_tokens_per_s
-            out.append(server / client if server and client else None)
-        return out
-
-    decision = decide_pool(alternation.pool, clocks, CLOCK_AGREEMENT, PAIRED, unit="x",
-                           rates=decode_rates, max_contention=MAX_CONTENTION)
+    band = clock_band(check)
+    pool = ollama_pools.for_quantity("server over client decode rate")
+    decision = decide_pool(pool, server_over_client, band, PAIRED, unit="x",
+                           rates=busy, max_contention=MAX_CONTENTION)
     rates = [d.decode_tokens_per_s] + [
-        r for r in (decode_rate(t) for t in alternation.requests()) if r is not None
+        r for r in (decode_rate(t) for t in pool.items) if r is not None
     ]
     against_range(check, "tokens per second", rates, model=live.model_name,
                   samples="decode rates (tok/s)",
-                  note=f"range of {len(rates)} runs: the Week 2 request and the benchmark's")
+                  note=f"range of {len(rates)} runs: the Week 2 request and the sample's")
     record(
         check,
         "eval_count / eval_duration over the client-clock rate",
         decision,
-        expected=f"{CLOCK_AGREEMENT.describe()}: the formula times the generated tokens in "
+        expected=f"{band.describe()}: the formula times the generated tokens in "
         "seconds (client rate: (eval_count - 1) over first-to-last streamed text)",
     )
 
 
 @pytest.mark.claim("W2-PREFILL-FASTER")
-def test_prefill_faster_than_decode(live, check, week2_reply, alternation):
+def test_prefill_faster_than_decode(live, check, week2_reply, ollama_pools):
     """Prefill's per-token rate over decode's, request by request, against the catalog's bar.
 
-    One request's 8- to 30-token prefill lasts tens of milliseconds, so one sample
-    is scheduling noise on a shared CPU; every benchmark request (each with its
-    whole prompt evaluated) gives one ratio, and the sign test's interval of
-    their median decides (claims.timing.policy.PAIRED).
+    One request's short prefill lasts tens of milliseconds, so one sample is
+    scheduling noise on a shared CPU; every request of the shared per-request
+    sample (each with its whole prompt evaluated) gives one ratio, and the sign
+    test's interval of their median decides (claims.timing.policy.PAIRED).
     """
     from claims.probes.live.timing import ServerDurations
 
@@ -226,13 +136,10 @@ def test_prefill_faster_than_decode(live, check, week2_reply, alternation):
     check.observe("prefill time (Week 2 request)", round((d.prompt_eval_ns or 0) / 1e6, 2),
                   unit="ms")
     bar = check.premise("much faster bar")
-
-    def ratios(p: Pair) -> list[float | None]:
-        return [prefill_over_decode(p.a), prefill_over_decode(p.b)]
-
-    decision = decide_pool(alternation.pool, ratios, AtLeast(bar), PAIRED, unit="x",
-                           rates=decode_rates, max_contention=MAX_CONTENTION)
-    show_requests(live, alternation.requests(), "the alternated benchmark's requests")
+    pool = ollama_pools.for_quantity("prefill over decode rate")
+    decision = decide_pool(pool, prefill_over_decode, AtLeast(bar), PAIRED, unit="x",
+                           rates=busy, max_contention=MAX_CONTENTION)
+    show_requests(live, list(pool.items), "the per-request sample")
     record(
         check,
         "prefill per-token rate over decode rate",
@@ -243,7 +150,7 @@ def test_prefill_faster_than_decode(live, check, week2_reply, alternation):
 
 # --- Concept 6 ----------------------------------------------------------------------------
 @pytest.mark.claim("W2-NUMCTX-NOT-SPEED")
-def test_num_ctx_does_not_change_decode_speed(live, check, alternation):
+def test_num_ctx_does_not_change_decode_speed(live, check, ollama_pools):
     """The decode rate at 4096 over the rate at 2048, request against adjacent request.
 
     An equivalence claim ("did not change"): it holds when the interval of the
@@ -257,16 +164,17 @@ def test_num_ctx_does_not_change_decode_speed(live, check, alternation):
     """
     check.against("contexts", list(BENCH_CONTEXTS))
     band = check.premise("decode rate change bar")
+    contexts = ollama_pools.for_quantity("decode rate by context")
     decision = decide_alternation(
-        alternation.pool, lambda p: p.ratio(step_rate), change_band(band), ALTERNATED,
+        contexts, lambda p: p.ratio(step_rate), change_band(band), ALTERNATED,
         unit="x", rates=lambda p: (step_rate(p.a), step_rate(p.b)),
         max_contention=MAX_CONTENTION,
     )
-    items = alternation.requests()
+    items = _requests(contexts)
     rates = [r for r in (decode_rate(t) for t in items) if r is not None]
     against_range(check, "decode rate", rates, model=live.model_name,
                   note="range of every benchmark request, both contexts")
-    server = [q for q in (p.ratio(decode_rate) for p in alternation.pool.items) if q is not None]
+    server = [q for q in (p.ratio(decode_rate) for p in contexts.items) if q is not None]
     check.observe("server's ratio 4096 / 2048 per pair (eval_count / eval_duration)",
                   [round(x, 3) for x in server],
                   note="beside the median-step ratios the rule decides on")
@@ -288,7 +196,8 @@ def _cold_warm(live: Any, check: Any, cold_pairs: SamplePool[Pair], value: Any, 
     Returns a function that records the decision (after the caller has shown the
     ranges of the values the pairs drew).
     """
-    form, expected = cold_over_warm_form(check, live.model_name, bar_figure, what=what)
+    form, expected = scoped_bar(check, bar_figure, model=live.model_name,
+                                general=COLD_ABOVE_WARM, general_text=what)
     decision = decide_pool(cold_pairs, lambda p: p.ratio(value), form, PAIRED, unit="x")
     show_requests(live, [t for p in cold_pairs.items for t in (p.b, p.a)],
                   "cold (after a settled unload) and warm requests")
@@ -305,15 +214,17 @@ def _load(t: Timed) -> float | None:
 
 
 @pytest.mark.claim("W2-COLD-TTFT")
-def test_cold_ttft_far_above_warm(live, check, alternation, cold_pairs):
+def test_cold_ttft_far_above_warm(live, check, ollama_pools):
     if not live.settings.allow_unload:
-        # The warm half is measured and kept: the benchmark requests that did not reload.
-        alternation.started()
-        warm = [x for t in alternation.requests() if not t.switched and (x := _ttft(t))]
-        show_requests(live, alternation.requests(), "client TTFT beside the server's phases")
+        # The warm half is measured and kept: the alternated requests that did not reload.
+        ollama_pools.contexts_started()
+        items = _requests(ollama_pools.pool("contexts"))
+        warm = [x for t in items if not t.switched and (x := _ttft(t))]
+        show_requests(live, items, "client TTFT beside the server's phases")
         against_range(check, "warm TTFT", warm, model=live.model_name, samples="warm TTFT (s)",
                       note="benchmark requests that did not reload the runner")
         needs_flag(False, "--ollama-allow-unload", "measuring a cold start (unload first)")
+    cold_pairs = ollama_pools.for_quantity("cold over warm TTFT")
     conclude = _cold_warm(live, check, cold_pairs, _ttft, bar_figure="cold over warm TTFT bar",
                           name="cold TTFT over warm TTFT",
                           what="the cold request waits for the model load before its first token")
@@ -327,10 +238,11 @@ def test_cold_ttft_far_above_warm(live, check, alternation, cold_pairs):
 
 
 @pytest.mark.claim("W2-LOAD-DURATION")
-def test_load_duration_cold_versus_warm(live, check, cold_pairs):
+def test_load_duration_cold_versus_warm(live, check, ollama_pools):
     needs_flag(
         live.settings.allow_unload, "--ollama-allow-unload", "measuring a cold load (unload first)"
     )
+    cold_pairs = ollama_pools.for_quantity("cold over warm load")
     conclude = _cold_warm(live, check, cold_pairs, _load, bar_figure="cold over warm load bar",
                           name="cold load_duration over warm load_duration",
                           what="a cold request reports the model load that warm requests do "
@@ -344,9 +256,9 @@ def test_load_duration_cold_versus_warm(live, check, cold_pairs):
 
 
 @pytest.mark.claim("W2-PS-CONTEXT")
-def test_ps_reports_the_requested_context(live, check, alternation):
-    alternation.started()
-    entry = alternation.ps.get(BENCH_CONTEXTS[-1])
+def test_ps_reports_the_requested_context(live, check, ollama_pools):
+    ollama_pools.contexts_started()
+    entry = ollama_pools.ps.get(BENCH_CONTEXTS[-1])
     live.exchange("GET /api/ps after the first 4096 run", "GET", "/api/ps", None,
                   {"entry": entry})
     if entry is None:
@@ -370,10 +282,10 @@ def test_ps_reports_the_requested_context(live, check, alternation):
 
 
 @pytest.mark.claim("W2-CTX-MEMORY")
-def test_larger_context_takes_more_memory(live, check, alternation):
-    alternation.started()
-    sizes = {c: (alternation.ps.get(c) or {}).get("size") for c in BENCH_CONTEXTS}
-    live.exchange("GET /api/ps after each context", "GET", "/api/ps", None, alternation.ps)
+def test_larger_context_takes_more_memory(live, check, ollama_pools):
+    ollama_pools.contexts_started()
+    sizes = {c: (ollama_pools.ps.get(c) or {}).get("size") for c in BENCH_CONTEXTS}
+    live.exchange("GET /api/ps after each context", "GET", "/api/ps", None, ollama_pools.ps)
     if not all(isinstance(s, int) for s in sizes.values()):
         check.measure("loaded sizes reported", sizes, holds=False,
                       expected="/api/ps lists the model with a size after each context's run")

@@ -97,6 +97,7 @@ def test_the_reader_reads_the_header_and_not_the_data(tmp_path: Path) -> None:
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
 @pytest.mark.slow
+@pytest.mark.alone  # timed side by side: a neighbour would move the figures
 def test_header_read_speed_targets(
     gemma_gguf: Path,
     gguf_reference_gemma: dict[str, Any],

@@ -30,7 +30,8 @@ from claims.probes.files.artifacts import gemma_expected_sha256, sha256_file
 from claims.testing.store_builder import build_fixture_store
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
-pytestmark = pytest.mark.slow
+# Timed side by side: run apart from other tests (scripts/test.sh runs `alone` last).
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 ROUNDS = 3
 TARGET_RATIO = 0.8

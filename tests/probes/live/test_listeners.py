@@ -19,6 +19,7 @@ from claims.probes.live.listeners import (
     PROC_NET,
     Listener,
     listeners,
+    listening_pid,
     owner_environment,
     owner_pid,
     parse_proc_net,
@@ -87,7 +88,9 @@ def test_a_socket_this_process_opened_is_found_with_its_owner():
         (found,) = listeners(port)
         assert (found.address, found.port) == ("127.0.0.1", port) and found.is_loopback
         assert owner_pid(found.inode) == os.getpid()
+        assert listening_pid(port) == os.getpid()
     assert listeners(port) == []  # closed: no longer listening
+    assert listening_pid(port) is None
 
 
 @needs_proc

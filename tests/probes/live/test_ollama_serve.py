@@ -39,6 +39,8 @@ from claims.probes.live.ollama_serve import (
     max_overlap,
     parse_server_config,
     port_is_free,
+    runner_form,
+    runners,
     server_environment,
     share_store,
     store_snapshot,
@@ -149,6 +151,37 @@ def test_children_of_this_process_include_a_child_it_started():
     finally:
         proc.kill()
         proc.wait()
+
+
+def _fake_proc(root, pid: int, ppid: int, argv: list[str], state: str = "S") -> None:
+    entry = root / str(pid)
+    entry.mkdir()
+    (entry / "stat").write_text(f"{pid} (a (b) c) {state} {ppid} 0 0\n")
+    (entry / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+
+
+@pytest.mark.parametrize(("argv", "form"), [
+    (["/usr/bin/ollama", "runner", "--model", "m", "--port", "1"], "ollama runner"),
+    (["/usr/lib/ollama/llama-server", "--model", "m", "--port", "2"], "llama-server"),
+    (["/usr/bin/ollama", "serve"], None),
+    (["python", "llama-server"], None),
+    ([], None),
+])
+def test_a_runner_is_known_by_its_command_line(argv, form):
+    assert runner_form(argv) == form
+
+
+def test_runners_are_found_with_their_parents_and_zombies_left_out(tmp_path):
+    _fake_proc(tmp_path, 10, 1, ["/bin/ollama", "serve"])
+    _fake_proc(tmp_path, 11, 10, ["/lib/llama-server", "--port", "5"])
+    _fake_proc(tmp_path, 12, 10, ["/bin/ollama", "runner", "--port", "6"], state="Z")
+    _fake_proc(tmp_path, 13, 99, ["/bin/ollama", "runner", "--port", "7"])
+    (tmp_path / "self").mkdir()
+    found = runners(tmp_path)
+    assert [(r.pid, r.ppid, r.form) for r in found] == [
+        (11, 10, "llama-server"), (13, 99, "ollama runner")]
+    assert [c.pid for c in children(10, tmp_path)] == [11]
+    assert flag_value(found[0].argv, "--port") == "5"
 
 
 def test_log_tail_is_one_line_of_the_last_lines():

@@ -114,7 +114,9 @@ class Usage:
     sampling: Counter[str] = field(default_factory=Counter)
     unbounded: list[str] = field(default_factory=list)
     unknown_loads: int = 0  # /api/ps could not be read around a request
-    external_requests: int = 0  # sent by another client; their loads are not observed
+    # Of ``requests``: the suite's own, sent through a client library (the openai or ollama
+    # package) rather than this client; their loads are not observed.
+    sdk_requests: int = 0
 
     def before(self, path: str, body: Any, listed: list[dict[str, Any]] | None) -> Any:
         """Note a request about to be sent; returns what :meth:`after` needs."""
@@ -158,11 +160,12 @@ class Usage:
             self.model_loads += 1
 
     def external(self, path: str, body: Mapping[str, Any], reply: Any) -> None:
-        """Count a request another client sent (the openai or ollama package): no load check."""
+        """Count a request the suite sent through a client library (the openai or ollama
+        package) instead of this client: one of its own requests, its loads not observed."""
         token = self.before(path, body, None)
         if token is not None:
             self.after((token[0], True, None), reply, None)
-            self.external_requests += 1
+            self.sdk_requests += 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -174,7 +177,9 @@ class Usage:
             "sampling": dict(sorted(self.sampling.items())),
             "unbounded": list(self.unbounded),
             "loads_not_observed": self.unknown_loads,
-            "requests_by_other_clients": self.external_requests,
-            "how": "loads: /api/ps read before and after each generation request "
+            "requests_through_sdk_clients": self.sdk_requests,
+            "how": "requests: every generation request the suite sent, those through the "
+            "openai and ollama packages included (requests_through_sdk_clients); loads: "
+            "/api/ps read before and after each of this client's generation requests "
             "(not listed before, or listed with another context_length after)",
         }

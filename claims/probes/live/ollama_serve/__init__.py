@@ -35,7 +35,14 @@ from claims.probes.live.ollama_serve.errors import (
     StartupTimeout,
 )
 from claims.probes.live.ollama_serve.ports import free_port, port_is_free
-from claims.probes.live.ollama_serve.processes import ChildProcess, children, flag_value
+from claims.probes.live.ollama_serve.processes import (
+    ChildProcess,
+    Runner,
+    children,
+    flag_value,
+    runner_form,
+    runners,
+)
 from claims.probes.live.ollama_serve.server import OllamaServe, log_tail
 from claims.probes.live.ollama_serve.session import (
     DEFAULT_GROUP,
@@ -58,6 +65,7 @@ __all__ = [
     "OllamaServe",
     "PortInUse",
     "PrivateServers",
+    "Runner",
     "RunnerBuild",
     "ServeError",
     "ServerExited",
@@ -76,7 +84,9 @@ __all__ = [
     "parse_server_config",
     "port_is_free",
     "runner_binary",
+    "runner_form",
     "runner_version",
+    "runners",
     "server_environment",
     "share_store",
     "store_snapshot",

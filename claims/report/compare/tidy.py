@@ -1,0 +1,227 @@
+"""The tidy export of ``claims compare``: one row per run x claim x measurement.
+
+Rows are serialised as each file is read (perhaps in a worker process) and
+spooled to a temporary file, then copied out in column order by
+:func:`write_tidy`, as CSV (a header row) or a JSON array of records. In the
+CSV a text cell that a spreadsheet would evaluate as a formula (``=``, ``+``,
+``-``, ``@`` and not a number) starts with an apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import tempfile
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from claims import records
+from claims.evidence import write_atomic
+from claims.report.compare.load import Run, as_interval, as_number
+from claims.report.view import value_text
+
+TIDY_COLUMNS: tuple[str, ...] = (
+    "run",
+    "file",
+    "machine",
+    "host",
+    "profile",
+    "started",
+    "simulated",
+    "suite_commit",
+    "claim",
+    "document",
+    "verdict",
+    "test",
+    "source",
+    "measurement",
+    "measured",
+    "measured_number",
+    "measured_display",
+    "unit",
+    "stated",
+    "stated_number",
+    "accepted_lo",
+    "accepted_hi",
+    "tolerance",
+    "compared",
+    "holds",
+)
+
+
+class TidySpool:
+    """The long table, serialised as each file is read and spooled to a temporary file.
+
+    A run's document is dropped once read, and 200 runs make some 160,000 rows:
+    they are written, without their run number (the page's column, known only
+    once every file is read), to an anonymous temporary file per format, and
+    :func:`write_tidy` copies them out in column order with the number in front.
+    Memory stays that of one run's rows.
+    """
+
+    def __init__(self, *, want_csv: bool = False, want_json: bool = False) -> None:
+        self.want_csv, self.want_json = want_csv, want_json
+        self.spools: dict[str, Any] = {}
+        # Per format: run index -> (offset, length) of its rows in the spool.
+        self.spans: dict[str, dict[int, tuple[int, int, array[int]]]] = {"csv": {}, "json": {}}
+        self.columns: dict[int, int] = {}
+
+    def _spool(self, kind: str, index: int, rows: Sequence[str]) -> None:
+        spool = self.spools.get(kind)
+        if spool is None:
+            # Kept open until write_tidy copies it out (and closes it).
+            spool = self.spools[kind] = tempfile.TemporaryFile()  # noqa: SIM115
+        data = "".join(rows).encode("utf-8")
+        # Each row's length in characters, so rows come back whole even when a CSV
+        # cell holds a quoted newline.
+        self.spans[kind][index] = (spool.tell(), len(data), array("L", map(len, rows)))
+        spool.write(data)
+
+    def add_rows(self, index: int, texts: Mapping[str, Sequence[str]]) -> None:
+        """One run's rows, serialised by :func:`tidy_text` (perhaps in another process)."""
+        for kind, rows in texts.items():
+            self._spool(kind, index, rows)
+
+    def rows(self, kind: str) -> Iterable[tuple[int, str]]:
+        """(column, row text) in column order, read back from the spool one run at a time."""
+        spool = self.spools.get(kind)
+        if spool is None:
+            return
+        for index in sorted(self.spans[kind], key=lambda i: self.columns.get(i, i)):
+            offset, length, lengths = self.spans[kind][index]
+            spool.seek(offset)
+            chunk = spool.read(length).decode("utf-8")
+            start = 0
+            for n in lengths:
+                yield self.columns.get(index, index), chunk[start:start + n]
+                start += n
+
+    def close(self) -> None:
+        for spool in self.spools.values():
+            spool.close()
+        self.spools.clear()
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+
+def tidy_text(
+    records: Sequence[dict[str, Any]], *, want_csv: bool, want_json: bool
+) -> dict[str, list[str]]:
+    """One run's tidy rows as CSV lines and JSON records, each without the run number."""
+    out: dict[str, list[str]] = {}
+    if want_json:
+        # Each record without its opening brace: write_tidy puts '{"run": N, ' there.
+        out["json"] = [_ENCODE(r)[1:] for r in records]
+    if want_csv:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        rows = []
+        for r in records:
+            writer.writerow(["" if r[c] is None else csv_cell(r[c]) for c in TIDY_COLUMNS[1:]])
+            rows.append(buf.getvalue())
+            buf.seek(0)
+            buf.truncate()
+        out["csv"] = rows
+    return out
+
+
+def csv_cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value) if isinstance(value, float) else str(value)
+    text = str(value)
+    # A cell a spreadsheet would run as a formula is quoted as text (CSV injection).
+    formula = text[:1] in ("=", "+", "-", "@", "\t", "\r") and _not_a_number(text)
+    return "'" + text if formula else text
+
+
+def _not_a_number(text: str) -> bool:
+    """Whether ``text`` is not simply a number (a negative number stays a number)."""
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
+
+
+def _json_value(value: Any) -> Any:
+    """A measured or stated value for the JSON export: scalars as they are, the rest as text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return value_text(value)
+
+
+def tidy_rows(doc: records.Evidence, run: Run) -> list[dict[str, Any]]:
+    """The export's records of one run: one per claim x check x measurement."""
+    fields = run.fields
+    rows: list[dict[str, Any]] = []
+    suite = doc["run"].get("suite")
+    for claim in doc["claims"]:
+        for check in claim["checks"]:
+            for m in check["measurements"]:
+                iv = as_interval(m.get("expected_interval"))
+                rows.append(
+                    {
+                        "file": run.path,
+                        "machine": " · ".join((fields["host"], fields["GPU"])),
+                        "host": fields["host"],
+                        "profile": fields["profile"],
+                        "started": run.started,
+                        "simulated": run.simulated,
+                        "suite_commit": suite["git_commit"] if suite else None,
+                        "claim": claim["id"],
+                        "document": claim["document"],
+                        "verdict": str(claim["verdict"]),
+                        "test": check["nodeid"],
+                        "source": check["source"],
+                        "measurement": m["name"],
+                        "measured": _json_value(m["measured"]),
+                        "measured_number": as_number(m["measured"]),
+                        "measured_display": value_text(
+                            m["measured"], m.get("measured_display"), m.get("unit")
+                        ),
+                        "unit": m.get("unit"),
+                        "stated": _json_value(m.get("stated")),
+                        "stated_number": as_number(m.get("stated")),
+                        "accepted_lo": iv[0] if iv else None,
+                        "accepted_hi": iv[1] if iv else None,
+                        "tolerance": m.get("tolerance"),
+                        "compared": m.get("compared", True) and m.get("applicable") is not False,
+                        "holds": m["holds"],
+                    }
+                )
+    return rows
+
+
+def write_tidy(tidy: TidySpool, *, csv_path: Path | None, json_path: Path | None) -> None:
+    """The long table as CSV (a header row) and as a JSON array of records, in column order.
+
+    Streamed from the spool to a temporary file beside the target, then renamed
+    over it: readers see the old table or the new one, never half of one, and
+    the table is never one string in memory.
+    """
+    try:
+        if csv_path is not None:
+            lines = (f"{column},{row}" for column, row in tidy.rows("csv"))
+            write_atomic(csv_path, itertools.chain([",".join(TIDY_COLUMNS) + "\n"], lines))
+        if json_path is not None:
+            write_atomic(json_path, _json_array(tidy.rows("json")))
+    finally:
+        tidy.close()
+
+
+def _json_array(rows: Iterable[tuple[int, str]]) -> Iterable[str]:
+    yield "["
+    sep = "\n"
+    for column, row in rows:
+        yield f'{sep}{{"run": {column}, {row}'
+        sep = ",\n"
+    yield "\n]\n"
+
+

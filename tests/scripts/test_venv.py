@@ -1,0 +1,155 @@
+"""scripts/_venv.sh, the set-up the README's two commands share, run as they run it.
+
+pip is faked: the environment's ``bin/python`` is a shell script that records each
+``-m pip`` call (and, for ``pip wheel``, leaves a wheel where it was told) and runs this
+interpreter for everything else. So what is checked is the script's own logic: a
+reinstall only when pyproject.toml, the extras or the checkout changed; llama-cpp-python
+built once into the wheel cache and installed from there by the next environment; a
+line at least every heartbeat while a long step runs, with the build's progress.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+# The fake interpreter: pip calls are logged; `import llama_cpp` fails until the fake wheel
+# is "installed"; everything else is this interpreter.
+FAKE_PYTHON = r"""#!/usr/bin/env bash
+here="$(cd "$(dirname "$0")" && pwd)"
+if [ "$1" = "-m" ] && [ "$2" = pip ]; then
+  echo "pip ${*:3}" >>"$PIP_CALLS"
+  if [ "$3" = wheel ]; then
+    for a in "$@"; do
+      if [ "$prev" = --wheel-dir ]; then
+        echo "[ 50%] Building C object" ; sleep "${FAKE_BUILD_S:-0}"
+        touch "$a/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"
+      fi
+      prev="$a"
+    done
+  fi
+  if [ "$3" = install ] && [[ " $* " == *" --no-index "* ]]; then
+    for a in "$@"; do
+      if [ "$prev" = --find-links ]; then
+        ls "$a"/*.whl >/dev/null 2>&1 || exit 1
+        touch "$here/../llama_cpp_installed"
+      fi
+      prev="$a"
+    done
+  fi
+  exit 0
+fi
+if [ "$1" = -c ] && [ "$2" = "import llama_cpp" ]; then
+  [ -f "$here/../llama_cpp_installed" ]; exit $?
+fi
+exec "$REAL_PYTHON" "$@"
+"""
+
+
+def _checkout(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "_venv.sh", repo / "scripts" / "_venv.sh")
+    shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
+    return repo
+
+
+def _venv(where: Path) -> Path:
+    (where / "bin").mkdir(parents=True)
+    py = where / "bin" / "python"
+    py.write_text(FAKE_PYTHON, encoding="utf-8")
+    py.chmod(0o755)
+    return where
+
+
+def _setup(repo: Path, venv: Path, extras: str, tmp_path: Path,
+           **env: str) -> tuple[str, list[str]]:
+    calls = tmp_path / "pip-calls.txt"
+    calls.unlink(missing_ok=True)
+    run_env = {
+        **os.environ,
+        "VENV": str(venv),
+        "PIP_CALLS": str(calls),
+        "REAL_PYTHON": sys.executable,
+        "CLAIMS_WHEEL_CACHE": str(tmp_path / "wheels"),
+        **env,
+    }
+    proc = subprocess.run(
+        ["bash", "-c", f'source scripts/_venv.sh "{extras}"'],
+        cwd=repo, env=run_env, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    pip = calls.read_text("utf-8").splitlines() if calls.exists() else []
+    return proc.stdout, pip
+
+
+def test_the_suite_is_reinstalled_only_when_what_pip_installs_changed(tmp_path):
+    repo, venv = _checkout(tmp_path), _venv(tmp_path / "venv")
+    out, pip = _setup(repo, venv, "", tmp_path)
+    assert [c for c in pip if c.startswith("pip install --editable")] == [
+        "pip install --editable ."
+    ], pip
+    assert "installing the suite" in out and "usually" in out and "done in" in out, out
+
+    out, pip = _setup(repo, venv, "", tmp_path)
+    assert pip == [] and "not reinstalling" in out, (out, pip)
+
+    # Other extras are another install; a changed pyproject.toml is too.
+    _out, pip = _setup(repo, venv, "hub", tmp_path)
+    assert pip == ["pip install --editable .[hub]"], pip
+    with (repo / "pyproject.toml").open("a", encoding="utf-8") as fh:
+        fh.write("\n# a changed dependency\n")
+    _out, pip = _setup(repo, venv, "", tmp_path)
+    assert pip == ["pip install --editable ."], pip
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the AVX2 build is for x86-64 only")
+def test_llama_cpp_python_is_built_once_and_reinstalled_from_the_wheel_cache(tmp_path):
+    repo = _checkout(tmp_path)
+    out, pip = _setup(repo, _venv(tmp_path / "first"), "engine", tmp_path)
+    wheel_calls = [c for c in pip if c.startswith("pip wheel")]
+    assert len(wheel_calls) == 1 and "--no-cache-dir" in wheel_calls[0], pip
+    assert "building llama-cpp-python" in out.lower() or "building llama" in out, out
+    (built,) = (tmp_path / "wheels").rglob("*.whl")
+    # The folder is named for the CMAKE_ARGS (with the AVX2 default), the Python, the machine.
+    assert built.parent.parent.name == "llama-cpp-python"
+
+    # A second environment: installed from the cache, nothing built.
+    out, pip = _setup(repo, _venv(tmp_path / "second"), "engine", tmp_path)
+    assert not [c for c in pip if c.startswith("pip wheel")], pip
+    assert "from the wheel built before" in out, out
+
+    # Other CMAKE_ARGS are another build (pip's own cache would have reused the wheel).
+    _out, pip = _setup(repo, _venv(tmp_path / "third"), "engine", tmp_path,
+                       CMAKE_ARGS="-DGGML_NATIVE=ON")
+    assert [c for c in pip if c.startswith("pip wheel")], pip
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the AVX2 build is for x86-64 only")
+def test_a_long_build_says_it_is_still_running_with_its_progress(tmp_path):
+    repo = _checkout(tmp_path)
+    out, _pip = _setup(repo, _venv(tmp_path / "venv"), "engine", tmp_path,
+                       CLAIMS_HEARTBEAT_S="1", FAKE_BUILD_S="4")
+    still = [line for line in out.splitlines() if "still building llama-cpp-python" in line]
+    assert len(still) >= 2, out
+    assert "build step [ 50%]" in still[-1], still
+
+
+def test_shellcheck_finds_nothing_in_the_scripts():
+    exe = shutil.which("shellcheck")
+    if exe is None:
+        pytest.skip("shellcheck is not installed (Debian: apt-get install shellcheck)")
+    scripts = sorted(p.name for p in (ROOT / "scripts").glob("*.sh"))
+    # -x follows `source _venv.sh`, so a name it defines is known where it is used.
+    proc = subprocess.run([exe, "-x", "--severity=info", *scripts], cwd=ROOT / "scripts",
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -28,7 +28,7 @@ from claims import records
 from claims.records import ClaimRecord, Doc, Evidence
 from claims.tiers import TIERS
 
-__all__ = ["COMMAND", "SCHEMA_PATH", "build", "pointer", "render"]
+__all__ = ["COMMAND", "SCHEMA_PATH", "build", "closed", "pointer", "render"]
 
 SCHEMA_PATH: Final = Path(__file__).resolve().parent / "schema" / "evidence.schema.json"
 # What a stale schema's message tells the reader to run (from the checkout's root).
@@ -156,6 +156,28 @@ def build() -> dict[str, Any]:
         "properties": root["properties"],
         "$defs": dict(sorted(builder.defs.items())),
     }
+
+
+def closed() -> dict[str, Any]:
+    """The schema with every object that lists its properties closed to other keys.
+
+    The published schema lets other tools add keys; this one is what the suite itself
+    writes and its tests build, so a key the records do not declare fails it.
+    """
+    schema = build()
+
+    def close(node: Any) -> None:
+        if isinstance(node, dict):
+            if "properties" in node:
+                node.setdefault("additionalProperties", False)
+            for value in node.values():
+                close(value)
+        elif isinstance(node, list):
+            for value in node:
+                close(value)
+
+    close(schema)
+    return schema
 
 
 def render() -> str:

@@ -12,7 +12,6 @@ without the schema fails here, not in someone's dashboard.
 # No `from __future__ import annotations`: the planted TypedDicts below need their
 # Required/NotRequired evaluated, as claims.records does.
 
-import copy
 import json
 import os
 import subprocess
@@ -28,7 +27,7 @@ import jsonschema
 import pytest
 
 from claims import records
-from claims.contract import pointer
+from claims.contract import closed, pointer
 from claims.evidence import schema
 from claims.testing import fake_nvidia_smi
 from claims.testing.fake_ollama import FakeOllama
@@ -179,26 +178,8 @@ def test_a_planted_mismatch_is_found() -> None:
 
 
 # --- real runs against the closed schema ---------------------------------------------------
-def closed(node: Any) -> Any:
-    """The schema with every object that lists its properties closed to other keys."""
-    node = copy.deepcopy(node)
-
-    def close(n: Any) -> None:
-        if isinstance(n, dict):
-            if "properties" in n:
-                n.setdefault("additionalProperties", False)
-            for value in n.values():
-                close(value)
-        elif isinstance(n, list):
-            for value in n:
-                close(value)
-
-    close(node)
-    return node
-
-
 def unlisted(doc: Any) -> list[str]:
-    validator = jsonschema.Draft202012Validator(closed(schema()))
+    validator = jsonschema.Draft202012Validator(closed())
     return sorted(
         f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
         for e in validator.iter_errors(doc)

@@ -183,7 +183,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(Path(args.output), render_diff_html(result, a, b))
         _error(f"diff report written: {args.output}")
-    if args.fail_on_regression and result.get("regressions"):
+    if args.fail_on_regression and result["regressions"]:
         return EXIT_VERIFY
     return EXIT_OK
 

@@ -1,11 +1,12 @@
 """Evidence: what one run measured, per claim, as ``evidence.json``.
 
-The file follows the contract in ``claims/schema/evidence.schema.json`` (a copy
-of the project's shared schema). It lists every catalog claim, checked or not,
-so coverage is visible; each claim carries its verdict, the reason, and the
-checks behind it with their measurements and evidence source. Its records are
-typed in :mod:`claims.records`; :func:`load_evidence` returns an ``Evidence``
-only once the file passed the schema, so what it returns is what the types say.
+The file follows the contract in ``claims/schema/evidence.schema.json``, generated
+from the records of :mod:`claims.records` (:mod:`claims.contract`). It lists every
+catalog claim, checked or not, so coverage is visible; each claim carries its
+verdict, the reason, and the checks behind it with their measurements and evidence
+source. Its records are typed in :mod:`claims.records`; :func:`load_evidence`
+returns an ``Evidence`` only once the file passed the schema, so what it returns is
+what the types say.
 
 Writes are atomic (temporary file in the same folder, then ``os.replace``), and
 the plugin rewrites the file as tests finish, so an interrupted run still leaves
@@ -36,15 +37,13 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, cast
 
 from claims.catalog import Catalog, load_catalog
 from claims.catalog.loader import ID_PATTERN
-from claims.records import CheckRecord, ClaimRecord, Evidence, OllamaServer, Run, Suite
+from claims.records import SCHEMA_ID, CheckRecord, ClaimRecord, Evidence, OllamaServer, Run, Suite
 from claims.terminal import safe, safe_json
 from claims.verdicts import Verdict, claim_verdict, summarize
-
-SCHEMA_ID: Final = "claims-evidence/1"
 
 __all__ = [
     "MAX_DEPTH",

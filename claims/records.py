@@ -1,13 +1,14 @@
-"""The evidence records: what ``evidence.json`` holds, as types.
+"""The evidence records: what ``evidence.json`` holds, as types; the one source of its schema.
 
-Each :class:`~typing.TypedDict` here is one object of
-``claims/schema/evidence.schema.json`` (:data:`SCHEMA_OBJECTS` says which): its
-keys are that object's properties, its ``Required`` keys the object's
-``required`` list and its types the properties' JSON types
-(``tests/test_records.py`` holds the two to each other, and real runs to the
-schema). The writer builds these records, :func:`claims.evidence.load_evidence`
-hands them out only after the file passed the schema, so a reader may index a
-required key and must ``.get`` an optional one.
+Each :class:`~typing.TypedDict` reachable from :class:`Evidence` is one object of
+``claims/schema/evidence.schema.json``, which :mod:`claims.contract` generates from
+them (``python scripts/evidence-schema.py``; a test fails when the file is stale):
+its keys are that object's properties, its ``Required`` keys the object's
+``required`` list, its types the properties' JSON types, its docstring's first
+paragraph the object's description, and a key's :class:`Doc` the property's
+description and any JSON-only constraint. The writer builds these records,
+:func:`claims.evidence.load_evidence` hands them out only after the file passed the
+schema, so a reader may index a required key and must ``.get`` an optional one.
 
 The words the evidence is written in are spelled here once, at the bottom of
 the layers (docs/architecture.md): :class:`Verdict`, a check's
@@ -21,21 +22,23 @@ equal to its value), so both read the same.
 """
 
 # No `from __future__ import annotations`: TypedDict reads Required/NotRequired from
-# the evaluated annotations (tests/test_records.py compares them with the schema).
+# the evaluated annotations (claims.contract generates the schema from them).
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal, NotRequired, Required, TypedDict, get_args
+from typing import Annotated, Any, Final, Literal, NotRequired, Required, TypedDict, get_args
 
 __all__ = [
     "NOT_EVIDENCE",
     "PYTEST_COUNTS",
-    "SCHEMA_OBJECTS",
+    "SCHEMA_ID",
     "Attachment",
     "Chart",
     "CheckRecord",
     "ClaimRecord",
     "ConclusionKind",
     "DiffResult",
+    "Doc",
     "DocumentRecord",
     "DocumentRow",
     "ErratumRecord",
@@ -75,6 +78,19 @@ __all__ = [
     "VerdictChange",
 ]
 
+# The schema's name, written in every evidence file's "schema" key.
+SchemaName = Literal["claims-evidence/1"]
+SCHEMA_ID: Final[SchemaName] = get_args(SchemaName)[0]
+
+
+@dataclass(frozen=True)
+class Doc:
+    """A key's schema description and JSON-only constraints, carried on its annotation
+    (``Annotated[str, Doc("ISO 8601 with timezone")]``); :mod:`claims.contract` writes them."""
+
+    text: str = ""
+    pattern: str | None = None  # a regular expression the string matches
+    min_items: int | None = None  # the fewest items a list has
 
 
 class Verdict(StrEnum):
@@ -145,21 +161,31 @@ class Measurement(TypedDict, total=False):
     """
 
     name: Required[str]
-    claim: str
-    stated: float | str | bool | list[str] | StatedRange | None  # None: an observation
+    claim: Annotated[str, Doc("the claim this figure belongs to, when the check serves several")]
+    stated: Annotated[
+        float | str | bool | list[str] | StatedRange | None,
+        Doc("the stated figure: a number, a range {low, high}, text, a list, a boolean, or a "
+            "relation in words (null: none, an observation)"),
+    ]
     stated_display: str | None
-    measured: Required[Any]  # any JSON value the probe produced (an IntervalRecord when computed)
+    measured: Required[Annotated[Any, Doc(
+        "any JSON value the probe produced ({lo, hi} when computed from printed figures)")]]
     measured_display: str
     unit: str | None
-    tolerance: str | None
-    expected_interval: IntervalRecord
+    tolerance: Annotated[str | None, Doc(
+        "the accepted deviation in words (printed precision, or the catalog's justified "
+        "tolerance)")]
+    expected_interval: Annotated[IntervalRecord, Doc("the values the stated figure admits")]
     holds: Required[bool]
-    compared: bool
-    applicable: bool
-    matches: bool
+    compared: Annotated[bool, Doc(
+        "false: recorded for context or not judged, so it cannot decide the check")]
+    applicable: Annotated[bool, Doc("false: stated for another model or machine profile")]
+    matches: Annotated[bool, Doc(
+        "a figure of the author's own run (particular): whether this run matches it, not judged")]
     stated_for: StatedFor
     note: str
-    non_finite: bool  # the probe produced NaN or an infinity: the check is an error
+    non_finite: Annotated[bool, Doc(
+        "the probe produced NaN or an infinity: the check is an error")]
 
 
 class Attachment(TypedDict):
@@ -196,21 +222,29 @@ class CheckRecord(TypedDict, total=False):
     """
 
     nodeid: Required[str]
-    claim: str
+    claim: Annotated[str, Doc(
+        "only on an entry of unknown_claim_checks: the claim the catalog does not hold")]
     outcome: Required[Outcome]
-    verdict: Required[Verdict]
-    failure: Failure
-    status: SkipStatus
+    verdict: Required[Annotated[Verdict, Doc(
+        "the verdict its check decided (claims.verdicts); the claim's verdict is ranked from "
+        "these")]]
+    failure: Annotated[Failure, Doc("why it failed or erred")]
+    status: Annotated[SkipStatus, Doc("a skip's kind")]
     source: Required[SourceName]
     duration_s: float
     message: str | None
     tiers: list[str]
-    applies_to: StatedFor  # a not-applicable check: what its figures were stated for
-    simulated: bool  # ran through a fake (claims.simulation): never reproduced
-    simulated_conclusion: Verdict  # the verdict it reached through the fake
+    applies_to: Annotated[StatedFor, Doc(
+        "a not-applicable check: what its figures were stated for")]
+    simulated: Annotated[bool, Doc(
+        "true when this live check ran through a fake (claims.simulation); never reproduced")]
+    simulated_conclusion: Annotated[Verdict, Doc(
+        "the verdict the check reached through the fake, before a simulated run's reproduced "
+        "became not-run (for the instrument's own tests)")]
     measurements: Required[list[Measurement]]
     attachments: list[Attachment]
-    facts: dict[str, Any]
+    facts: Annotated[dict[str, Any], Doc(
+        "facts about the machine or model under test (digests, versions)")]
     notes: list[str]
     charts: list[Chart]
     premises: list[Premise]
@@ -225,14 +259,17 @@ class PendingCheck(CheckRecord, total=False):
 
 
 class ErratumRecord(TypedDict):
-    """The catalog's known erratum of a claim: why it is wrong, and which figures it refutes."""
+    """The catalog's known erratum of a claim: why it is wrong, and which figures it refutes
+    (none: the claim as a whole)."""
 
     explanation: str
     refutes: list[str]
 
 
 class StatedFigureRecord(TypedDict, total=False):
-    """A figure as the catalog states it (claims.catalog.records.StatedFigure.to_json)."""
+    """A figure as the catalog states it, and how it is judged (``form``; absent in evidence
+    written before forms: judged as its kind's default). Written by
+    claims.catalog.records.StatedFigure.to_json."""
 
     name: Required[str]
     kind: Required[Literal["number", "range", "text", "list", "bool"]]
@@ -260,7 +297,7 @@ class StatedFigureRecord(TypedDict, total=False):
 class ClaimRecord(TypedDict, total=False):
     """One catalog claim with the verdict this run gives it, the reason, and its checks."""
 
-    id: Required[str]
+    id: Required[Annotated[str, Doc(pattern=r"^[A-Z0-9]+(-[A-Z0-9_]+)+$")]]
     document: Required[str]
     document_title: str
     section: Required[str]
@@ -268,12 +305,12 @@ class ClaimRecord(TypedDict, total=False):
     tiers: Required[list[str]]
     testable: Required[bool]
     untestable_reason: str | None
-    profile: str | None
+    profile: Annotated[str | None, Doc("the machine profile the claim is about, if one")]
     stated: list[StatedFigureRecord]
     erratum: ErratumRecord | None
     note: str | None
     verdict: Required[Verdict]
-    reason: str | None
+    reason: Annotated[str | None, Doc("why not run / not applicable / refuted, in one line")]
     checks: Required[list[CheckRecord]]
 
 
@@ -290,32 +327,36 @@ class DocumentRecord(TypedDict):
 class RunnerBuildRecord(TypedDict):
     """The llama.cpp build an Ollama server's runner was made from."""
 
-    build: int
-    commit: str
-    label: str
+    build: Annotated[int, Doc("the bNNNN of llama.cpp's release tags")]
+    commit: Annotated[str, Doc(pattern="^[0-9a-f]{6,40}$")]
+    label: Annotated[str, Doc("b<build> (<commit>)")]
     source: Literal["runner start line", "llama-server --version", "build info line"]
 
 
 class OllamaServer(TypedDict):
     """The Ollama server the ollama tier measured (from the checks' facts)."""
 
-    version: str | None
+    version: Annotated[str | None, Doc("what /api/version answered")]
     host: str | None
-    remote: NotRequired[bool]
+    remote: NotRequired[Annotated[bool, Doc(
+        "another machine's server: its figures are that machine's")]]
     # Not in evidence written before the suite read runner builds (issue 20).
-    runner_build: NotRequired[RunnerBuildRecord | str | None]
-    # Only when /api/version changed during the run: every version seen, first to last.
-    versions: NotRequired[list[str]]
+    runner_build: NotRequired[Annotated[RunnerBuildRecord | str | None, Doc(
+        "its runner's llama.cpp build, or a string saying why it is not known")]]
+    versions: NotRequired[Annotated[list[str], Doc(
+        "only when /api/version changed during the run: every version its checks ran against, "
+        "first seen first", min_items=2)]]
 
 
 class Gpu(TypedDict, total=False):
     """nvidia-smi's view of the GPUs: one row per device, the driver and its CUDA ceiling."""
 
-    devices: Required[list[dict[str, str]]]
+    devices: Required[Annotated[list[dict[str, str]], Doc(
+        "one nvidia-smi row per GPU: its query fields")]]
     count: Required[int]
     driver_version: str | None
     cuda_version: str | None
-    problem: str
+    problem: Annotated[str, Doc("why the driver and CUDA version are missing")]
 
 
 class Machine(TypedDict, total=False):
@@ -329,10 +370,13 @@ class Machine(TypedDict, total=False):
     memory_bytes: Required[int]
     python: Required[str]
     hostname: str
-    gpu: Gpu | None
+    gpu: Annotated[Gpu | None, Doc(
+        "nvidia-smi's view of the GPUs (null: no nvidia-smi, or it listed none)")]
     torch: str | None
-    ollama: OllamaServer | None
-    packages: dict[str, str | None]
+    ollama: Annotated[OllamaServer | None, Doc(
+        "the Ollama server the ollama tier measured (from the run's facts)")]
+    packages: Annotated[dict[str, str | None], Doc(
+        "versions of the packages the probes use (null: not installed)")]
 
 
 class Options(TypedDict, total=False):
@@ -356,9 +400,12 @@ class Options(TypedDict, total=False):
     claim_ids: list[str]
     catalog_paths: list[str]
     documents_dir: str | None
-    ollama_serve: str
-    user_ollama_host: str
-    user_models_dir: str | None
+    ollama_serve: Annotated[str, Doc(
+        "--ollama-serve: the ollama binary the suite started its own servers from")]
+    user_ollama_host: Annotated[str, Doc(
+        "--ollama-serve: the host the user named, which the private servers replaced")]
+    user_models_dir: Annotated[str | None, Doc(
+        "--ollama-serve: the store the user named (models_dir is then the private server's own)")]
 
 
 class ProfileChoiceRecord(TypedDict):
@@ -371,12 +418,13 @@ class ProfileChoiceRecord(TypedDict):
 
 
 class Suite(TypedDict):
-    """What judged the run: the suite's version and commit, and the catalog's hash."""
+    """What judged the run: the suite's version, its git commit (null outside a checkout) and a
+    SHA-256 of the catalog as loaded."""
 
     version: str | None
     git_commit: str | None
-    git_dirty: bool | None
-    catalog_sha256: str
+    git_dirty: Annotated[bool | None, Doc("tracked files differed from the commit")]
+    catalog_sha256: Annotated[str, Doc(pattern="^[0-9a-f]{64}$")]
 
 
 class PytestOutcome(TypedDict):
@@ -390,7 +438,7 @@ class PytestOutcome(TypedDict):
 class Interrupted(TypedDict, total=False):
     """Who stopped the run (a signal or Ctrl-C), and the test it stopped, with its time."""
 
-    by: Required[str]
+    by: Required[Annotated[str, Doc("the signal, or Ctrl-C")]]
     test: str
     test_seconds: float
 
@@ -400,17 +448,19 @@ class TierState(TypedDict):
 
     available: bool
     reason: str | None
-    stopped: NotRequired[str]  # stopped during the run (its server stopped answering)
-    version: NotRequired[str]  # ollama: the server's /api/version, address, whose, and where
-    host: NotRequired[str]
-    server: NotRequired[Literal["user's", "private"]]
-    remote: NotRequired[bool]
-    torch: NotRequired[str]  # gpu: torch's version and the CUDA it was built with
-    cuda: NotRequired[str | None]
-    model_path: NotRequired[str]  # engine: the model file, its name and origin, llama-cpp-python
-    model: NotRequired[str]
-    model_source: NotRequired[str]
-    llama_cpp: NotRequired[str]
+    stopped: NotRequired[Annotated[str, Doc(
+        "why the tier was stopped during the run (its server stopped answering)")]]
+    version: NotRequired[Annotated[str, Doc("ollama: what /api/version answered")]]
+    host: NotRequired[Annotated[str, Doc("ollama: the server's address")]]
+    server: NotRequired[Annotated[Literal["user's", "private"], Doc(
+        "ollama: the user's server or the suite's own (--ollama-serve)")]]
+    remote: NotRequired[Annotated[bool, Doc("ollama: another machine's server")]]
+    torch: NotRequired[Annotated[str, Doc("gpu: torch's version")]]
+    cuda: NotRequired[Annotated[str | None, Doc("gpu: the CUDA torch was built with")]]
+    model_path: NotRequired[Annotated[str, Doc("engine: the model file")]]
+    model: NotRequired[Annotated[str, Doc("engine: the model's name")]]
+    model_source: NotRequired[Annotated[str, Doc("engine: where the model file came from")]]
+    llama_cpp: NotRequired[Annotated[str, Doc("engine: llama-cpp-python's version")]]
 
 
 class ManifestCheck(TypedDict):
@@ -435,27 +485,29 @@ class Transcription(TypedDict, total=False):
 class Inputs(TypedDict):
     """What the transcribed figures were checked against (claims.plugin.inputs)."""
 
-    manifest: ManifestCheck | None
+    manifest: Annotated[ManifestCheck | None, Doc(
+        "the fixtures against their SHA-256 manifest (null: no fixtures)")]
     transcription: Transcription
 
 
 class Run(TypedDict, total=False):
     """One pytest session: when, what was asked, on which machine, and how it ended."""
 
-    started: Required[str]
+    started: Required[Annotated[str, Doc("ISO 8601 with timezone")]]
     finished: Required[str]
-    markexpr: Required[str]
+    markexpr: Required[Annotated[str, Doc("the -m expression, empty if none")]]
     profile: Required[str]
     profile_choice: ProfileChoiceRecord
-    simulated: list[str]
+    simulated: Annotated[list[str], Doc(
+        "the fakes this run measured through (claims.simulation); empty or absent for a real run")]
     machine: Required[Machine]
     options: Required[Options]
-    complete: Required[bool]
-    args: list[str]
+    complete: Required[Annotated[bool, Doc("false when the run was interrupted")]]
+    args: Annotated[list[str], Doc("pytest's arguments, credentials redacted")]
     inputs: Inputs | None
     suite: Suite
-    facts: dict[str, Any]
-    tier_status: dict[str, TierState]
+    facts: Annotated[dict[str, Any], Doc("facts the checks recorded (digests, versions), merged")]
+    tier_status: Annotated[dict[str, TierState], Doc("what each tier's detector found")]
     interrupted: Interrupted
     pytest: PytestOutcome
 
@@ -470,13 +522,16 @@ class Summary(TypedDict, total=False):
 class Evidence(TypedDict, total=False):
     """The whole evidence document of one run."""
 
-    schema: Required[Literal["claims-evidence/1"]]
+    schema: Required[SchemaName]
     run: Required[Run]
     documents: list[DocumentRecord]
     claims: Required[list[ClaimRecord]]
     summary: Required[Summary]
-    unknown_claim_checks: list[CheckRecord]
-    audit: dict[str, Any]  # claims.inputs.audit_result.load_summary: the audit kept beside the file
+    unknown_claim_checks: Annotated[list[CheckRecord], Doc(
+        "checks of claims the catalog does not hold")]
+    audit: Annotated[dict[str, Any], Doc(
+        "what `claims audit` found, when its result lies beside the evidence "
+        "(claims.inputs.audit_result.load_summary)")]
 
 
 # --- what `claims diff --json` prints (claims.report.diff.diff_evidence) -------------------
@@ -582,40 +637,3 @@ NOT_EVIDENCE: tuple[type, ...] = (
     DocumentRow, DiffResult,
 )
 
-
-# Each record and where its object lies in the schema, as a JSON pointer
-# (PendingCheck is not in evidence.json; its CheckRecord part is).
-_CHECK = "/properties/claims/items/properties/checks/items"
-_RUN = "/properties/run"
-_MACHINE = f"{_RUN}/properties/machine"
-_INPUTS = f"{_RUN}/properties/inputs"
-SCHEMA_OBJECTS: dict[type, str] = {
-    Evidence: "",
-    Run: _RUN,
-    Machine: _MACHINE,
-    Gpu: f"{_MACHINE}/properties/gpu",
-    OllamaServer: f"{_MACHINE}/properties/ollama",
-    RunnerBuildRecord: f"{_MACHINE}/properties/ollama/properties/runner_build/oneOf/2",
-    Options: f"{_RUN}/properties/options",
-    ProfileChoiceRecord: f"{_RUN}/properties/profile_choice",
-    Suite: f"{_RUN}/properties/suite",
-    PytestOutcome: f"{_RUN}/properties/pytest",
-    Interrupted: f"{_RUN}/properties/interrupted",
-    TierState: f"{_RUN}/properties/tier_status/additionalProperties",
-    Inputs: _INPUTS,
-    ManifestCheck: f"{_INPUTS}/properties/manifest",
-    Transcription: f"{_INPUTS}/properties/transcription",
-    DocumentRecord: "/properties/documents/items",
-    ClaimRecord: "/properties/claims/items",
-    StatedFigureRecord: "/properties/claims/items/properties/stated/items",
-    ErratumRecord: "/properties/claims/items/properties/erratum/oneOf/1",
-    CheckRecord: _CHECK,
-    StatedFor: "/$defs/StatedFor",
-    Measurement: f"{_CHECK}/properties/measurements/items",
-    StatedRange: f"{_CHECK}/properties/measurements/items/properties/stated/anyOf/2",
-    IntervalRecord: f"{_CHECK}/properties/measurements/items/properties/expected_interval",
-    Attachment: f"{_CHECK}/properties/attachments/items",
-    Chart: f"{_CHECK}/properties/charts/items",
-    Premise: f"{_CHECK}/properties/premises/items",
-    Summary: "/properties/summary",
-}

@@ -29,7 +29,7 @@ def test_the_schema_is_the_packages_own_and_its_additions_are_optional():
 
     bundled = Path(claims.__file__).parent / "schema" / "evidence.schema.json"
     assert schema() == json.loads(bundled.read_text("utf-8"))
-    required = schema()["properties"]["run"]["required"]
+    required = schema()["$defs"]["Run"]["required"]
     assert not {"suite", "pytest", "inputs"} & set(required)
 
 

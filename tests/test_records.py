@@ -1,7 +1,9 @@
 """The typed evidence records (claims.records) against the schema, and real runs against both.
 
-Each TypedDict must name exactly its schema object's properties, require exactly
-its ``required`` keys and give each key the schema's JSON types; and what a run
+The schema is generated from the records (claims.contract; tests/test_contract.py
+keeps the file fresh). This reads the two independently: each TypedDict must name
+exactly its schema object's properties, require exactly its ``required`` keys and
+give each key the schema's JSON types; and what a run
 really writes must validate against the schema closed (``additionalProperties:
 false`` on every object that lists its properties), so a field the writer adds
 without the schema fails here, not in someone's dashboard.
@@ -10,7 +12,6 @@ without the schema fails here, not in someone's dashboard.
 # No `from __future__ import annotations`: the planted TypedDicts below need their
 # Required/NotRequired evaluated, as claims.records does.
 
-import copy
 import json
 import os
 import subprocess
@@ -26,8 +27,8 @@ import jsonschema
 import pytest
 
 from claims import records
+from claims.contract import closed, pointer
 from claims.evidence import schema
-from claims.records import SCHEMA_OBJECTS
 from claims.testing import fake_nvidia_smi
 from claims.testing.fake_ollama import FakeOllama
 from claims.verdicts import Verdict
@@ -86,6 +87,14 @@ def _schema_kinds(prop: dict[str, Any]) -> set[str] | None:
         return None
     kind = prop["type"]
     return set(kind) if isinstance(kind, list) else {kind}
+
+
+# Each evidence record and where its object lies in the schema.
+SCHEMA_OBJECTS: dict[type, str] = {
+    value: pointer(value)
+    for value in vars(records).values()
+    if typing.is_typeddict(value) and value not in records.NOT_EVIDENCE
+}
 
 
 def differences(record: type, obj: dict[str, Any]) -> list[str]:
@@ -169,26 +178,8 @@ def test_a_planted_mismatch_is_found() -> None:
 
 
 # --- real runs against the closed schema ---------------------------------------------------
-def closed(node: Any) -> Any:
-    """The schema with every object that lists its properties closed to other keys."""
-    node = copy.deepcopy(node)
-
-    def close(n: Any) -> None:
-        if isinstance(n, dict):
-            if "properties" in n:
-                n.setdefault("additionalProperties", False)
-            for value in n.values():
-                close(value)
-        elif isinstance(n, list):
-            for value in n:
-                close(value)
-
-    close(node)
-    return node
-
-
 def unlisted(doc: Any) -> list[str]:
-    validator = jsonschema.Draft202012Validator(closed(schema()))
+    validator = jsonschema.Draft202012Validator(closed())
     return sorted(
         f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
         for e in validator.iter_errors(doc)

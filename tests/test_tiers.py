@@ -1,9 +1,9 @@
 """claims.tiers: the one table of tiers, and everything that derives from it.
 
-The schema's tier enum must agree with the table; a tier added to the table
-alone must reach every consumer: the markers pytest knows, the tier names the
-catalog accepts, the socket guard, the check's source, "not run" with the
-detector's reason, the report's hints and its order.
+The schema's tier enum, generated from the table (claims.contract), must agree with
+it; a tier added to the table alone must reach every consumer: the markers pytest
+knows, the tier names the catalog accepts, the socket guard, the check's source,
+"not run" with the detector's reason, the report's hints and its order.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class FakeSettings:
 
 
 def test_the_evidence_schema_lists_exactly_the_tables_tiers():
-    claim = schema()["properties"]["claims"]["items"]["properties"]
+    claim = schema()["$defs"]["ClaimRecord"]["properties"]
     assert claim["tiers"]["items"]["enum"] == list(TIERS.names())
 
 

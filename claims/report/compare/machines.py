@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from claims.report.compare.load import (
     Figure,
@@ -24,7 +24,6 @@ from claims.report.compare.load import (
     evidence_paths,
     load_one,
     run_of,
-    text_or,
 )
 from claims.report.compare.tidy import TidySpool, tidy_rows, tidy_text
 from claims.report.diff import diff_evidence
@@ -142,8 +141,15 @@ def format_number(x: float) -> str:
     return f"{x:,.6g}"
 
 
+class _ClaimMeta(TypedDict):
+    """What a comparison row shows of a claim, from the claim record of any one run."""
+
+    document: str
+    statement: str
+
+
 def _claim_row(
-    cid: str, meta: Mapping[str, Any], machines: Sequence[Machine], runs: Sequence[Run]
+    cid: str, meta: _ClaimMeta, machines: Sequence[Machine], runs: Sequence[Run]
 ) -> dict[str, Any]:
     key = _main_key(runs, cid)
     cells = []
@@ -214,8 +220,8 @@ def _claim_row(
         group = "rest"
     return {
         "id": cid,
-        "document": text_or(meta.get("document")),
-        "statement": text_or(meta.get("statement")),
+        "document": meta["document"],
+        "statement": meta["statement"],
         "cells": cells,
         "words": words,
         "simulated_words": simulated,
@@ -267,7 +273,7 @@ class _Read:
     """What one evidence file gives the comparison (picklable: it may come from a worker)."""
 
     run: Run
-    metas: dict[str, dict[str, Any]]
+    metas: dict[str, _ClaimMeta]
     tidy: dict[str, list[str]]
 
 
@@ -278,7 +284,7 @@ def _read_one(path: Path, want_csv: bool = False, want_json: bool = False) -> _R
         return loaded
     try:
         run = run_of(loaded, path)
-        metas: dict[str, dict[str, Any]] = {}
+        metas: dict[str, _ClaimMeta] = {}
         for claim in loaded["claims"]:
             metas.setdefault(
                 claim["id"], {"document": claim["document"], "statement": claim["statement"]}
@@ -326,7 +332,7 @@ def compare_files(
             paths.append(path)
     tidy = TidySpool(want_csv=csv_out, want_json=json_out)
     runs: list[Run] = []
-    metas: dict[str, dict[str, Any]] = {}
+    metas: dict[str, _ClaimMeta] = {}
     for read in _read_all(paths, csv_out, json_out):
         if isinstance(read, Skipped):
             skipped.append(read)

@@ -82,8 +82,7 @@ def test_the_last_runner_start_wins_and_junk_is_none():
 
 def test_the_schema_names_every_source_the_parser_gives():
     schema = json.loads((ROOT / "claims" / "schema" / "evidence.schema.json").read_text())
-    ollama = schema["properties"]["run"]["properties"]["machine"]["properties"]["ollama"]
-    record = ollama["properties"]["runner_build"]["oneOf"][2]
+    record = schema["$defs"]["RunnerBuildRecord"]
     assert set(record["properties"]["source"]["enum"]) == {source for source, _ in _FORMS}
 
 

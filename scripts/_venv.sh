@@ -92,7 +92,7 @@ PY
   if ! "$VENV/bin/python" -m pip install --quiet --no-deps --no-index --find-links "$wheels" \
       "$engine_requirement" 2>/dev/null; then
     begin "building $engine_requirement from source for AVX2 (CMAKE_ARGS='$CMAKE_ARGS')" \
-      "10 to 25 min on two cores; once: the wheel is kept in $wheels"
+      "4 to 25 min on two cores, by their load; once: the wheel is kept in $wheels"
     quietly "building llama-cpp-python" "$LOGS/llama-cpp-python-build.log" \
       "$VENV/bin/python" -m pip wheel --verbose --no-deps --no-cache-dir \
       --wheel-dir "$wheels" "$engine_requirement"

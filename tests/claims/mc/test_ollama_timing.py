@@ -115,27 +115,17 @@ def test_keep_alive(live, check):
         note="expires_at minus the reply's "
         "created_at; OLLAMA_KEEP_ALIVE on the server changes the default",
     )
-    day_s = remaining_s("keep_alive 24h", {"keep_alive": "24h"})
-    # expires_at and the reply's created_at are stamped at slightly different moments
-    # of the request (well under a second apart on a loaded machine); two minutes
-    # covers that gap and is 0.14% of a day, far from the 5-minute default.
-    check.measure(
-        'keep_alive "24h"',
-        round(day_s / 3600, 3),
-        holds=abs(day_s - 86400) < 120,
-        unit="h",
-        expected="expires about 24 h after the request",
-    )
+    # The durations the answer names; how close the expiry must come is the catalog's.
+    hours = check.premise("keep_alive 24h")
+    day_s = remaining_s(f"keep_alive {hours:g}h", {"keep_alive": f"{hours:g}h"})
+    check.against("keep_alive 24h", day_s / 3600, note="expires_at minus the reply's created_at")
     forever_s = remaining_s("keep_alive -1", {"keep_alive": -1})
-    # "Forever" is Go's largest duration past now (year 2319); ten years is far above any
-    # finite keep_alive a test sets and far below what Ollama reports.
-    check.measure(
-        "keep_alive -1",
-        round(forever_s / 86400 / 365.25, 1),
-        holds=forever_s > 10 * 365.25 * 86400,
-        unit="years",
-        expected="never expires (a far-future expires_at)",
-        note=f"Go's largest duration is {GO_MAX_DURATION_S / 86400 / 365.25:.1f} years",
+    # "Forever" is Go's largest duration past now (year 2319).
+    check.against(
+        "keep_alive -1 pins it",
+        forever_s / 86400 / 365.25,
+        note=f"expires_at minus the reply's created_at; Go's largest duration is "
+        f"{GO_MAX_DURATION_S / 86400 / 365.25:.1f} years",
     )
     result = live.client.unload(name, timeout=60.0)
     check.measure(

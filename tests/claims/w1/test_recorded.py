@@ -19,11 +19,6 @@ from claims.testkit import Interval
 pytestmark = pytest.mark.offline
 
 ROOT = Path(__file__).resolve().parents[3]
-# W1-DECODE-BANDWIDTH on the records: a compute-bound phase runs near the arithmetic
-# rate the GPU sustains (the FP32 matmul); decode doing under a tenth of it means at
-# least nine tenths of its time goes to something other than arithmetic, so compute
-# is not what limits it. The recorded phi4 decode sits at about 4%.
-DECODE_ARITHMETIC_SHARE_MAX = 0.1
 
 
 @pytest.mark.claim("W1-SPEEDUP-RANGE", source="recorded")
@@ -148,10 +143,10 @@ def test_recorded_decode_is_far_from_compute_bound(check, recorded):
         note=f"{layer:,} B model layer times tokens/s",
     )
     check.observe("decode arithmetic rate", decode_tflops, unit="TFLOP/s")
-    share = decode_tflops / matmul_tflops
-    check.measure(
-        "decode arithmetic as a share of the GPU's FP32 matmul rate",
-        share,
-        holds=share.hi < DECODE_ARITHMETIC_SHARE_MAX,
-        expected=f"< {DECODE_ARITHMETIC_SHARE_MAX:.0%}: compute is not what limits decode",
+    # How small a share means "not compute-bound" is the catalog's reading.
+    check.against(
+        "decode arithmetic share",
+        decode_tflops / matmul_tflops * 100,
+        unit="%",
+        note="decode's arithmetic rate as a share of the GPU's FP32 matmul rate",
     )

@@ -105,12 +105,14 @@ def test_recorded_list_ids_and_sizes(check, recorded):
         model="llama3.2:3b",
         note="the model blob Week 4 measured; template, license and params layers add a few KB",
     )
-    ps_id = _columns(w2["ollama_ps"]["line"])[1]
+    # The model ollama ps shows: its ID there against its ID in the listing's row.
+    ps_name, ps_id = _columns(w2["ollama_ps"]["line"])[:2]
+    listed_id = rows[ps_name][1] if ps_name in rows else None
     check.measure(
         "phi4 ID in ollama ps equals ollama list",
         ps_id,
-        holds=ps_id == rows["phi4:latest"][1],
-        expected=rows["phi4:latest"][1],
+        holds=ps_id == listed_id,
+        expected=listed_id or f"{ps_name} listed by ollama list",
     )
 
 
@@ -547,13 +549,19 @@ def test_recorded_context_size_does_not_change_decode_rate(check, recorded):
         ctx: [float(r["tokens_per_second"]) for r in rows if r["context"] == ctx]
         for ctx in contexts
     }
-    gaps = [abs(a - b) for a, b in zip(by_ctx[contexts[0]], by_ctx[contexts[-1]], strict=True)]
+    printed = {
+        ctx: [Decimal(r["tokens_per_second"]) for r in rows if r["context"] == ctx]
+        for ctx in contexts
+    }
+    gaps = [abs(a - b) for a, b in zip(printed[contexts[0]], printed[contexts[-1]], strict=True)]
+    # One step of the table's last printed digit: a difference rounding alone can make.
+    step = max(Decimal(1).scaleb(v.as_tuple().exponent) for v in printed[contexts[0]])
     check.measure(
         "largest run-for-run rate difference between the contexts",
-        max(gaps),
+        float(max(gaps)),
         unit="tok/s",
-        holds=max(gaps) <= 0.1,
-        expected="<= 0.1 tok/s (one printed step)",
+        holds=max(gaps) <= step,
+        expected=f"<= {step} tok/s (one printed step)",
     )
     band = check.premise("decode rate change bar")
     ratios = [
@@ -656,11 +664,17 @@ def test_recorded_special_token_ids(check, recorded):
     # The same ids mark the turns in the recorded context array.
     context = w2["generate_reply"]["context"]
     used = sorted({t for t in context if t >= cl100k_base.CL100K_VOCAB_SIZE})
+    # The chat markers: the printed special tokens the printed chat template contains.
+    in_template = {
+        m.group(1) for line in lines if (m := re.fullmatch(r"template contains (.+): True", line))
+    }
+    markers = sorted(i for i, text in printed.items() if text in in_template)
     check.measure(
         "ids above cl100k in the context are the chat markers",
         used,
-        holds=set(used) <= {100264, 100265, 100266},
-        expected="a subset of 100264, 100265, 100266",
+        holds=bool(markers) and set(used) <= set(markers),
+        expected="a subset of the printed ids of the template's markers: "
+        + ", ".join(map(str, markers)),
     )
 
 

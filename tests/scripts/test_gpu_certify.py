@@ -196,8 +196,9 @@ def test_the_cuda_torch_of_a_virtual_environment_is_reused(tmp_path):
     assert subprocess.run([str(nested / "bin" / "python"), "-c", "import torch"],
                           capture_output=True, timeout=60, check=False).returncode != 0
     venv = tmp_path / "venv-gpu"
-    env = {"PYTHON": str(source / "bin" / "python"), "VENV": str(venv), "INSTALL_SUITE": "0",
-           "PREPARE_ONLY": "1"}
+    # A working driver (the script asks NVML before anything else) on a recorded machine.
+    env = {**_fake_machine_env(tmp_path, "h200-580"), "PYTHON": str(source / "bin" / "python"),
+           "VENV": str(venv), "INSTALL_SUITE": "0", "PREPARE_ONLY": "1"}
     proc, kept = _certify(tmp_path, env, timeout=300)
     log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
     assert proc.returncode == 0, log[-3000:]
@@ -216,8 +217,8 @@ def test_the_cuda_torch_of_a_system_python_user_site_is_reused(tmp_path):
     (Path(site) / "torch").mkdir(parents=True)
     (Path(site) / "torch" / "__init__.py").write_text(FAKE_TORCH, encoding="utf-8")
     venv = tmp_path / "venv-gpu"
-    env = {"PYTHON": base, "VENV": str(venv), "INSTALL_SUITE": "0", "PREPARE_ONLY": "1",
-           "PYTHONUSERBASE": str(userbase)}
+    env = {**_fake_machine_env(tmp_path, "h200-580"), "PYTHON": base, "VENV": str(venv),
+           "INSTALL_SUITE": "0", "PREPARE_ONLY": "1", "PYTHONUSERBASE": str(userbase)}
     proc, kept = _certify(tmp_path, env, timeout=300)
     log = (kept / "gpu-certify.log").read_text(encoding="utf-8")
     assert proc.returncode == 0, log[-3000:]
@@ -229,8 +230,8 @@ def test_an_environment_the_script_did_not_make_is_never_removed(tmp_path):
     theirs = tmp_path / "theirs"
     theirs.mkdir()
     (theirs / "keep.txt").write_text("mine")
-    env = {"PYTHON": str(source / "bin" / "python"), "VENV": str(theirs), "INSTALL_SUITE": "0",
-           "PREPARE_ONLY": "1"}
+    env = {**_fake_machine_env(tmp_path, "h200-580"), "PYTHON": str(source / "bin" / "python"),
+           "VENV": str(theirs), "INSTALL_SUITE": "0", "PREPARE_ONLY": "1"}
     proc, kept = _certify(tmp_path, env, timeout=300)
     assert proc.returncode == 3
     assert "was not made by this script" in (kept / "failure.txt").read_text(encoding="utf-8")

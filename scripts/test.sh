@@ -38,13 +38,13 @@ if [ "$own_selection" = 1 ]; then
   done_in
 else
   begin "running the tests on $WORKERS workers (all but those marked alone)" \
-    "25 min on two cores"
+    "11 min on two idle cores, 30 min on busy ones"
   "$VENV/bin/python" -m pytest "${xdist[@]}" -m "not alone" \
     --claims-evidence "$TEST_REPORTS/evidence.json" \
     --claims-report-html "$TEST_REPORTS/report.html" "$@"
   status=$?
   done_in
-  begin "running the tests marked alone, one at a time" "5 min"
+  begin "running the tests marked alone, one at a time" "2 to 3 min"
   "$VENV/bin/python" -m pytest -p no:xdist -m alone \
     --claims-evidence "$TEST_REPORTS/alone/evidence.json" \
     --claims-report-html "$TEST_REPORTS/alone/report.html" "$@"

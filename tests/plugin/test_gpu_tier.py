@@ -332,6 +332,8 @@ MACHINE_TABLE: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "rtx5090-595": ("generic", {}, _DISCRETE),
     # Pascal (sm_61, R550, cu126): the same, except that it has no TF32 tensor cores.
     "p4-550": ("generic", {}, {**_DISCRETE, "W1-TF32-FASTER": NA}),
+    # Volta (sm_70) on R525, the table layout before R535: no TF32 either.
+    "v100-525": ("generic", {}, {**_DISCRETE, "W1-TF32-FASTER": NA}),
     # NVML cannot reach the driver: every claim is not run, naming the state and remedy.
     "nvml-mismatch": ("generic", {}, dict.fromkeys(_ALL, NR)),
     "no-devices": ("generic", {}, dict.fromkeys(_ALL, NR)),

@@ -328,6 +328,12 @@ MACHINE_TABLE: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     # WSL2's "CUDA Version: ERR!": only the claims that need the CUDA version are not run,
     # saying the driver reported none.
     "wsl2-rtx3060": ("generic", {}, {**_DISCRETE, "W1-SMI-FIELDS": NR, "W1-CUDA-CEILING": NR}),
+    # Consumer Blackwell (sm_120, R595, PyPI's cu130 torch): read as the other discrete GPUs.
+    "rtx5090-595": ("generic", {}, _DISCRETE),
+    # Pascal (sm_61, R550, cu126): the same, except that it has no TF32 tensor cores.
+    "p4-550": ("generic", {}, {**_DISCRETE, "W1-TF32-FASTER": NA}),
+    # Volta (sm_70) on R525, the table layout before R535: no TF32 either.
+    "v100-525": ("generic", {}, {**_DISCRETE, "W1-TF32-FASTER": NA}),
     # NVML cannot reach the driver: every claim is not run, naming the state and remedy.
     "nvml-mismatch": ("generic", {}, dict.fromkeys(_ALL, NR)),
     "no-devices": ("generic", {}, dict.fromkeys(_ALL, NR)),

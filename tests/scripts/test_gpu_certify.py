@@ -243,6 +243,13 @@ def test_an_environment_the_script_did_not_make_is_never_removed(tmp_path):
                  "570.124.06 is R525 or later"),
     ("h200-580", "cu130 from PyPI: driver 580.65.06 is R580 or later"),
     ("h200-610", "cu130 from PyPI: driver 610.43.02 is R580 or later"),
+    # sm_120 on R595: cu130 has its kernels; sm_61 on R550 and sm_70 on R525: cu126 does,
+    # cu130 needs R580 (and has none for them).
+    ("rtx5090-595", "cu130 from PyPI: driver 595.71.05 is R580 or later"),
+    ("p4-550", "cu126 from the cu126 index https://download.pytorch.org/whl/cu126: driver "
+               "550.135 is R525 or later"),
+    ("v100-525", "cu126 from the cu126 index https://download.pytorch.org/whl/cu126: driver "
+                 "525.105.17 is R525 or later"),
 ])
 def test_a_dry_run_names_the_torch_index_the_driver_can_run(tmp_path, machine, index):
     # torch 2.13 exists as cu126 and cu130 builds only: a 570 driver gets cu126 (there is

@@ -42,6 +42,9 @@ def read(name: str) -> str:
     ("h200-580/nvidia_smi.txt", "580.65.06", "13.0"),
     ("a100-mig/nvidia_smi.txt", "535.161.08", "12.2"),
     ("h200-610/nvidia_smi.txt", "610.43.02", "13.3"),  # R610: KMD / CUDA UMD Version
+    ("rtx5090-595/nvidia_smi.txt", "595.71.05", "13.2"),
+    ("p4-550/nvidia_smi.txt", "550.135", "12.4"),  # a two-part driver version
+    ("v100-525/nvidia_smi.txt", "525.105.17", "12.0"),  # the layout before R535
 ])
 def test_header_gives_driver_and_cuda_ceiling(name, driver, cuda):
     header = nvidia.parse_smi_header(read(name))
@@ -175,6 +178,12 @@ T4_TWO_LINE_TABLE = """\
                  True, id="h200-r610"),
     pytest.param(read("wsl2-rtx3060/nvidia_smi.txt"),
                  [(0, "NVIDIA GeForce RTX 3060 ...", "816MiB /  6144MiB")], True, id="wsl2"),
+    pytest.param(read("rtx5090-595/nvidia_smi.txt"),
+                 [(0, "NVIDIA GeForce RTX 5090", "492MiB /  32607MiB")], True, id="rtx5090-r595"),
+    pytest.param(read("p4-550/nvidia_smi.txt"), [(0, "Tesla P4", "7719MiB /   8192MiB")], True,
+                 id="tesla-p4-r550"),
+    pytest.param(read("v100-525/nvidia_smi.txt"),
+                 [(0, "Tesla V100-SXM2...", "308MiB / 32768MiB")], True, id="v100-r525"),
 ])
 def test_table_lists_each_gpu_with_its_memory_usage(text, gpus, reported):
     rows = nvidia.parse_smi_table(text)

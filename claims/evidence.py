@@ -348,7 +348,8 @@ def id_problems(doc: Evidence) -> list[str]:
         for i, claim in enumerate(doc["claims"])
         if not ID_PATTERN.fullmatch(claim["id"])
     ]
-    documents = {d["id"] for d in doc["documents"]}
+    # "documents" is optional in the schema: a file without it lists no document.
+    documents = {d["id"] for d in doc.get("documents", [])}
     seen: set[str] = set()
     for claim in doc["claims"]:
         cid = claim["id"]

@@ -46,3 +46,18 @@ def test_a_busy_machine_cannot_refute() -> None:
     decision = decide_per_request(pool, lambda t: t.ratio, AtLeast(5))
     assert decision.outcome == "undecided"
     assert "too busy to refute" in decision.extra["stopped"]
+
+
+def test_the_engines_generations_are_guarded_by_their_own_decode_rates() -> None:
+    # llama.cpp's generations carry their rates elsewhere: the caller says where.
+    class Generation:
+        def __init__(self, ratio: float, decode: float) -> None:
+            self.ratio, self.eval_tokens_per_s = ratio, decode
+
+    decodes = [10.0, 100.0] * 8
+    queue = [Generation(2.0 + 0.01 * i, decodes[i]) for i in range(15)]
+    pool = SamplePool(lambda k: [queue.pop(0) for _ in range(min(k, len(queue)))], cap=15,
+                      budget=Budget(None), name="engine", first_look=PAIRED.looks[0])
+    decision = decide_per_request(pool, lambda g: g.ratio, AtLeast(5),
+                                  decode=lambda g: g.eval_tokens_per_s)
+    assert decision.outcome == "undecided" and decision.extra["contention"] == 10.0

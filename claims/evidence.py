@@ -54,11 +54,14 @@ __all__ = [
     "clean",
     "dumps",
     "load_evidence",
+    "load_evidence_text",
     "now_iso",
     "provenance",
     "read_regular",
+    "read_text",
     "schema",
     "validate",
+    "validator",
     "write_atomic",
 ]
 
@@ -78,13 +81,23 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def validate(doc: Mapping[str, Any]) -> list[str]:
-    """Schema violations of an evidence document, as readable lines (empty if valid)."""
+@lru_cache(maxsize=2)
+def validator(definition: str | None = None) -> Any:
+    """The schema's validator (built once): of a whole document, or of one of its
+    ``$defs`` (``"ClaimRecord"``: one claim, as the document's ``claims`` items are)."""
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(schema())
+    whole = schema()
+    if definition is None:
+        return jsonschema.Draft202012Validator(whole)
+    part = {key: whole[key] for key in ("$schema", "$id", "$defs")}
+    return jsonschema.Draft202012Validator({**part, "$ref": f"#/$defs/{definition}"})
+
+
+def validate(doc: Mapping[str, Any]) -> list[str]:
+    """Schema violations of an evidence document, as readable lines (empty if valid)."""
     errors = []
-    for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path)):
+    for err in sorted(validator().iter_errors(doc), key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in err.absolute_path) or "(root)"
         errors.append(f"{where}: {err.message}")
     return errors
@@ -335,7 +348,8 @@ def id_problems(doc: Evidence) -> list[str]:
         for i, claim in enumerate(doc["claims"])
         if not ID_PATTERN.fullmatch(claim["id"])
     ]
-    documents = {d["id"] for d in doc["documents"]}
+    # "documents" is optional in the schema: a file without it lists no document.
+    documents = {d["id"] for d in doc.get("documents", [])}
     seen: set[str] = set()
     for claim in doc["claims"]:
         cid = claim["id"]
@@ -384,6 +398,11 @@ def load_evidence(path: Path | str) -> Evidence:
     checks contradict are each an error naming the file.
     """
     path = Path(path)
+    return load_evidence_text(path, read_text(path))
+
+
+def read_text(path: Path) -> str:
+    """An evidence file's text: a regular file, at most MAX_EVIDENCE_BYTES, UTF-8."""
     raw = read_regular(path)
     if len(raw) > MAX_EVIDENCE_BYTES:
         raise EvidenceError(
@@ -391,9 +410,19 @@ def load_evidence(path: Path | str) -> Evidence:
             "is about 1 MiB, so this is not an evidence file the suite wrote"
         )
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise EvidenceError(f"{path}: not UTF-8 text") from None
+
+
+# The strict reading of JSON text: NaN and Infinity tokens, numbers too large to be
+# finite and a key twice in one object each raise (see the hooks above).
+STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float,
+                               object_pairs_hook=_unique_keys)
+
+
+def load_evidence_text(path: Path, text: str) -> Evidence:
+    """:func:`load_evidence` of text already read from ``path`` (named in the errors)."""
     try:
         doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                          object_pairs_hook=_unique_keys)

@@ -405,3 +405,13 @@ def test_control_and_bidi_characters_are_escaped_in_the_written_file(tmp_path):
     assert "ok\\u202eevil\\u009b2J\\u200b\\u007f end" in text
     loaded = load_evidence(path)
     assert next(c for c in loaded["claims"] if c["id"] == cid)["checks"][0]["message"] == hostile
+
+
+def test_a_file_without_its_documents_list_is_refused_not_a_traceback(tmp_path):
+    # The schema leaves "documents" optional; the claims' documents must still be listed.
+    doc = _written_evidence(tmp_path)
+    del doc["documents"]
+    path = tmp_path / "no-documents.json"
+    path.write_text(json.dumps(doc), "utf-8")
+    with pytest.raises(EvidenceError, match="which the file does not list"):
+        load_evidence(path)

@@ -193,7 +193,9 @@ def diff_evidence(a: Evidence, b: Evidence, labels: Sequence[str] = ("A", "B")) 
     only_m: dict[str, list[MeasuredOnce]] = {"a": [], "b": []}
     for cid, ca in claims_a.items():
         cb = claims_b.get(cid)
-        if cb is None:
+        if cb is None or cb is ca:
+            # The same record object on both sides (a fleet's loader shares the records
+            # of equal claim texts): no verdict change, no figure moved.
             continue
         va, vb = ca["verdict"], cb["verdict"]
         if va != vb:

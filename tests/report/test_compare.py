@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from claims.cli import main
+from claims.evidence_fleet import FleetLoader
 from claims.report.compare import (
     PAGE_RUNS,
     compare_files,
@@ -28,6 +29,8 @@ from claims.report.compare import (
     tolerance_width,
     write_tidy,
 )
+from claims.report.compare.load import claim_parts, run_of
+from claims.report.compare.tidy import run_tidy_text, tidy_rows, tidy_text
 
 
 def _claim(doc: dict[str, Any], cid: str) -> dict[str, Any]:
@@ -313,3 +316,18 @@ def test_evidence_of_an_older_suite_is_read_with_what_it_lacks_said(fleet, tmp_p
     assert run.fields["suite"] == "not recorded (older suite)"
     assert "suite not recorded (older suite)" in run.header
     assert "not recorded (older suite)" in render_compare_html(result)
+
+
+def test_a_rows_claim_part_made_once_reads_as_the_whole_row_made_afresh(fleet, tmp_path):
+    # run_tidy_text joins the run's cells to each claim's, serialised once per distinct
+    # record; a host a spreadsheet would evaluate, with a quote and a newline, in both.
+    odd = json.loads(fleet[1].read_text())
+    odd["run"]["machine"]["hostname"] = '=cmd,"x"\nlab'
+    loader = FleetLoader()
+    for path in [*fleet, write(tmp_path, "odd.json", odd)]:
+        doc, entries = loader.load(path)
+        run = run_of(doc, path, claim_parts(entries))
+        for want_csv, want_json in ((True, True), (True, False), (False, True)):
+            assert run_tidy_text(doc, run, entries, want_csv=want_csv, want_json=want_json) == (
+                tidy_text(tidy_rows(doc, run), want_csv=want_csv, want_json=want_json))
+    assert loader.reused > 0

@@ -1,10 +1,13 @@
 """Reading evidence files for ``claims compare``: one :class:`Run` per file, or why not.
 
-Files are read through :func:`claims.evidence.load_evidence` (bounded,
-schema-checked); what the comparison needs is kept and the document dropped
+Files are read through :class:`claims.evidence_fleet.FleetLoader` (as bounded
+and strict as :func:`claims.evidence.load_evidence`, each distinct claim record
+checked once); what the comparison needs is kept and the document dropped
 (:func:`run_of`): the verdicts, the failure reasons, each claim's candidate
-main figures, and the slim document the history's diff reads. A file that
-cannot be read is a :class:`Skipped` with the reason.
+main figures, and the slim document the history's diff reads. What it keeps of a
+claim (:class:`ClaimPart`) is made once per distinct claim record too, so the
+work that grows with the files is a pass over each file's text and a few
+lookups per claim. A file that cannot be read is a :class:`Skipped` with the reason.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from claims import records
-from claims.evidence import MAX_EVIDENCE_BYTES, EvidenceError, load_evidence, read_regular
+from claims.evidence import MAX_EVIDENCE_BYTES, EvidenceError, read_regular
+from claims.evidence_fleet import ClaimEntry, FleetLoader
 from claims.report import machine
 from claims.report.view import value_text
 from claims.tiers import OLLAMA
@@ -170,7 +174,9 @@ def _declared(path: Path) -> str:
     return " (" + " ".join(parts) + "; this suite reads claims-evidence/1)"
 
 
-def load_one(path: Path) -> records.Evidence | Skipped:
+def load_one(
+    path: Path, loader: FleetLoader | None = None
+) -> tuple[records.Evidence, list[ClaimEntry]] | Skipped:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -181,7 +187,7 @@ def load_one(path: Path) -> records.Evidence | Skipped:
         # A FIFO or device would block or never end: only regular files are evidence.
         return Skipped(str(path), "not a regular file")
     try:
-        return load_evidence(path)
+        return (loader or FleetLoader()).load(path)
     except EvidenceError as exc:
         text = str(exc)
         prefix = f"{path}: "
@@ -290,58 +296,96 @@ def _figure_candidates(claim: records.ClaimRecord) -> list[Figure]:
     return out
 
 
-def _slim(doc: records.Evidence) -> records.Evidence:
+_KEEP_CLAIM = ("id", "document", "section", "statement", "tiers", "testable", "verdict",
+               "reason")
+_KEEP_CHECK = ("nodeid", "outcome", "verdict", "source")
+_KEEP_MEASUREMENT = ("name", "measured", "measured_display", "unit", "holds", "compared",
+                     "applicable")
+_KEEP_RUN = ("started", "finished", "complete", "markexpr", "profile", "machine",
+             "tier_status", "facts", "options")
+
+
+def _slim_claim(claim: records.ClaimRecord) -> dict[str, object]:
+    """A claim as the history's diff reads it: no attachments, charts or context values."""
+    checks = []
+    for check in claim["checks"]:
+        slim_check: dict[str, object] = {k: v for k, v in check.items() if k in _KEEP_CHECK}
+        slim_check["measurements"] = [
+            {k: v for k, v in m.items() if k in _KEEP_MEASUREMENT}
+            for m in check["measurements"]
+            if m.get("compared", True) and m.get("applicable") is not False
+        ]
+        checks.append(slim_check)
+    slim_claim: dict[str, object] = {k: v for k, v in claim.items() if k in _KEEP_CLAIM}
+    slim_claim["checks"] = checks
+    return slim_claim
+
+
+@dataclass(frozen=True)
+class ClaimPart:
+    """What the comparison keeps of one claim record (made once per distinct record)."""
+
+    id: str
+    verdict: str
+    reason: str | None
+    figures: list[Figure]
+    slim: dict[str, object]
+    document: str
+    statement: str
+
+
+def claim_part(claim: records.ClaimRecord) -> ClaimPart:
+    verdict = str(claim["verdict"])
+    # A cell's tooltip says why a claim failed; why it was not run is in each run's
+    # own report (kept out: 200 runs x 176 claims of "not selected" would be megabytes).
+    reason = claim.get("reason")
+    kept = (reason[:200] if reason and verdict in (Verdict.REFUTED, Verdict.ERROR,
+                                                   Verdict.KNOWN_ERRATUM) else None)
+    return ClaimPart(claim["id"], verdict, kept, _figure_candidates(claim), _slim_claim(claim),
+                     claim["document"], claim["statement"])
+
+
+def claim_parts(entries: Iterable[ClaimEntry]) -> list[ClaimPart]:
+    """Each claim's part, made once per distinct claim record (kept in its entry)."""
+    out = []
+    for entry in entries:
+        part = entry.memo.get("compare")
+        if part is None:
+            part = entry.memo["compare"] = claim_part(entry.claim)
+        out.append(part)
+    return out
+
+
+def _slim(doc: records.Evidence, parts: Iterable[ClaimPart]) -> records.Evidence:
     """What :func:`claims.report.diff.diff_evidence` reads: the evidence without attachments,
-    charts and the measurements that are no claim's figure (still valid evidence)."""
-    run = doc["run"]
-    keep_run = ("started", "finished", "complete", "markexpr", "profile", "machine",
-                "tier_status", "facts", "options")
-    keep_claim = ("id", "document", "section", "statement", "tiers", "testable", "verdict",
-                  "reason")
-    keep_check = ("nodeid", "outcome", "verdict", "source")
-    keep_measurement = ("name", "measured", "measured_display", "unit", "holds", "compared",
-                        "applicable")
-    claims = []
-    for claim in doc["claims"]:
-        checks = []
-        for check in claim["checks"]:
-            slim_check: dict[str, object] = {k: v for k, v in check.items() if k in keep_check}
-            slim_check["measurements"] = [
-                {k: v for k, v in m.items() if k in keep_measurement}
-                for m in check["measurements"]
-                if m.get("compared", True) and m.get("applicable") is not False
-            ]
-            checks.append(slim_check)
-        slim_claim: dict[str, object] = {k: v for k, v in claim.items() if k in keep_claim}
-        slim_claim["checks"] = checks
-        claims.append(slim_claim)
+    charts and the measurements that are no claim's figure (still valid evidence). Equal
+    claim records give the same slim claim object, which the diff passes over at once."""
     slim = {
         "schema": doc["schema"],
-        "run": {k: v for k, v in run.items() if k in keep_run},
-        "claims": claims,
+        "run": {k: v for k, v in doc["run"].items() if k in _KEEP_RUN},
+        "claims": [p.slim for p in parts],
         "summary": doc["summary"],
     }
     return cast(records.Evidence, slim)  # the subset of each record that diff_evidence reads
 
 
-def run_of(doc: records.Evidence, path: Path) -> Run:
+def run_of(doc: records.Evidence, path: Path, parts: list[ClaimPart] | None = None) -> Run:
+    """What the comparison keeps of one run (``parts``: its claims' parts, if made already)."""
     run = doc["run"]
+    if parts is None:
+        parts = [claim_part(c) for c in doc["claims"]]
     fingerprint = machine.fingerprint(run)
     fields = _fields(run, fingerprint)
     verdicts: dict[str, str] = {}
     reasons: dict[str, str] = {}
     figures: dict[str, list[Figure]] = {}
-    for claim in doc["claims"]:
-        cid = claim["id"]
-        verdicts[cid] = str(claim["verdict"])
-        # A cell's tooltip says why a claim failed; why it was not run is in each run's
-        # own report (kept out: 200 runs x 176 claims of "not selected" would be megabytes).
-        reason = claim.get("reason")
-        if reason and verdicts[cid] in (Verdict.REFUTED, Verdict.ERROR, Verdict.KNOWN_ERRATUM):
-            reasons[cid] = reason[:200]
-        candidates = _figure_candidates(claim)
-        if candidates:
-            figures[cid] = candidates
+    for part in parts:
+        cid = part.id
+        verdicts[cid] = part.verdict
+        if part.reason:
+            reasons[cid] = part.reason
+        if part.figures:
+            figures[cid] = part.figures
     counts: dict[str, int] = {}
     for v in verdicts.values():
         counts[v] = counts.get(v, 0) + 1
@@ -358,6 +402,6 @@ def run_of(doc: records.Evidence, path: Path) -> Run:
         verdicts=verdicts,
         reasons=reasons,
         figures=figures,
-        slim=_slim(doc),
+        slim=_slim(doc, parts),
     )
 

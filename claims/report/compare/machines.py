@@ -1,9 +1,10 @@
 """Runs grouped into machines, and the claim rows and history of ``claims compare``.
 
-:func:`compare_files` reads the files (two worker processes when there are
-many), groups the runs by machine in time order, and makes one row per claim
-(each run's verdict and main figure, each machine's word, the figure's spread)
-and each machine's history in the words of :mod:`claims.report.diff`.
+:func:`compare_files` reads the files (one loader, so that a claim record
+repeated across runs is checked and taken apart once), groups the runs by
+machine in time order, and makes one row per claim (each run's verdict and
+main figure, each machine's word, the figure's spread) and each machine's
+history in the words of :mod:`claims.report.diff`.
 """
 
 from __future__ import annotations
@@ -11,28 +12,23 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict
 
+from claims.evidence_fleet import FleetLoader
 from claims.report.compare.load import (
     Figure,
     Run,
     Skipped,
+    claim_parts,
     evidence_paths,
     load_one,
     run_of,
 )
-from claims.report.compare.tidy import TidySpool, tidy_rows, tidy_text
+from claims.report.compare.tidy import TidySpool, run_tidy_text
 from claims.report.diff import diff_evidence
 from claims.verdicts import Verdict
-
-# Processes that read files at once (the benchmark machine has two cores), and the
-# fewest files per process worth starting one for.
-WORKERS = 2
-MIN_FILES_PER_WORKER = 8
 
 DECIDED = frozenset({Verdict.REPRODUCED, Verdict.CONSISTENT, Verdict.REFUTED,
                      Verdict.KNOWN_ERRATUM, Verdict.ERROR})
@@ -270,27 +266,30 @@ def _history(machines: Sequence[Machine]) -> list[dict[str, Any]]:
 
 @dataclass
 class _Read:
-    """What one evidence file gives the comparison (picklable: it may come from a worker)."""
+    """What one evidence file gives the comparison."""
 
     run: Run
     metas: dict[str, _ClaimMeta]
     tidy: dict[str, list[str]]
 
 
-def _read_one(path: Path, want_csv: bool = False, want_json: bool = False) -> _Read | Skipped:
+def _read_one(
+    path: Path, loader: FleetLoader, want_csv: bool = False, want_json: bool = False
+) -> _Read | Skipped:
     """Load one file through the evidence loader and keep what the comparison needs."""
-    loaded = load_one(path)
+    loaded = load_one(path, loader)
     if isinstance(loaded, Skipped):
         return loaded
+    doc, entries = loaded
     try:
-        run = run_of(loaded, path)
+        parts = claim_parts(entries)
+        run = run_of(doc, path, parts)
         metas: dict[str, _ClaimMeta] = {}
-        for claim in loaded["claims"]:
-            metas.setdefault(
-                claim["id"], {"document": claim["document"], "statement": claim["statement"]}
-            )
+        for part in parts:
+            if part.id not in metas:
+                metas[part.id] = {"document": part.document, "statement": part.statement}
         tidy = (
-            tidy_text(tidy_rows(loaded, run), want_csv=want_csv, want_json=want_json)
+            run_tidy_text(doc, run, entries, want_csv=want_csv, want_json=want_json)
             if want_csv or want_json
             else {}
         )
@@ -302,20 +301,14 @@ def _read_one(path: Path, want_csv: bool = False, want_json: bool = False) -> _R
 
 
 def _read_all(paths: Sequence[Path], want_csv: bool, want_json: bool) -> Iterable[_Read | Skipped]:
-    """Each file's reading, in the order given; on WORKERS processes when there are many.
+    """Each file's reading, in the order given, through one loader.
 
-    Loading (JSON parsing and schema validation) is about two thirds of the
-    CPU time and each file is independent, so two processes read two files at a
-    time where two cores are free (on a machine whose cores are busy it gains
-    nothing and costs little). A worker holds one document at a time.
+    One process: the loader's cache of checked claim records is what makes a
+    fleet cheap (most records repeat from run to run), and worker processes
+    would each check them again and send the shared parts back as copies.
     """
-    workers = min(WORKERS, os.cpu_count() or 1)
-    if workers < 2 or len(paths) < 2 * MIN_FILES_PER_WORKER:
-        yield from (_read_one(p, want_csv, want_json) for p in paths)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        read = partial(_read_one, want_csv=want_csv, want_json=want_json)
-        yield from pool.map(read, paths, chunksize=2)
+    loader = FleetLoader()
+    yield from (_read_one(p, loader, want_csv, want_json) for p in paths)
 
 
 def compare_files(

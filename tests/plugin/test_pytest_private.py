@@ -9,13 +9,12 @@ misconfiguration.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from claims.plugin import pytest_private
+from tests.interpreter import modules_loaded
 
 PACKAGE = Path(__file__).resolve().parents[2] / "claims"
 
@@ -57,13 +56,9 @@ def test_outside_the_range_a_spaced_path_option_is_a_clear_usage_error(
 
 def test_the_shim_imports_nothing_private_when_loaded() -> None:
     """Loaded with the plugin (the -m reader), it imports no private module beyond pytest's."""
-    proc = subprocess.run(
-        [sys.executable, "-c", "import sys, pytest; before = set(sys.modules); "
-         "import claims.plugin.pytest_private; "
-         "print(sorted(m for m in set(sys.modules) - before if m.startswith('_pytest')))"],
-        capture_output=True, text=True, timeout=60,
-    )
-    assert proc.stdout.strip() == "[]", proc.stderr
+    loaded = modules_loaded("import claims.plugin.pytest_private", after="import pytest")
+    assert "claims.plugin.pytest_private" in loaded
+    assert sorted(m for m in loaded if m.startswith("_pytest")) == []
 
 
 def test_an_ordinary_run_never_reaches_the_private_api(

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from claims.probes.live.ollama_api import factory
 from claims.probes.live.ollama_settings import ClientSettings
 from claims.tiers import TierSettings
+from tests.interpreter import modules_loaded
 
 CLIENT_FIELDS = {"ollama_host", "ollama_auth", "ollama_timeout"}
 
@@ -29,10 +27,6 @@ def test_the_client_fields_are_declared_once_and_both_users_read_them():
 
 def test_the_tier_table_loads_no_http_client():
     """The plugin imports the tier table in every pytest run: httpx waits for a detector."""
-    proc = subprocess.run(
-        [sys.executable, "-c", "import sys, claims.tiers, claims.plugin; "
-         "print(sorted(m for m in ('httpx', 'httpcore', 'claims.probes.live.ollama_api') "
-         "if m in sys.modules))"],
-        capture_output=True, text=True, timeout=60,
-    )
-    assert proc.stdout.strip() == "[]", proc.stderr
+    loaded = modules_loaded("import claims.tiers, claims.plugin")
+    assert "claims.tiers" in loaded
+    assert not loaded & {"httpx", "httpcore", "claims.probes.live.ollama_api"}

@@ -220,6 +220,18 @@ class LiveOllama:
         )
         return timing
 
+    def first_request(self, pool: Any) -> Any:
+        """The first request of a shared sample (claims.timing.pools), its exchange attached.
+
+        A claim that reads the sample shows one request as it was sent and answered;
+        a sample that measured nothing leaves the claim not run, saying why.
+        """
+        if not pool.items:
+            not_run(f"no request of the shared sample was measured ({pool.stopped})")
+        first = pool.items[0]
+        self.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
+        return first
+
     def client_ps_entry(self, name: str | None = None) -> dict[str, Any] | None:
         """The model's /api/ps entry, without attaching the exchange (for polling)."""
         from claims.probes.live.ollama_api import find_model

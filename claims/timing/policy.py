@@ -48,10 +48,17 @@ __all__ = [
 # 1.03 whose 20-pair sign interval ([0.931, 1.02]) could not fit a ±5 % band: at about
 # 4 % scatter per pair, 36 pairs give the ±2 % the band needs. A busy machine's
 # outliers only widen the interval (and MAX_CONTENTION bars a refutation there).
-ALTERNATED = Plan(looks=(12, 24, 36), kind="signed-rank", log=True)
+ALTERNATED = Plan(looks=(12, 24, 36), kind="signed-rank", log=True, futility=0.5)
 # Paired values of two kinds: 9 is the smallest sample whose sign-test interval
 # (its whole range) reaches the first look's share, 15 the cap.
-PAIRED = Plan(looks=(9, 15), kind="sign")
+PAIRED = Plan(looks=(9, 15), kind="sign", futility=0.5)
+# Both stop for futility (claims.timing.rules.futile) at half the narrowing that
+# sqrt(n / cap) predicts: generous, because the first look's sign interval is the
+# sample's whole range, whose outliers the next look drops. Beside two busy loops on two
+# cores (Ollama 0.31.2, gemma3:270m) the contexts' 4096-over-2048 interval after 17 pairs
+# was [0.142, 8.96] against a +-5 % band and spent 404 s of the 600 s budget for nothing,
+# which left the cold/warm pairs 62 s: a futile sample now stops at its look and leaves
+# the seconds to the others. Quiet runs' intervals ([0.959, 1.03] at 24) are far from it.
 # The seconds a live tier may spend on its timing samples, shared by all of them
 # (claims.timing.budget; --ollama-budget). On a quiet 2-core machine every sample of
 # the ollama tier reaches its first look in about 90 s with gemma3:270m; the default
@@ -124,3 +131,4 @@ def scoped_bar(
         f"{check.profile} profile; judged by the general form: {general_text}",
     )
     return general, f"{general.describe()}, the median over pairs: {general_text}"
+

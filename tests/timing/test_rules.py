@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -20,6 +21,7 @@ from claims.timing import AtLeast, AtMost, Plan, Within, decide, decide_values
 from claims.timing.intervals import median_interval, shift_interval, whole_range
 from claims.timing.policy import ALTERNATED, PAIRED, RECORDED, change_band, cross_ratios
 from claims.timing.ranks import sign_cdf, signed_rank_cdf
+from claims.timing.rules import futile
 
 
 @pytest.mark.parametrize("n", [1, 5, 9, 12])
@@ -123,7 +125,8 @@ def test_a_true_claim_is_refuted_at_most_one_time_in_a_hundred(plan, form, centr
 def test_the_stated_chance_is_within_one_percent_and_sums_the_looks() -> None:
     rng = random.Random(7)
     noisy = [1.0 + rng.uniform(-0.3, 0.3) for _ in range(36)]
-    decision = decide_values(noisy, change_band(5), ALTERNATED)
+    # Every look read (no futility stop), so that the chance sums three of them.
+    decision = decide_values(noisy, change_band(5), replace(ALTERNATED, futility=None))
     assert decision.outcome == "undecided" and len(decision.looks) == 3
     assert [look.estimate.method for look in decision.looks] == ["signed-rank"] * 3
     per_look = [2 * look.estimate.miss_each_side for look in decision.looks]
@@ -154,9 +157,54 @@ def test_a_noisy_series_asks_for_more_up_to_the_cap() -> None:
         asked.append(k)
         return [rng.lognormvariate(0, 0.5) for _ in range(k)]
 
-    decision = decide(draw, change_band(5), ALTERNATED)
+    decision = decide(draw, change_band(5), replace(ALTERNATED, futility=None))
     assert asked == [12, 12, 12] and len(decision.values) == 36
     assert decision.outcome == "undecided"
+
+
+def test_a_hopeless_series_stops_for_futility_and_says_so() -> None:
+    # A busy machine's alternated contexts (Ollama 0.31.2 beside two busy loops): the
+    # ratios scatter 60-fold, so no number of pairs fits them into a +-5 % band.
+    rng = random.Random(3)
+    asked: list[int] = []
+
+    def draw(k: int) -> list[float]:
+        asked.append(k)
+        return [rng.lognormvariate(0, 1.0) for _ in range(k)]
+
+    decision = decide(draw, change_band(5), ALTERNATED)
+    assert asked == [12] and decision.outcome == "undecided"
+    stopped = decision.extra["stopped"]
+    assert stopped.startswith("stopped for futility: at this scatter even 36 values")
+    assert "straddling within [0.95, 1.05]" in stopped
+    assert stopped in decision.describe() and "chance" not in decision.describe()
+
+
+def test_a_series_that_more_values_could_decide_goes_on() -> None:
+    # Undecided at 12 (its interval pokes out of the band), but narrowing as the
+    # sample grows would fit it: the next look is taken, and decides.
+    # (Seed 0 at 6 % scatter per pair reads [0.912, 1.04] at 12 and holds at 36.)
+    rng = random.Random(0)
+    asked: list[int] = []
+
+    def draw(k: int) -> list[float]:
+        asked.append(k)
+        return [rng.lognormvariate(0, 0.06) for _ in range(k)]
+
+    decision = decide(draw, change_band(5), ALTERNATED)
+    assert asked == [12, 12, 12] and decision.outcome == "holds", decision.looks
+    assert "stopped" not in decision.extra
+
+
+def test_futility_never_decides_and_its_margin_is_checked() -> None:
+    est = ALTERNATED.interval([0.5, 2.0] * 6)
+    assert futile(ALTERNATED, change_band(5), est) is not None
+    assert futile(replace(ALTERNATED, futility=None), change_band(5), est) is None
+    assert futile(ALTERNATED, change_band(5), ALTERNATED.interval([1.0] * 36)) is None  # at cap
+    with pytest.raises(ValueError):
+        Plan(looks=(9,), futility=0)
+    with pytest.raises(ValueError):
+        Plan(looks=(9,), futility=1.5)
 
 
 def test_a_draw_that_runs_dry_ends_the_sampling() -> None:

@@ -156,8 +156,7 @@ def test_prefill_is_batched_and_faster_than_one_token_decode(
 ):
     from claims.testkit import record_decision as record
     from claims.timing import AtLeast
-    from claims.timing.policy import PAIRED
-    from claims.timing.procedures import decide_pool
+    from claims.timing.per_request import decide_per_request
 
     engine = engine_facts
     runs = list(engine_prefill_runs.items)
@@ -199,9 +198,8 @@ def test_prefill_is_batched_and_faster_than_one_token_decode(
         note=f"{engine.tensor_bytes:,} B of tensors x decode rate",
     )
     bar = check.premise("far slower bar")
-    decision = decide_pool(engine_prefill_runs, lambda g: g.perf.prefill_over_decode, AtLeast(bar),
-                           PAIRED,
-                           unit="x")
+    decision = decide_per_request(engine_prefill_runs, lambda g: g.perf.prefill_over_decode,
+                                  AtLeast(bar), decode=lambda g: g.perf.eval_tokens_per_s)
     check.attach("generations", [g.to_json() for g in engine_prefill_runs.items], kind="json")
     record(check, "prefill over decode rate per token, per run", decision,
            expected=f"decode far slower per token: prefill more than {bar:g}x its rate, "

@@ -33,18 +33,14 @@ def test_tokens_per_second_formula(live, check, ollama_pools):
     (claims.timing.pools) the ratio of the two rates; the sign test's interval of
     their median decides (claims.timing.policy.PAIRED).
     """
-    from claims.timing.policy import MAX_CONTENTION, PAIRED, clock_band
-    from claims.timing.procedures import decide_pool, server_over_client
+    from claims.timing.per_request import decide_per_request
+    from claims.timing.policy import clock_band
+    from claims.timing.procedures import server_over_client
 
     pool = ollama_pools.for_quantity("server over client decode rate")
     band = clock_band(check)
-    decision = decide_pool(pool, server_over_client, band, PAIRED, unit="x",
-                           rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
-                           max_contention=MAX_CONTENTION)
-    if not pool.items:
-        not_run(f"no request of the shared sample was measured ({pool.stopped})")
-    first = pool.items[0]
-    live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
+    decision = decide_per_request(pool, server_over_client, band)
+    first = live.first_request(pool)
     server = first.timing.server
     check.observe("eval_count / eval_duration x 1e9", [
         round(t.timing.server.decode_tokens_per_s or 0, 2) for t in pool.items], unit="tok/s")
@@ -191,18 +187,13 @@ def test_prefill_far_faster_than_decode(live, check, ollama_pools):
     with a fresh nonce in front, which keeps its prompt out of Ollama's prompt cache;
     the sign test's interval of the median ratio decides (claims.timing.policy.PAIRED).
     """
-    from claims.timing.policy import MAX_CONTENTION, PAIRED
-    from claims.timing.procedures import decide_pool, prefill_over_decode
+    from claims.timing.per_request import decide_per_request
+    from claims.timing.procedures import prefill_over_decode
 
     pool = ollama_pools.for_quantity("prefill over decode rate")
     bar = check.premise("far slower bar")
-    decision = decide_pool(pool, prefill_over_decode, AtLeast(bar), PAIRED, unit="x",
-                           rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
-                           max_contention=MAX_CONTENTION)
-    if not pool.items:
-        not_run(f"no request of the shared sample was measured ({pool.stopped})")
-    first = pool.items[0]
-    live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
+    decision = decide_per_request(pool, prefill_over_decode, AtLeast(bar))
+    first = live.first_request(pool)
     check.observe("prompt tokens", first.timing.server.prompt_eval_count, unit="tokens")
     # "Hundreds to thousands" names no model or hardware (as in the engine tier): shown,
     # not judged; on a shared CPU it also moves with the machine's load.

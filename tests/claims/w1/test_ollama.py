@@ -29,20 +29,14 @@ def test_decode_is_bandwidth_bound(live, check, ollama_pools):
 
     from claims.testkit import record_decision as record
     from claims.timing import AtLeast
-    from claims.timing.policy import MAX_CONTENTION, PAIRED
-    from claims.timing.procedures import decide_pool, prefill_over_decode
+    from claims.timing.per_request import decide_per_request
+    from claims.timing.procedures import prefill_over_decode
 
     model = live.model()
     pool = ollama_pools.for_quantity("prefill over decode rate")
     bar = check.premise("prefill over decode, per token")
-    decision = decide_pool(pool, prefill_over_decode, AtLeast(bar), PAIRED, unit="x",
-                           rates=lambda t: (t.timing.server.decode_tokens_per_s, None),
-                           max_contention=MAX_CONTENTION)
-    if not pool.items:
-        not_run(f"no request of the shared sample was measured ({pool.stopped})")
-    first = pool.items[0]
-    live.exchange(first.label, "POST", "/api/generate", *first.exchange()[1:])
-    d = first.timing.server
+    decision = decide_per_request(pool, prefill_over_decode, AtLeast(bar))
+    d = live.first_request(pool).timing.server
     if d.prefill_tokens_per_s is None or d.decode_tokens_per_s is None:
         not_run("the reply lacks prompt_eval or eval timings")
     check.observe(

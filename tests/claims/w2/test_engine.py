@@ -100,8 +100,7 @@ def test_prompt_processing_is_faster_per_token_than_generation(
 ):
     from claims.testkit import record_decision as record
     from claims.timing import AtLeast
-    from claims.timing.policy import PAIRED
-    from claims.timing.procedures import decide_pool
+    from claims.timing.per_request import decide_per_request
 
     runs = list(engine_prefill_runs.items)
     run = runs[0]
@@ -150,9 +149,8 @@ def test_prompt_processing_is_faster_per_token_than_generation(
             unit="tokens/s",
         )
     bar = check.premise("much faster bar")
-    decision = decide_pool(engine_prefill_runs, lambda g: g.perf.prefill_over_decode, AtLeast(bar),
-                           PAIRED,
-                           unit="x")
+    decision = decide_per_request(engine_prefill_runs, lambda g: g.perf.prefill_over_decode,
+                                  AtLeast(bar), decode=lambda g: g.perf.eval_tokens_per_s)
     check.attach("generations", [g.to_json() for g in engine_prefill_runs.items], kind="json")
     record(check, "prefill over decode rate, per run", decision,
            expected=f"prompt processing more than {bar:g}x as fast per token as generation, "

@@ -28,6 +28,7 @@ import pytest
 from claims.testkit import against_range, needs_flag, not_run
 from claims.testkit import record_decision as record
 from claims.timing import AtLeast
+from claims.timing.per_request import decide_per_request
 from claims.timing.policy import (
     ALTERNATED,
     COLD_ABOVE_WARM,
@@ -73,11 +74,6 @@ def step_rate(t: Timed) -> float | None:
     return t.timing.median_token_tokens_per_s
 
 
-def busy(t: Timed) -> tuple[float | None, None]:
-    """A request's decode rate: how busy the machine was (claims.timing.policy)."""
-    return decode_rate(t), None
-
-
 # --- Concept 3 ----------------------------------------------------------------------------
 @pytest.mark.claim("W2-TOKS-PER-SEC")
 def test_tokens_per_second(live, check, week2_reply, ollama_pools):
@@ -101,8 +97,7 @@ def test_tokens_per_second(live, check, week2_reply, ollama_pools):
     check.observe("decode time (this run)", round((d.eval_ns or 0) / 1e9, 3), unit="s")
     band = clock_band(check)
     pool = ollama_pools.for_quantity("server over client decode rate")
-    decision = decide_pool(pool, server_over_client, band, PAIRED, unit="x",
-                           rates=busy, max_contention=MAX_CONTENTION)
+    decision = decide_per_request(pool, server_over_client, band)
     rates = [d.decode_tokens_per_s] + [
         r for r in (decode_rate(t) for t in pool.items) if r is not None
     ]
@@ -137,8 +132,7 @@ def test_prefill_faster_than_decode(live, check, week2_reply, ollama_pools):
                   unit="ms")
     bar = check.premise("much faster bar")
     pool = ollama_pools.for_quantity("prefill over decode rate")
-    decision = decide_pool(pool, prefill_over_decode, AtLeast(bar), PAIRED, unit="x",
-                           rates=busy, max_contention=MAX_CONTENTION)
+    decision = decide_per_request(pool, prefill_over_decode, AtLeast(bar))
     show_requests(live, list(pool.items), "the per-request sample")
     record(
         check,

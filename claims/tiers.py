@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from claims.probes.live.loopback import LOOPBACK_HOSTS
+from claims.probes.live.ollama_settings import ClientSettings
 from claims.probes.machine.nvidia import nvml_state
 
 __all__ = [
@@ -63,17 +64,12 @@ class PrivateServers(Protocol):
     def use(self) -> object: ...
 
 
-class TierSettings(Protocol):
-    """What the detectors and host rules read of a run's settings (claims.plugin.options)."""
+class TierSettings(ClientSettings, Protocol):
+    """What the detectors and host rules read of a run's settings (claims.plugin.options):
+    an Ollama client's (the ollama tier makes one), and these."""
 
     @property
-    def ollama_host(self) -> str: ...
-    @property
-    def ollama_auth(self) -> tuple[str, str] | None: ...
-    @property
     def ollama_remote(self) -> bool: ...
-    @property
-    def ollama_timeout(self) -> float: ...
     @property
     def engine_model(self) -> str | None: ...
     @property

@@ -11,79 +11,62 @@ report is replaced only by another certification.
 from __future__ import annotations
 
 import json
-import re
+from contextlib import suppress
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 
+from claims.plugin import pytest_private
+from claims.plugin.pytest_private import BadExpression, Unsupported
 from claims.tiers import TIERS
 
-__all__ = ["Destination", "choose_destination", "is_certification"]
+__all__ = ["BadExpression", "Destination", "choose_destination", "is_certification"]
 
-# A marker expression pytest accepts, reduced to what decides a certification: names,
-# `and`, `or`, `not` and parentheses. Anything else (marker arguments) is not one.
-_TOKENS = re.compile(r"\s*(\(|\)|[A-Za-z_][\w-]*)")
 # Bytes of an existing evidence file read to learn whose it is (its "run" record comes first).
 _PEEK_BYTES = 64 << 20
+# Marker names an expression may mention and still be read for a certification: every
+# combination of them is tried (2**16 tiny evaluations at most); past it, no certification.
+_MOST_NAMES = 16
 
 
 def _selects_only_marked(markexpr: str) -> bool:
-    """Whether ``-m markexpr`` names a tier and leaves out a test with no marker at all.
+    """Whether ``-m markexpr`` can keep a tier's test and never keeps a test with no marker.
 
-    The expression is evaluated with every marker name false, as for an unmarked test
-    (pytest's grammar: ``or`` over ``and`` over ``not``, parentheses).
+    The expression is pytest's own reading (:func:`claims.plugin.pytest_private.mark_expression`):
+    an unmarked test must be left out, and some combination of the markers it names,
+    a tier among them, must be kept (``-m slow`` names no tier; ``-m "offline(x=1)"``
+    keeps no test marked plainly ``offline``). Raises :class:`BadExpression` where
+    pytest would refuse the expression.
     """
-    tokens: list[str] = []
-    pos, text = 0, markexpr.strip()
-    while pos < len(text):
-        found = _TOKENS.match(text, pos)
-        if found is None:
-            return False  # marker arguments or other syntax: not read as a certification
-        tokens.append(found.group(1))
-        pos = found.end()
-    if not tokens:
+    if not markexpr:
+        return False  # no -m at all: the whole suite
+    expression = pytest_private.mark_expression(markexpr)
+    tiers = set(TIERS.names())
+    names = sorted(expression.names)
+    if expression.selects(()) or not tiers & set(names) or len(names) > _MOST_NAMES:
         return False
-
-    def either() -> bool:
-        value = both()
-        while tokens and tokens[0] == "or":
-            tokens.pop(0)
-            value = both() or value
-        return value
-
-    def both() -> bool:
-        value = negated()
-        while tokens and tokens[0] == "and":
-            tokens.pop(0)
-            value = negated() and value
-        return value
-
-    def negated() -> bool:
-        if not tokens:
-            raise ValueError("the expression ends early")
-        token = tokens.pop(0)
-        if token == "not":
-            return not negated()
-        if token == "(":
-            value = either()
-            if not tokens or tokens.pop(0) != ")":
-                raise ValueError("an unclosed parenthesis")
-            return value
-        if token in (")", "and", "or"):
-            raise ValueError(f"{token!r} out of place")
-        return False  # a marker name: an unmarked test does not have it
-
-    names = {t for t in tokens if t not in ("(", ")", "and", "or", "not")}
-    try:
-        selected = either()
-    except ValueError:
-        return False
-    # `-m slow` also leaves unmarked tests out, but selects no tier.
-    return not tokens and not selected and bool(names & set(TIERS.names()))
+    return any(
+        expression.selects(chosen)
+        for size in range(1, len(names) + 1)
+        for chosen in combinations(names, size)
+        if tiers.intersection(chosen)
+    )
 
 
 def is_certification(markexpr: str, require_live: bool) -> bool:
-    """A certifying run: claim tests selected by tier (``-m offline``), or certification mode."""
-    return require_live or _selects_only_marked(markexpr)
+    """A certifying run: claim tests selected by tier (``-m offline``), or certification mode.
+
+    Raises :class:`BadExpression` where pytest would refuse ``-m markexpr``, and
+    :class:`~claims.plugin.pytest_private.Unsupported` outside the pytest versions the
+    expression parser is tested with.
+    """
+    try:
+        by_tier = _selects_only_marked(markexpr)  # read even in certification mode: a
+    except Unsupported:  # refused expression is refused here, before the run starts
+        if require_live:
+            return True
+        raise
+    return require_live or by_tier
 
 
 def _certification_in(evidence: Path) -> str | None:
@@ -94,10 +77,10 @@ def _certification_in(evidence: Path) -> str | None:
         run = json.loads(evidence.read_text("utf-8")).get("run", {})
         markexpr = str(run.get("markexpr") or "")
         live = bool((run.get("options") or {}).get("require_live"))
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return None
-    if not is_certification(markexpr, live):
-        return None
+        if not is_certification(markexpr, live):
+            return None
+    except (OSError, ValueError, AttributeError, RecursionError, Unsupported):
+        return None  # BadExpression is a ValueError: a file pytest could not have written
     what = f"-m {markexpr!r}" if markexpr else "--claims-require-live"
     return f"{what}, started {str(run.get('started') or 'at an unknown time')[:40]}"
 
@@ -110,11 +93,17 @@ class Destination:
 
 
 def choose_destination(root: Path, markexpr: str, require_live: bool) -> Destination:
-    """The default evidence and report paths of a run under ``root``."""
+    """The default evidence and report paths of a run under ``root``.
+
+    Raises :class:`BadExpression` where pytest would refuse ``-m markexpr``.
+    """
     reports = root / "reports"
     default = Destination(reports / "evidence.json", reports / "report.html", None)
-    if is_certification(markexpr, require_live):
-        return default
+    # Outside the tested pytest no -m is read, this run's nor the kept file's: neither
+    # is a certification, and the run writes the default place.
+    with suppress(Unsupported):
+        if is_certification(markexpr, require_live):
+            return default
     kept = _certification_in(default.evidence)
     if kept is None:
         return default

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from claims.catalog.loader import is_catalog_file
-from claims.plugin.destination import choose_destination
+from claims.plugin.destination import BadExpression, choose_destination
 from claims.probes.live.ollama_defaults import DEFAULT_URL
 
 # The one parser of --ollama-host (credentials never leave it); re-exported for the plugin.
@@ -424,7 +424,10 @@ class Settings:
         documents = opt("--claims-documents") or os.environ.get(DOCUMENTS_ENV) or None
         markexpr = config.option.markexpr or ""
         # Without a path given, a certification's reports/ is not replaced by another run.
-        where = choose_destination(root, markexpr, bool(opt("--claims-require-live")))
+        try:
+            where = choose_destination(root, markexpr, bool(opt("--claims-require-live")))
+        except BadExpression as exc:  # pytest's own words, as it would refuse it later
+            raise pytest.UsageError(f"Wrong expression passed to '-m': {safe(exc)}") from None
         return cls(
             ollama_host=host.url,
             ollama_auth=host.auth,

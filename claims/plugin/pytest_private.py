@@ -21,11 +21,15 @@ and says what to do instead.
 * :func:`run_unlogged` - ``claims audit`` reruns a test item with pytest's own
   run protocol but without logging its reports (``runtestprotocol(log=False)``),
   so the terminal and the evidence writer see none of the reruns.
+* :func:`mark_expression` - a ``-m`` expression read by pytest's own parser
+  (``_pytest.mark.expression``), so the plugin decides where a run's evidence goes
+  (:mod:`claims.plugin.destination`) from the selection pytest will make, not a guess.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +37,12 @@ import pytest
 
 __all__ = [
     "TESTED",
+    "BadExpression",
+    "MarkExpression",
     "Unsupported",
     "apply_configuration",
     "basetemp",
+    "mark_expression",
     "run_unlogged",
     "supported",
 ]
@@ -140,3 +147,49 @@ def basetemp(config: pytest.Config) -> Path | None:
     factory = getattr(config, "_tmp_path_factory", None)
     base = getattr(factory, "_basetemp", None)
     return Path(base) if isinstance(base, (str, Path)) else None
+
+
+class BadExpression(ValueError):
+    """A ``-m`` expression pytest refuses; the message is pytest's own."""
+
+
+class MarkExpression:
+    """A ``-m`` expression as pytest's parser reads it (a plain class: this module is
+    loaded with the plugin in every pytest run, and a dataclass costs a millisecond)."""
+
+    __slots__ = ("_compiled", "names", "text")
+
+    def __init__(self, text: str, names: frozenset[str], compiled: Any) -> None:
+        self.text = text
+        self.names = names  # every marker name it mentions
+        self._compiled = compiled
+
+    def selects(self, markers: Collection[str]) -> bool:
+        """Whether ``-m`` keeps a test that carries ``markers`` (none with arguments).
+
+        The answer is pytest's: its compiled expression, evaluated as pytest's mark
+        matcher would for marks without arguments (``offline(x=1)`` does not match a
+        bare ``offline``).
+        """
+        present = frozenset(markers)
+
+        def matcher(name: str, /, **kwargs: str | int | bool | None) -> bool:
+            return name in present and not kwargs
+
+        return bool(self._compiled.evaluate(matcher))
+
+
+def mark_expression(text: str) -> MarkExpression:
+    """``text`` compiled as pytest compiles ``-m text``.
+
+    Raises :class:`BadExpression` with pytest's own message where pytest would refuse
+    the expression, and :class:`Unsupported` outside :data:`TESTED`.
+    """
+    _require()
+    from _pytest.mark.expression import Expression
+
+    try:
+        compiled = Expression.compile(text)
+    except SyntaxError as exc:
+        raise BadExpression(f"{exc.text}: at column {exc.offset}: {exc.msg}") from None
+    return MarkExpression(text, frozenset(compiled.idents()), compiled)

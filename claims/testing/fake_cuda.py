@@ -40,8 +40,11 @@ from typing import Any
 
 import pytest
 
+from claims.catalog import load_catalog
+from claims.figures import parse_literal
 from claims.probes.machine import gpu, nvidia, system, torch_cuda
 from claims.probes.machine.tools import ToolRun
+from claims.profiles import DGX_SPARK
 from claims.simulation import declare
 from claims.testing import recordings
 from claims.testing.fake_nvidia_smi import machine_dir
@@ -50,6 +53,20 @@ from claims.testing.fake_nvidia_smi import machine_dir
 FAKE_SPEEDUP = {"fp32": 25.0, "tf32": 56.0}
 # Pretend copy bandwidth: this share of the device's published peak (or 10x the CPU's).
 FAKE_BANDWIDTH_SHARE = 0.8
+# The GB10's published bandwidth: the catalog's figure (the probes' table leaves it out).
+GB10_BANDWIDTH = {"claim": "W1-SHARED-BANDWIDTH", "figure": "GB10 memory bandwidth"}
+
+
+def published_bandwidth(device_name: str) -> float | None:
+    """A device's published memory bandwidth in GB/s: the probes' datasheet table, or for
+    the dgx-spark profile's GPU the catalog's stated figure; None where neither has one."""
+    peak = gpu.bandwidth_peak_for(device_name)
+    if peak is not None:
+        return peak.gb_per_s
+    if device_name.strip() != DGX_SPARK.hardware["gpu_name"]:
+        return None
+    stated = load_catalog().get(GB10_BANDWIDTH["claim"]).figure(GB10_BANDWIDTH["figure"])
+    return None if stated.text is None else float(parse_literal(stated.text).value)
 
 
 def load_machine(machine: Path) -> dict[str, Any]:
@@ -204,8 +221,8 @@ def install(machine: Path | None = None) -> None:
         result = real_copy("cpu", **kwargs)
         if device != "cuda":
             return result
-        peak = gpu.bandwidth_peak_for(name)
-        target = (peak.gb_per_s * FAKE_BANDWIDTH_SHARE) if peak else result.gb_per_s * 10
+        peak = published_bandwidth(name)
+        target = (peak * FAKE_BANDWIDTH_SHARE) if peak else result.gb_per_s * 10
         factor = target / result.gb_per_s
         return dataclasses.replace(result, device="cuda", device_name=name,
                                    times_s=tuple(t / factor for t in result.times_s))

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,19 +22,13 @@ from claims.inputs.anchors import (
     printed_disagreement,
 )
 from claims.inputs.typos import digit_dropped, digit_plus_one, digits_swapped, letter_changed
-
-ROOT = Path(__file__).resolve().parents[2]
-CATALOG_DIR = ROOT / "claims" / "catalog"
+from tests.checkout import copy_catalog, copy_checkout, replace_once, run_pytest
 
 
 def _edited_catalog(tmp_path: Path, doc: str, old: str, new: str) -> Path:
     """A copy of the catalog folder with one line of one document edited."""
-    folder = tmp_path / "catalog"
-    shutil.copytree(CATALOG_DIR, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    path = folder / f"{doc}.toml"
-    text = path.read_text("utf-8")
-    assert text.count(old) == 1, old
-    path.write_text(text.replace(old, new), "utf-8")
+    folder = copy_catalog(tmp_path)
+    replace_once(folder / f"{doc}.toml", old, new)
     return folder
 
 
@@ -121,8 +112,7 @@ def test_figure_without_anchor_is_named(tmp_path: Path) -> None:
 
 
 def test_anchor_of_no_figure_and_malformed_file(tmp_path: Path) -> None:
-    folder = tmp_path / "catalog"
-    shutil.copytree(CATALOG_DIR, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    folder = copy_catalog(tmp_path)
     extra = FigureAnchor("W4-INDEX-IS-PAYLOAD", "ghost", "002_x.txt", 1, "", "2")
     path = anchors_path("W4", folder)
     path.write_text(path.read_text("utf-8") + dump_anchors("W4", [extra]), "utf-8")
@@ -205,18 +195,6 @@ def test_misplaced_figure_in_the_documents(tmp_path: Path) -> None:
     assert "W4-X figure 'total'" in problems[0]["problem"] and "line 3" in problems[0]["problem"]
 
 
-def _copy_checkout(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for name in ("claims", "tests", "fixtures", "conftest.py", "pyproject.toml"):
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copyfile(src, repo / name)
-    return repo
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("with_documents", [False, True], ids=["no-documents", "documents"])
 def test_edited_erratum_figure_fails_the_offline_run(tmp_path: Path,
@@ -224,17 +202,14 @@ def test_edited_erratum_figure_fails_the_offline_run(tmp_path: Path,
     documents = os.environ.get("CLAIMS_DOCUMENTS")
     if with_documents and not documents:
         pytest.skip("no documents given: set CLAIMS_DOCUMENTS=DIR, the folder of the seeds")
-    repo = _copy_checkout(tmp_path)
-    path = repo / "claims" / "catalog" / "MC.toml"
-    path.write_text(path.read_text("utf-8").replace(
-        '{ name = "70B Q6_K", value = "56.0", unit = "GB" }',
-        '{ name = "70B Q6_K", value = "560.0", unit = "GB" }'), "utf-8")
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "offline",
-            "-n", "0", "--claim", "MC-QUANT-SIZES"]
+    repo = copy_checkout(tmp_path)
+    replace_once(repo / "claims" / "catalog" / "MC.toml",
+                 '{ name = "70B Q6_K", value = "56.0", unit = "GB" }',
+                 '{ name = "70B Q6_K", value = "560.0", unit = "GB" }')
+    args = ["-m", "offline", "-n", "0", "--claim", "MC-QUANT-SIZES"]
     if with_documents:
         args += ["--claims-documents", str(documents)]
-    env = {**os.environ, "PYTHONPATH": str(repo)}
-    proc = subprocess.run(args, cwd=repo, capture_output=True, text=True, timeout=600, env=env)
+    proc = run_pytest(repo, *args)
     assert proc.returncode != 0, proc.stdout[-2000:]
     assert "MC-QUANT-SIZES figure '70B Q6_K' no longer says what the document prints" \
         in proc.stdout, proc.stdout[-3000:]

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from claims.inputs.bundled import BUNDLED, bundled_files, git_blob_id, verify_bundled
+from tests.checkout import copy_checkout, flip_a_bit, run_pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,21 +78,8 @@ def test_no_manifest_means_no_check(tmp_path: Path) -> None:
      "snapshot.json", "tests/claims/w4/test_listing.py"),
 ])
 def test_edited_byte_fails_an_offline_run(tmp_path: Path, rel: str, tests_dir: str) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for name in ("claims", "tests", "fixtures", "conftest.py", "pyproject.toml"):
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copyfile(src, repo / name)
-    target = repo / rel
-    data = bytearray(target.read_bytes())
-    data[len(data) // 2] ^= 0x01  # one bit of one byte
-    target.write_bytes(bytes(data))
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "offline",
-         "-n", "0", tests_dir], cwd=repo, capture_output=True, text=True, timeout=600,
-    )
+    repo = copy_checkout(tmp_path)
+    flip_a_bit(repo / rel)
+    proc = run_pytest(repo, "-m", "offline", "-n", "0", tests_dir)
     assert proc.returncode != 0, proc.stdout[-2000:]
     assert rel in proc.stdout, proc.stdout[-3000:]

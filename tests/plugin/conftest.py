@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +54,8 @@ class ClaimsPytester:
             "--claims-profile=generic",
         ]
 
+        self._children: list[subprocess.Popen[str]] = []
+
     def run(self, *args: str, subprocess: bool = False) -> pytest.RunResult:
         if subprocess:
             # A bound, so a hung child fails the test instead of hanging the session.
@@ -57,6 +63,31 @@ class ClaimsPytester:
                 *self.base_args, *args, timeout=SUBPROCESS_TIMEOUT_S
             )
         return self.pytester.runpytest(*self.base_args, *args)
+
+    def start(self, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+        """A child pytest of the project running in the background (for a test that acts
+        on it while it runs: a signal, a second run at once), its stdout and stderr as one
+        text; ``env`` adds to this process's environment. Killed at the test's end if it
+        is still running (:meth:`close`)."""
+        child = subprocess.Popen(
+            [sys.executable, "-m", "pytest", *self.base_args, *args],
+            cwd=self.pytester.path, env={**os.environ, **(env or {})}, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        self._children.append(child)
+        return child
+
+    @staticmethod
+    def output(child: subprocess.Popen[str], timeout: float = SUBPROCESS_TIMEOUT_S) -> str:
+        """What a started child printed, once it ended (bounded: a hung child fails)."""
+        return child.communicate(timeout=timeout)[0]
+
+    def close(self) -> None:
+        """Kill the started children that are still running, and reap them."""
+        for child in self._children:
+            if child.poll() is None:
+                child.kill()
+                child.communicate()
 
     @property
     def evidence_path(self) -> Path:
@@ -74,5 +105,18 @@ class ClaimsPytester:
 
 
 @pytest.fixture
-def claims_pytester(pytester: pytest.Pytester) -> ClaimsPytester:
-    return ClaimsPytester(pytester)
+def claims_pytester(pytester: pytest.Pytester) -> Iterator[ClaimsPytester]:
+    project = ClaimsPytester(pytester)
+    yield project
+    project.close()
+
+
+@pytest.fixture
+def spare_home(claims_pytester: ClaimsPytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The project's ``spare/`` folder as TMPDIR and HOME of every child run (where the
+    evidence writer puts a fallback copy), so nothing lands in the real ones."""
+    spare = claims_pytester.pytester.path / "spare"
+    spare.mkdir(exist_ok=True)
+    monkeypatch.setenv("TMPDIR", str(spare))
+    monkeypatch.setenv("HOME", str(spare))
+    return spare

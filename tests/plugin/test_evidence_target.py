@@ -14,44 +14,30 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.plugin.toy import SUM, claim_test
+
 # Subprocesses: left out of the quick loop (tests/README.md).
 pytestmark = pytest.mark.slow
 
-CLAIM_TESTS = """
-import pytest
-
-@pytest.mark.offline
-@pytest.mark.claim("T1-SUM")
-def test_1_sum(check):
-    check.against("sum", 4.0)
-
-@pytest.mark.offline
-@pytest.mark.claim("T1-WRONG")
-def test_2_wrong(check):
-    check.against("sum", 2.0)
-    check.against("parts", 2)
-
-{middle}
-
-@pytest.mark.offline
-@pytest.mark.claim("T1-SERVER")
-def test_4_server(check):
-    check.measure("rate", 12.0, holds=True, unit="tok/s", expected="a rate")
-
-@pytest.mark.offline
-@pytest.mark.claim("T1-TABLE")
-def test_5_table(check):
-    check.measure("rows", 3, holds=True, expected="three rows")
-
-{end}
-"""
+# A template: {middle} and {end} are the tests each case adds.
+CLAIM_TESTS = "\n".join([
+    "import pytest",
+    SUM,
+    claim_test("test_2_wrong", "T1-WRONG", 'check.against("sum", 2.0)',
+               'check.against("parts", 2)'),
+    "{middle}",
+    claim_test("test_4_server", "T1-SERVER",
+               'check.measure("rate", 12.0, holds=True, unit="tok/s", expected="a rate")'),
+    claim_test("test_5_table", "T1-TABLE",
+               'check.measure("rows", 3, holds=True, expected="three rows")'),
+    "{end}",
+])
 
 
 def _checks(doc: dict[str, Any]) -> set[str]:
@@ -122,25 +108,17 @@ def test_6_space_returns():
 """
 
 
-def _child_env(tmp: Path) -> dict[str, str]:
-    spare = tmp / "spare"
-    spare.mkdir(exist_ok=True)
-    return {"TMPDIR": str(spare), "HOME": str(spare)}
-
-
 def test_a_disk_full_mid_run_keeps_every_check_in_a_named_fallback_copy(claims_pytester,
-                                                                        monkeypatch):
+                                                                        spare_home):
     pyt = claims_pytester.pytester
     pyt.makeconftest(FULL_DISK_CONFTEST)
     pyt.makepyfile(CLAIM_TESTS.format(middle=FILL, end=""))
-    for key, value in _child_env(pyt.path).items():
-        monkeypatch.setenv(key, value)
     result = claims_pytester.run("-p", "no:randomly", subprocess=True)
     out = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in out and "Traceback" not in out
     result.assert_outcomes(passed=4, xfailed=1)
     assert result.ret != 0  # every test passed, but the evidence is not where it was asked
-    copies = list((pyt.path / "spare").glob("evidence.fallback-*.json"))
+    copies = list(spare_home.glob("evidence.fallback-*.json"))
     assert len(copies) == 1
     assert (f"evidence could not be written to {claims_pytester.evidence_path} "
             "(No space left on device;") in out
@@ -151,12 +129,10 @@ def test_a_disk_full_mid_run_keeps_every_check_in_a_named_fallback_copy(claims_p
 
 
 def test_a_disk_that_frees_up_before_the_end_gets_the_whole_evidence(claims_pytester,
-                                                                    monkeypatch):
+                                                                    spare_home):
     pyt = claims_pytester.pytester
     pyt.makeconftest(FULL_DISK_CONFTEST)
     pyt.makepyfile(CLAIM_TESTS.format(middle=FILL, end=FREE))
-    for key, value in _child_env(pyt.path).items():
-        monkeypatch.setenv(key, value)
     result = claims_pytester.run(subprocess=True)
     out = result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=5, xfailed=1)
@@ -164,7 +140,7 @@ def test_a_disk_that_frees_up_before_the_end_gets_the_whole_evidence(claims_pyte
     assert "written in full at the end, when it could be" in out
     doc = claims_pytester.evidence()
     assert doc["run"]["complete"] is True and _checks(doc) == EXPECTED
-    assert not list((pyt.path / "spare").glob("*.json"))
+    assert not list(spare_home.glob("*.json"))
 
 
 # --- a full disk, for real: a 300 KiB tmpfs ---------------------------------------------------
@@ -205,12 +181,11 @@ def test_3_disk_fills():
 """
 
 
-def test_evidence_on_a_tmpfs_that_fills_mid_run_loses_no_check(claims_pytester, monkeypatch):
+def test_evidence_on_a_tmpfs_that_fills_mid_run_loses_no_check(claims_pytester, spare_home,
+                                                                monkeypatch):
     pyt = claims_pytester.pytester
     with small_tmpfs(pyt.path / "full") as full:
         pyt.makepyfile(CLAIM_TESTS.format(middle=FILL_TMPFS, end=""))
-        for key, value in _child_env(pyt.path).items():
-            monkeypatch.setenv(key, value)
         monkeypatch.setenv("CLAIMS_TEST_FULL_DIR", str(full))
         evidence = full / "evidence.json"
         result = claims_pytester.run(f"--claims-evidence={evidence}",
@@ -221,7 +196,7 @@ def test_evidence_on_a_tmpfs_that_fills_mid_run_loses_no_check(claims_pytester, 
     result.assert_outcomes(passed=4, xfailed=1)
     assert result.ret != 0
     assert "No space left on device" in out
-    copies = list((pyt.path / "spare").glob("evidence.fallback-*.json"))
+    copies = list(spare_home.glob("evidence.fallback-*.json"))
     assert len(copies) == 1, out
     doc = json.loads(copies[0].read_text("utf-8"))
     assert doc["run"]["complete"] is True and _checks(doc) == EXPECTED
@@ -244,12 +219,9 @@ def test_two_runs_at_once_both_complete_into_distinct_files(claims_pytester):
     pyt = claims_pytester.pytester
     pyt.makeconftest(SLOW_CONFTEST)
     pyt.makepyfile(CLAIM_TESTS.format(middle="", end=""))
-    cmd = [sys.executable, "-m", "pytest", *claims_pytester.base_args, "-m", "offline"]
     marker = uuid.uuid4().hex
-    runs = [subprocess.Popen([*cmd, "-k", f"not {marker}{i}"], cwd=pyt.path, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            for i in range(2)]
-    outs = [run.communicate(timeout=300)[0] for run in runs]
+    runs = [claims_pytester.start("-m", "offline", "-k", f"not {marker}{i}") for i in range(2)]
+    outs = [claims_pytester.output(run) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outs  # T1-WRONG's erratum: xfail
     files = sorted((pyt.path / "reports").glob("evidence*.json"))
     assert len(files) == 2, files

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from claims.testing import fake_nvidia_smi
+from claims.testing.fake_cuda import FAKE_BANDWIDTH_SHARE
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
 pytestmark = pytest.mark.slow
@@ -199,6 +200,13 @@ def test_a_simulated_spark_passes_under_the_spark_profile(tmp_path, machine, fre
     assert shared["compared"] is True and shared["holds"] is True
     within = _measurement(claims["W1-SHARED-BANDWIDTH"], "GB10 memory bandwidth")
     assert within["compared"] is True and within["holds"] is True
+    # The share is of the catalog's GB10 figure (the one place it is written), read as a
+    # premise: the simulated copy runs at FAKE_BANDWIDTH_SHARE of it.
+    share = _measurement(claims["W1-SHARED-BANDWIDTH"], "share of the published bandwidth")
+    assert share["measured"] == FAKE_BANDWIDTH_SHARE
+    premises = [p for c in claims["W1-SHARED-BANDWIDTH"]["checks"] for p in c["premises"]]
+    assert [(p["claim"], p["name"]) for p in premises] == [
+        ("W1-SHARED-BANDWIDTH", "GB10 memory bandwidth")]
     # The run used n = 64: the post's range is for n = 4096, so it is not compared at all.
     with pytest.raises(KeyError):
         _measurement(claims["W1-SPEEDUP-RANGE"], "predicted speedup")

@@ -8,16 +8,14 @@ and report, naming the test it stopped.
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from claims.testing.hostile import INVISIBLE, TERMINAL_ATTACK, raw_terminal_bytes
+from tests.plugin.toy import SUM, claim_test
 
 # Subprocesses: left out of the quick loop (tests/README.md).
 pytestmark = pytest.mark.slow
@@ -106,21 +104,9 @@ def test_warnings_that_quote_a_file_or_a_server_reach_the_terminal_escaped(
     assert out.count("gpt2\\x1b]0;PWNED\\x07\\x1b[2J\\u202e") == 2, out  # both, escaped
 
 
-SLOW_TEST = """
-import os, time
-import pytest
-
-@pytest.mark.offline
-@pytest.mark.claim("T1-SUM")
-def test_first(check):
-    check.against("sum", 4.0)
-
-@pytest.mark.offline
-@pytest.mark.claim("T1-WRONG")
-def test_hangs(check):
-    open(os.environ["CLAIMS_STARTED"], "w").close()
-    time.sleep(60)
-"""
+SLOW_TEST = "import os, time\nimport pytest\n" + SUM + claim_test(
+    "test_hangs", "T1-WRONG", 'open(os.environ["CLAIMS_STARTED"], "w").close()',
+    "time.sleep(60)")
 
 # Waits for the child to reach the hanging test, and for it to end after SIGTERM.
 CHILD_BOUND_S = 60.0
@@ -132,23 +118,14 @@ def test_a_run_stopped_by_sigterm_writes_its_evidence_and_report_naming_the_test
     pyt = claims_pytester.pytester
     pyt.makepyfile(SLOW_TEST)
     started = tmp_path / "started"
-    env = {**os.environ, "CLAIMS_STARTED": str(started)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *claims_pytester.base_args, "-q"],
-        cwd=pyt.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    try:
-        give_up = time.monotonic() + CHILD_BOUND_S
-        while not started.exists() and time.monotonic() < give_up and proc.poll() is None:
-            time.sleep(0.05)
-        assert started.exists(), "the child never reached the hanging test"
-        time.sleep(1.0)  # a second inside it, so its recorded time is measurably real
-        proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=CHILD_BOUND_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    proc = claims_pytester.start("-q", env={"CLAIMS_STARTED": str(started)})
+    give_up = time.monotonic() + CHILD_BOUND_S
+    while not started.exists() and time.monotonic() < give_up and proc.poll() is None:
+        time.sleep(0.05)
+    assert started.exists(), "the child never reached the hanging test"
+    time.sleep(1.0)  # a second inside it, so its recorded time is measurably real
+    proc.send_signal(signal.SIGTERM)
+    out = claims_pytester.output(proc, timeout=CHILD_BOUND_S)
     assert proc.returncode == 2, out  # pytest's "interrupted"
     doc = claims_pytester.evidence()
     run = doc["run"]

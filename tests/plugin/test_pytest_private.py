@@ -9,13 +9,12 @@ misconfiguration.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from claims.plugin import pytest_private
+from tests.interpreter import modules_loaded
 
 PACKAGE = Path(__file__).resolve().parents[2] / "claims"
 
@@ -55,11 +54,57 @@ def test_outside_the_range_a_spaced_path_option_is_a_clear_usage_error(
     result.stderr.fnmatch_lines(["*outside the versions*write the option as --option=PATH*"])
 
 
-def test_the_shim_is_not_run_without_a_spaced_path_option() -> None:
-    """An ordinary run never reaches pytest's private API at all."""
-    proc = subprocess.run(
-        [sys.executable, "-c", "import claims.plugin, sys; "
-         "print('claims.plugin.pytest_private' in sys.modules)"],
-        capture_output=True, text=True, timeout=60,
+def test_the_shim_imports_nothing_private_when_loaded() -> None:
+    """Loaded with the plugin (the -m reader), it imports no private module beyond pytest's."""
+    loaded = modules_loaded("import claims.plugin.pytest_private", after="import pytest")
+    assert "claims.plugin.pytest_private" in loaded
+    assert sorted(m for m in loaded if m.startswith("_pytest")) == []
+
+
+def test_an_ordinary_run_never_reaches_the_private_api(
+    monkeypatch: pytest.MonkeyPatch, pytester: pytest.Pytester
+) -> None:
+    """No suite option, no spaced path: not one of the shim's functions is called."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("pytest's private API reached by an ordinary run")
+
+    for name in ("find_configuration", "apply_configuration", "run_unlogged", "basetemp",
+                 "mark_expression"):
+        monkeypatch.setattr(pytest_private, name, refuse)
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    result = pytester.runpytest("-p", "claims.plugin", "-m", "not slow")
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("text", "markers", "kept"),
+    [
+        ("offline and not slow", {"offline"}, True),
+        ("offline and not slow", {"offline", "slow"}, False),
+        ("(offline)", set(), False),
+        ("not ollama", set(), True),
+        ("not ollama", {"ollama"}, False),
+        ("offline(reason='x')", {"offline"}, False),  # a bare mark has no such argument
+        ("True", {"True"}, True),  # a marker name to pytest, not Python's True
+        ("  ", {"offline"}, False),  # pytest keeps nothing for a blank -m
+    ],
+)
+def test_a_mark_expression_is_read_as_pytest_reads_it(
+    text: str, markers: set[str], kept: bool, pytester: pytest.Pytester
+) -> None:
+    expression = pytest_private.mark_expression(text)
+    assert expression.selects(markers) is kept
+    # pytest itself, on a test carrying exactly those markers:
+    marks = "".join(f"@getattr(pytest.mark, {name!r})\n" for name in sorted(markers))
+    pytester.makepyfile(f"import pytest\n\n{marks}def test_it():\n    pass\n")
+    result = pytester.runpytest(
+        "-p", "no:claims.plugin", "-W", "ignore::pytest.PytestUnknownMarkWarning", "-m", text
     )
-    assert proc.stdout.strip() == "False", proc.stderr
+    result.assert_outcomes(passed=int(kept), deselected=int(not kept))
+
+
+def test_an_expression_pytest_refuses_is_a_clear_error() -> None:
+    with pytest.raises(pytest_private.BadExpression,
+                       match=r"^offline or: at column 11: expected not OR left parenthesis"):
+        pytest_private.mark_expression("offline or")
+    assert pytest_private.mark_expression("offline or gpu").names == {"offline", "gpu"}

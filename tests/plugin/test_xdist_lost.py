@@ -10,23 +10,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.plugin.toy import SUM, claim_test
+
 pytestmark = pytest.mark.slow
 
-TESTS = """
-import os
-import pytest
-
-@pytest.mark.offline
-@pytest.mark.claim("T1-SUM")
-def test_1_sum(check):
-    check.against("sum", 4.0)
-
-@pytest.mark.offline
-@pytest.mark.claim("T1-TABLE")
-def test_2_dies(check):
-    check.measure("rows", 3, holds=True, expected="three rows")
-    os._exit(3)
-"""
+TESTS = "import os\nimport pytest\n" + SUM + claim_test(
+    "test_2_dies", "T1-TABLE", 'check.measure("rows", 3, holds=True, expected="three rows")',
+    "os._exit(3)")
 
 
 def test_a_worker_crash_leaves_evidence_marked_incomplete(claims_pytester):

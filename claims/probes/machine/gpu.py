@@ -409,10 +409,10 @@ def _hbm(product: str, model: str, tb_per_s: float) -> BandwidthPeak:
                          f"bandwidth {tb_per_s:g} TB/s")
 
 
-# Published memory bandwidth, keyed by torch.cuda.get_device_name().
+# Published memory bandwidth, keyed by torch.cuda.get_device_name(). Not the GB10's (the
+# DGX Spark's): that is a stated figure of the catalog, with its source (W1-SHARED-BANDWIDTH,
+# "GB10 memory bandwidth"), which a probe does not read; its readers take it from there.
 BANDWIDTH_PEAKS: dict[str, BandwidthPeak] = {
-    "NVIDIA GB10": BandwidthPeak(273.0, "NVIDIA DGX Spark hardware specifications: 128 GB "
-                                 "LPDDR5x coherent unified system memory, 273 GB/s"),
     "NVIDIA H100 80GB HBM3": _hbm("H100 Tensor Core GPU", "H100 SXM", 3.35),
     "NVIDIA H100 PCIe": _hbm("H100 Tensor Core GPU", "H100 PCIe", 2.0),
     "NVIDIA H100 NVL": _hbm("H100 Tensor Core GPU", "H100 NVL", 3.9),

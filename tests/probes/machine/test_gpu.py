@@ -16,6 +16,7 @@ import pytest
 from claims.probes.errors import PrerequisiteMissing, ProbeError
 from claims.probes.machine import gpu
 from claims.probes.machine.torch_cuda import torch_installed
+from claims.profiles import DGX_SPARK
 
 pytestmark = pytest.mark.skipif(not torch_installed(), reason="torch is not installed")
 
@@ -237,11 +238,26 @@ def test_copy_bandwidth_on_the_cpu_and_bad_arguments():
 
 
 def test_bandwidth_table_cites_sources_and_knows_mig_slices():
-    assert gpu.bandwidth_peak_for("NVIDIA GB10").gb_per_s == 273.0
     mig = gpu.bandwidth_peak_for("NVIDIA H100 80GB HBM3 MIG 3g.40gb")
     assert mig is not None and mig.gb_per_s == 3350.0
     assert gpu.bandwidth_peak_for("NVIDIA RTX PRO 6000") is None
     assert all(p.source and p.gb_per_s > 0 for p in gpu.BANDWIDTH_PEAKS.values())
+
+
+def test_the_gb10s_bandwidth_is_the_catalogs_figure_alone():
+    """One place for 273 GB/s: the catalog states it with its source; the probes' table
+    has no row for the dgx-spark profile's GPU, and the simulated Spark reads the catalog."""
+    from claims.catalog import load_catalog
+    from claims.testing.fake_cuda import GB10_BANDWIDTH, published_bandwidth
+
+    spark_gpu = DGX_SPARK.hardware["gpu_name"]
+    assert gpu.bandwidth_peak_for(spark_gpu) is None
+    assert not any(k.strip().lower() == spark_gpu.lower() for k in gpu.BANDWIDTH_PEAKS)
+    stated = load_catalog().get(GB10_BANDWIDTH["claim"]).figure(GB10_BANDWIDTH["figure"])
+    assert stated.source and stated.unit == "GB/s"
+    assert published_bandwidth(spark_gpu) == float(stated.text)
+    assert published_bandwidth("NVIDIA H200") == 4800.0  # the table's, for the others
+    assert published_bandwidth("NVIDIA RTX PRO 6000") is None
 
 
 def test_a_mig_slice_is_bounded_by_its_gpus_peak():

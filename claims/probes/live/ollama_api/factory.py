@@ -11,28 +11,16 @@ server short or outwait the user's deadline.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from claims.probes.live.ollama_api.breaker import Breaker
 from claims.probes.live.ollama_api.client import OllamaClient
+from claims.probes.live.ollama_settings import ClientSettings
 
-__all__ = ["CONNECT_S", "STALL_S", "ClientSettings", "client_for", "client_from"]
+__all__ = ["CONNECT_S", "STALL_S", "client_for", "client_from"]
 
 # The longest wait for a connection, and for the next chunk of a stream once it has
 # begun (Ollama's own integration tests allow 30 s), each never past the deadline.
 CONNECT_S = 5.0
 STALL_S = 30.0
-
-
-class ClientSettings(Protocol):
-    """What a client needs of a run's settings (claims.plugin.options.Settings has it)."""
-
-    @property
-    def ollama_host(self) -> str: ...
-    @property
-    def ollama_auth(self) -> tuple[str, str] | None: ...
-    @property
-    def ollama_timeout(self) -> float: ...
 
 
 def client_for(

@@ -48,10 +48,13 @@ from claims.verdicts import Verdict, claim_verdict, summarize
 __all__ = [
     "MAX_DEPTH",
     "SCHEMA_ID",
+    "SURROGATE",
     "EvidenceError",
     "EvidenceLog",
     "NonFiniteMeasurement",
+    "bound_attachments",
     "clean",
+    "depth_exceeds",
     "dumps",
     "load_evidence",
     "load_evidence_text",
@@ -119,7 +122,8 @@ MAX_LOADED_ATTACHMENT_CHARS = 64 * 1024
 # suite (60,000 invented claims would otherwise each be validated and drawn).
 MAX_CLAIMS = 5000
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# An unpaired surrogate (JSON can spell one, "\\ud83d"): clean() replaces it with U+FFFD.
+SURROGATE = re.compile("[\ud800-\udfff]")
 # jsonable() in claims.check writes a non-finite float as its str(): these.
 _NON_FINITE_TEXT = frozenset({"nan", "inf", "-inf"})
 
@@ -134,7 +138,7 @@ def clean(value: Any, depth: int = 0) -> Any:
     become a string saying so.
     """
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+        return SURROGATE.sub("\ufffd", value) if SURROGATE.search(value) else value
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
@@ -214,7 +218,7 @@ def _reject_non_finite(rec: CheckRecord) -> None:
         rec["verdict"] = Verdict.ERROR
 
 
-def _depth_exceeds(doc: Any, limit: int) -> bool:
+def depth_exceeds(doc: Any, limit: int) -> bool:
     """Whether ``doc`` nests deeper than ``limit`` (iterative: no recursion on hostile input)."""
     stack: list[tuple[Any, int]] = [(doc, 0)]
     while stack:
@@ -231,7 +235,8 @@ def _depth_exceeds(doc: Any, limit: int) -> bool:
     return False
 
 
-def _bound_attachments(doc: Evidence) -> None:
+def bound_attachments(doc: Evidence) -> None:
+    """Cut, in place, each attachment longer than MAX_LOADED_ATTACHMENT_CHARS, saying so."""
     for claim in doc["claims"]:
         for check in claim["checks"]:
             for att in check.get("attachments", []):
@@ -450,7 +455,7 @@ def load_evidence_text(path: Path, text: str) -> Evidence:
         raise EvidenceError(f"{path}: not JSON ({exc})") from None
     if not isinstance(doc, dict):
         raise EvidenceError(f"{path}: top level is not an object")
-    if _depth_exceeds(doc, MAX_DEPTH):
+    if depth_exceeds(doc, MAX_DEPTH):
         raise EvidenceError(
             f"{path}: not evidence (JSON nested more than {MAX_DEPTH} levels deep; "
             "the suite writes about ten)"
@@ -481,7 +486,7 @@ def load_evidence_text(path: Path, text: str) -> Evidence:
         raise EvidenceError(f"{path}: inconsistent evidence: {problems[0]}{more}")
     # The summary is derived from the claims: recounted, never taken on the file's word.
     evidence["summary"] = summarize(evidence["claims"])
-    _bound_attachments(evidence)
+    bound_attachments(evidence)
     return evidence
 
 

@@ -46,12 +46,14 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any, cast
 
-from claims import evidence
 from claims.evidence import (
     MAX_CLAIMS,
     MAX_DEPTH,
     STRICT_JSON,
+    SURROGATE,
+    bound_attachments,
     clean,
+    depth_exceeds,
     id_problems,
     load_evidence_text,
     read_text,
@@ -229,7 +231,7 @@ class FleetLoader:
         found = self._values_seen.get((key, span))
         if found is None:
             # A top-level value sits one level down in the document.
-            if evidence._depth_exceeds(value, MAX_DEPTH - 1):
+            if depth_exceeds(value, MAX_DEPTH - 1):
                 raise _Irregular
             cleaned = clean(value, 1)
             found = _Value(cleaned, span, _property_valid(key, cleaned))
@@ -253,7 +255,7 @@ class FleetLoader:
     # --- the rest of the document -------------------------------------------------
     def _checked(self, parts: dict[str, _Value | None], entries: list[ClaimEntry]) -> Evidence:
         """The document, once its non-claim parts and the file-wide rules hold."""
-        if any(evidence._SURROGATE.search(k) for k in parts):
+        if any(SURROGATE.search(k) for k in parts):
             raise _Irregular  # clean() would rename the key: the strict path does that
         rest: dict[str, Any] = {k: [] if v is None else v.value for k, v in parts.items()}
         if _per_property():
@@ -315,12 +317,12 @@ def _strict_claim(span: str) -> ClaimRecord:
     except (ValueError, RecursionError):
         raise _Irregular from None
     # A claim sits two levels down (the document, its claims array).
-    if not isinstance(value, dict) or evidence._depth_exceeds(value, MAX_DEPTH - 2):
+    if not isinstance(value, dict) or depth_exceeds(value, MAX_DEPTH - 2):
         raise _Irregular
     cleaned = clean(value, 2)
     if next(iter(validator("ClaimRecord").iter_errors(cleaned)), None) is not None:
         raise _Irregular
     claim = cast(ClaimRecord, cleaned)
     holder = cast(Evidence, {"claims": [claim]})
-    evidence._bound_attachments(holder)
+    bound_attachments(holder)
     return claim

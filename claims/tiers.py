@@ -74,8 +74,9 @@ class TierSettings(ClientSettings, Protocol):
     def engine_model(self) -> str | None: ...
     @property
     def models_dir(self) -> str | None: ...
-    @property
-    def markexpr(self) -> str: ...
+    def asks_for(self, tier: str) -> bool:
+        """Whether the run's ``-m`` names ``tier`` and keeps a test of it alone."""
+        ...
     @property
     def ollama_serve(self) -> PrivateServers | None: ...
 
@@ -258,8 +259,7 @@ def _gpu(_: TierSettings) -> TierStatus:
 
 
 def _hub(settings: TierSettings) -> TierStatus:
-    selected = "hub" in settings.markexpr.replace("not hub", "")
-    if not selected:
+    if not settings.asks_for("hub"):
         return TierStatus(
             False, "the hub tier reaches huggingface.co; select it explicitly with -m hub"
         )

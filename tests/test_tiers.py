@@ -33,6 +33,9 @@ class FakeSettings:
     ollama_remote: bool = False
     ollama_timeout: float = 120.0
 
+    def asks_for(self, tier: str) -> bool:
+        return tier in self.markexpr.split()
+
 
 def test_the_evidence_schema_lists_exactly_the_tables_tiers():
     claim = schema()["$defs"]["ClaimRecord"]["properties"]
@@ -178,3 +181,22 @@ def test_the_plugin_registers_detects_and_guards_the_new_tier(tpu, pytester):
     assert claim["verdict"] == "reproduced"
     assert evidence["run"]["tier_status"]["tpu"] == {"available": True, "reason": None,
                                                      "chip": "v9"}
+
+
+def test_the_hub_tier_is_not_probed_unless_asked_for_by_name(monkeypatch):
+    # The hub's detector reaches huggingface.co: only an expression that names the
+    # tier and keeps its tests (pytest's reading, Settings.asks_for) may start it.
+    import httpx
+
+    from claims.plugin.options import Settings
+
+    def no_network(*_: object, **__: object) -> None:
+        raise AssertionError("the hub tier was probed")
+
+    monkeypatch.setattr(httpx, "head", no_network)
+    hub = TIERS["hub"]
+    for markexpr in ("offline and not (hub)", "offline or not  hub", "not offline", ""):
+        settings = Settings.__new__(Settings)
+        object.__setattr__(settings, "markexpr", markexpr)
+        status = hub.detect(settings)
+        assert not status.available and "select it explicitly with -m hub" in status.reason

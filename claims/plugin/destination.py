@@ -13,44 +13,15 @@ from __future__ import annotations
 import json
 from contextlib import suppress
 from dataclasses import dataclass
-from itertools import combinations
 from pathlib import Path
 
-from claims.plugin import pytest_private
+from claims.plugin.markexpr import selects_only_marked
 from claims.plugin.pytest_private import BadExpression, Unsupported
-from claims.tiers import TIERS
 
 __all__ = ["BadExpression", "Destination", "choose_destination", "is_certification"]
 
 # Bytes of an existing evidence file read to learn whose it is (its "run" record comes first).
 _PEEK_BYTES = 64 << 20
-# Marker names an expression may mention and still be read for a certification: every
-# combination of them is tried (2**16 tiny evaluations at most); past it, no certification.
-_MOST_NAMES = 16
-
-
-def _selects_only_marked(markexpr: str) -> bool:
-    """Whether ``-m markexpr`` can keep a tier's test and never keeps a test with no marker.
-
-    The expression is pytest's own reading (:func:`claims.plugin.pytest_private.mark_expression`):
-    an unmarked test must be left out, and some combination of the markers it names,
-    a tier among them, must be kept (``-m slow`` names no tier; ``-m "offline(x=1)"``
-    keeps no test marked plainly ``offline``). Raises :class:`BadExpression` where
-    pytest would refuse the expression.
-    """
-    if not markexpr:
-        return False  # no -m at all: the whole suite
-    expression = pytest_private.mark_expression(markexpr)
-    tiers = set(TIERS.names())
-    names = sorted(expression.names)
-    if expression.selects(()) or not tiers & set(names) or len(names) > _MOST_NAMES:
-        return False
-    return any(
-        expression.selects(chosen)
-        for size in range(1, len(names) + 1)
-        for chosen in combinations(names, size)
-        if tiers.intersection(chosen)
-    )
 
 
 def is_certification(markexpr: str, require_live: bool) -> bool:
@@ -61,7 +32,7 @@ def is_certification(markexpr: str, require_live: bool) -> bool:
     expression parser is tested with.
     """
     try:
-        by_tier = _selects_only_marked(markexpr)  # read even in certification mode: a
+        by_tier = selects_only_marked(markexpr)  # read even in certification mode: a
     except Unsupported:  # refused expression is refused here, before the run starts
         if require_live:
             return True

@@ -18,6 +18,8 @@ import pytest
 
 from claims.catalog.loader import is_catalog_file
 from claims.plugin.destination import BadExpression, choose_destination
+from claims.plugin.markexpr import names_tier
+from claims.plugin.pytest_private import Unsupported
 from claims.probes.live.ollama_defaults import DEFAULT_URL
 
 # The one parser of --ollama-host (credentials never leave it); re-exported for the plugin.
@@ -453,6 +455,14 @@ class Settings:
             destination_note=None if off or evidence else where.note,
             documents_dir=Path(documents).expanduser() if documents else None,
         )
+
+    def asks_for(self, tier: str) -> bool:
+        """Whether ``-m`` names ``tier`` and keeps a test of it alone (pytest's reading);
+        outside the pytest versions the expression parser is tested with: no."""
+        try:
+            return names_tier(self.markexpr, tier)
+        except (Unsupported, BadExpression):
+            return False
 
     def to_json(self) -> Options:
         """The options as the evidence records them (``run.options``)."""

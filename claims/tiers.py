@@ -38,7 +38,6 @@ from typing import Any, Protocol
 
 from claims.probes.live.loopback import LOOPBACK_HOSTS
 from claims.probes.live.ollama_settings import ClientSettings
-from claims.probes.machine.nvidia import nvml_state
 
 __all__ = [
     "ENGINE",
@@ -244,6 +243,10 @@ def _gpu(_: TierSettings) -> TierStatus:
             build = "unknown version"
         return TierStatus(False, "gpu tier needs an NVIDIA driver: nvidia-smi is not on PATH "
                           f"(torch here: {build})")
+    # Imported here: the plugin loads this module in every pytest run of a venv that has
+    # the suite installed, and nvidia-smi's parsers are wanted only when the gpu tier is.
+    from claims.probes.machine.nvidia import nvml_state
+
     # A driver NVML cannot reach (a version mismatch after an update, no devices) is named
     # with its remedy, before torch is asked anything.
     nvml = nvml_state()

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from claims.catalog.loader import is_catalog_file
 from claims.plugin.destination import BadExpression, choose_destination
 from claims.plugin.markexpr import names_tier
 from claims.plugin.pytest_private import Unsupported
@@ -488,6 +487,11 @@ class Settings:
 
 
 def _catalog_files(values: tuple[str, ...] | list[str]) -> list[Path]:
+    # Imported here, not at the top: this module loads in every pytest run of a venv with
+    # the suite installed (tests/plugin/test_inert.py), and the catalog's loader (TOML,
+    # the figures' forms) is wanted only once the suite's options are in use.
+    from claims.catalog.loader import is_catalog_file
+
     files: list[Path] = []
     for value in values:
         path = Path(value)

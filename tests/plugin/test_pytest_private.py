@@ -61,18 +61,25 @@ def test_the_shim_imports_nothing_private_when_loaded() -> None:
     assert sorted(m for m in loaded if m.startswith("_pytest")) == []
 
 
-def test_an_ordinary_run_never_reaches_the_private_api(
-    monkeypatch: pytest.MonkeyPatch, pytester: pytest.Pytester
-) -> None:
-    """No suite option, no spaced path: not one of the shim's functions is called."""
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("pytest's private API reached by an ordinary run")
+def test_an_ordinary_run_never_reaches_the_private_api(pytester: pytest.Pytester) -> None:
+    """No suite option, no spaced path: not one of the shim's functions is called.
 
-    for name in ("find_configuration", "apply_configuration", "run_unlogged", "basetemp",
-                 "mark_expression"):
-        monkeypatch.setattr(pytest_private, name, refuse)
-    pytester.makepyfile("def test_nothing():\n    pass\n")
-    result = pytester.runpytest("-p", "claims.plugin", "-m", "not slow")
+    In a child process, so that the refusals reach only the child's plugin (patched
+    here, the suite's own run would refuse its own calls while this test ends).
+    """
+    pytester.makepyfile(
+        refuse_shim=(
+            "from claims.plugin import pytest_private\n\n"
+            "def refuse(*args, **kwargs):\n"
+            "    raise AssertionError(\"pytest's private API reached by an ordinary run\")\n\n"
+            "for name in ('find_configuration', 'apply_configuration', 'run_unlogged',\n"
+            "             'basetemp', 'mark_expression'):\n"
+            "    setattr(pytest_private, name, refuse)\n"
+        ),
+        test_plain="def test_nothing():\n    pass\n",
+    )
+    result = pytester.runpytest_subprocess("-p", "refuse_shim", "-p", "claims.plugin",
+                                           "-m", "not slow", "test_plain.py")
     result.assert_outcomes(passed=1)
 
 

@@ -37,6 +37,8 @@ START_UP = {
     "claims/plugin/ollama_fixtures.py": "the ollama tier's fixtures, loaded with the entry "
     "point: each loads the Ollama client (httpx) on use",
     "claims/plugin/session.py": "loaded with the fixtures; loads the catalog on activation",
+    "claims/plugin/options.py": "the options, registered with the entry point; reads the "
+    "catalog's loader only for --claims-catalog",
     "claims/profiles.py": "the options' profile choices; detection loads the machine probes",
     "claims/tiers.py": "the markers' tier table; each detector loads its probes (httpx...)",
     "claims/cli.py": "each command loads what it needs",

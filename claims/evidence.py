@@ -84,17 +84,22 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-@lru_cache(maxsize=2)
-def validator(definition: str | None = None) -> Any:
-    """The schema's validator (built once): of a whole document, or of one of its
-    ``$defs`` (``"ClaimRecord"``: one claim, as the document's ``claims`` items are)."""
+@lru_cache(maxsize=16)
+def validator(*where: str) -> Any:
+    """The schema's validator (built once): of a whole document, or of the part of the
+    schema at the path ``where`` (``"$defs", "ClaimRecord"``: one claim, as the
+    document's ``claims`` items are; ``"properties", "run"``: the run record), with the
+    schema's ``$defs`` beside it for the part's references."""
     import jsonschema
 
     whole = schema()
-    if definition is None:
+    if not where:
         return jsonschema.Draft202012Validator(whole)
-    part = {key: whole[key] for key in ("$schema", "$id", "$defs")}
-    return jsonschema.Draft202012Validator({**part, "$ref": f"#/$defs/{definition}"})
+    part: Any = whole
+    for key in where:
+        part = part[key]
+    around = {key: whole[key] for key in ("$schema", "$id", "$defs")}
+    return jsonschema.Draft202012Validator({**around, **part})
 
 
 def validate(doc: Mapping[str, Any]) -> list[str]:

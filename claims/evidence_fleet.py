@@ -295,19 +295,9 @@ def _property_valid(key: str, value: Any) -> bool:
     """Whether a top-level value holds to the schema's property ``key`` (any, if unnamed)."""
     if not _per_property():
         return True  # the rest is validated whole (FleetLoader._checked)
-    prop = schema()["properties"].get(key)
-    if prop is None:
+    if key not in schema()["properties"]:
         return True
-    return next(iter(_property_validator(key).iter_errors(value)), None) is None
-
-
-@lru_cache(maxsize=16)
-def _property_validator(key: str) -> Any:
-    import jsonschema
-
-    whole = schema()
-    part = {k: whole[k] for k in ("$schema", "$id", "$defs")}
-    return jsonschema.Draft202012Validator({**part, **whole["properties"][key]})
+    return next(iter(validator("properties", key).iter_errors(value)), None) is None
 
 
 def _strict_claim(span: str) -> ClaimRecord:
@@ -320,7 +310,7 @@ def _strict_claim(span: str) -> ClaimRecord:
     if not isinstance(value, dict) or depth_exceeds(value, MAX_DEPTH - 2):
         raise _Irregular
     cleaned = clean(value, 2)
-    if next(iter(validator("ClaimRecord").iter_errors(cleaned)), None) is not None:
+    if next(iter(validator("$defs", "ClaimRecord").iter_errors(cleaned)), None) is not None:
         raise _Irregular
     claim = cast(ClaimRecord, cleaned)
     holder = cast(Evidence, {"claims": [claim]})

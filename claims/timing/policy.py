@@ -135,4 +135,3 @@ def scoped_bar(
         f"{check.profile} profile; judged by the general form: {general_text}",
     )
     return general, f"{general.describe()}, the median over pairs: {general_text}"
-

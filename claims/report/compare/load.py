@@ -175,7 +175,7 @@ def _declared(path: Path) -> str:
 
 
 def load_one(
-    path: Path, loader: FleetLoader | None = None
+    path: Path, loader: FleetLoader
 ) -> tuple[records.Evidence, list[ClaimEntry]] | Skipped:
     try:
         mode = path.stat().st_mode
@@ -187,7 +187,7 @@ def load_one(
         # A FIFO or device would block or never end: only regular files are evidence.
         return Skipped(str(path), "not a regular file")
     try:
-        return (loader or FleetLoader()).load(path)
+        return loader.load(path)
     except EvidenceError as exc:
         text = str(exc)
         prefix = f"{path}: "
@@ -369,11 +369,9 @@ def _slim(doc: records.Evidence, parts: Iterable[ClaimPart]) -> records.Evidence
     return cast(records.Evidence, slim)  # the subset of each record that diff_evidence reads
 
 
-def run_of(doc: records.Evidence, path: Path, parts: list[ClaimPart] | None = None) -> Run:
-    """What the comparison keeps of one run (``parts``: its claims' parts, if made already)."""
+def run_of(doc: records.Evidence, path: Path, parts: list[ClaimPart]) -> Run:
+    """What the comparison keeps of one run (``parts``: its claims', :func:`claim_parts`)."""
     run = doc["run"]
-    if parts is None:
-        parts = [claim_part(c) for c in doc["claims"]]
     fingerprint = machine.fingerprint(run)
     fields = _fields(run, fingerprint)
     verdicts: dict[str, str] = {}

@@ -123,15 +123,7 @@ def tidy_text(
         # Each record without its opening brace: write_tidy puts '{"run": N, ' there.
         out["json"] = [_ENCODE(r)[1:] for r in records]
     if want_csv:
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        rows = []
-        for r in records:
-            writer.writerow(["" if r[c] is None else csv_cell(r[c]) for c in TIDY_COLUMNS[1:]])
-            rows.append(buf.getvalue())
-            buf.seek(0)
-            buf.truncate()
-        out["csv"] = rows
+        out["csv"] = [_csv_line(_csv_cells(r, TIDY_COLUMNS[1:])) for r in records]
     return out
 
 
@@ -287,8 +279,6 @@ def _json_array(rows: Iterable[tuple[int, str]]) -> Iterable[str]:
         yield f'{sep}{{"run": {column}, {row}'
         sep = ",\n"
     yield "\n]\n"
-
-
 
 
 def _batched(pieces: Iterable[str], count: int = 2000) -> Iterable[str]:

@@ -57,7 +57,7 @@ def _named(path: Path) -> tuple[str, ...]:
     return (str(rel), str(rel.with_suffix("")))
 
 
-def test_the_layout_names_every_module_and_package_of_claims():
+def test_the_layout_names_every_module_and_package_of_claims() -> None:
     named = _layout()
     paths = [
         p for p in (ROOT / "claims").rglob("*")

@@ -31,11 +31,13 @@ from claims.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 IDS = tuple(d.id for d in load_catalog().documents)
-_ID = "|".join(re.escape(i) for i in sorted(IDS, key=len, reverse=True))
+# An id as prose writes it: W1, `W1`, or a folder's w1.
+_ID = "`?(?:" + "|".join(re.escape(i) for i in sorted(IDS, key=len, reverse=True)) + ")`?"
 _JOIN = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*/\s*)"
 ENUMERATION = re.compile(
     rf"(?<![\w-])(?:{_ID}){_JOIN}(?:{_ID})(?:{_JOIN}(?:{_ID}))+(?![\w-])"
-    rf"|(?<![\w-])(?:{_ID})\s*(?:\.\.\.?|…|–|—)\s*(?:{_ID})(?![\w-])"
+    rf"|(?<![\w-])(?:{_ID})\s*(?:\.\.\.?|…|–|—)\s*(?:{_ID})(?![\w-])",
+    re.IGNORECASE,
 )
 # Text files a person edits when the series grows (fixtures/recorded and the copied lab
 # files are the documents' own words, not ours).
@@ -115,6 +117,7 @@ def test_the_python_check_finds_lists_and_only_lists(source: str, found: bool) -
     (f"weeks {IDS[0]}–{IDS[3]}", True),
     (f"{IDS[0]}, {IDS[1]} and {IDS[-1]} name one quantity", True),
     (f"{IDS[0]}/{IDS[1]}/{IDS[2]}", True),
+    (f"one folder per document (`{IDS[0].lower()}`..`{IDS[3].lower()}`, `mc`)", True),
     (f"the Qwen total ({IDS[2]}, {IDS[3]}-QWEN-EXACT)", False),
     (f"{IDS[2]} and {IDS[3]} read the Hub snapshot", False),
     (f"claim {IDS[0]}-ARCH", False),

@@ -2,7 +2,6 @@
 
 Usage: .venv/bin/python scripts/anchor-figures.py --claims-documents DIR [DOC ...]
        (or CLAIMS_DOCUMENTS=DIR .venv/bin/python scripts/anchor-figures.py)
-       .venv/bin/python scripts/anchor-figures.py DOC   (a document whose text is bundled)
 
 An existing anchor is kept while the document still prints its text there and
 the figure still says what that text says. A figure without one gets a proposal
@@ -29,9 +28,7 @@ from claims.inputs.anchors import (
     printed_disagreement,
     propose,
 )
-from claims.inputs.transcribed import anchored, document_texts
-
-ROOT = Path(__file__).resolve().parents[1]
+from claims.inputs.transcribed import anchored, seeds_of
 
 
 def main(argv: list[str]) -> int:
@@ -40,19 +37,17 @@ def main(argv: list[str]) -> int:
                         default=os.environ.get("CLAIMS_DOCUMENTS"))
     parser.add_argument("docs", nargs="*", help="documents to anchor (default: all)")
     args = parser.parse_args(argv)
-    documents = Path(args.claims_documents).expanduser() if args.claims_documents else None
+    if not args.claims_documents:
+        parser.error("name the documents: --claims-documents DIR (or CLAIMS_DOCUMENTS=DIR)")
+    documents = Path(args.claims_documents).expanduser()
     catalog = load_catalog()
     status = 0
     for doc in catalog.documents:
         if args.docs and doc.id not in args.docs:
             continue
-        if doc.seeds and documents is None:
-            parser.error(f"{doc.id} is in seeds: name the documents, --claims-documents DIR "
-                         "(or CLAIMS_DOCUMENTS=DIR)")
-        seeds = document_texts(ROOT, documents, doc)
+        seeds = seeds_of(documents, doc.id)
         if seeds is None:
-            print(f"{doc.id}: its text is not all there (seeds in {documents}, bundled text "
-                  "under fixtures/lab)", file=sys.stderr)
+            print(f"{doc.id}: seeds not found in {documents}", file=sys.stderr)
             return 2
         by_name = {s.name: s for s in seeds}
         old = {a.key: a for a in load_anchors(doc.id)}

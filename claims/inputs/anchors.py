@@ -27,9 +27,7 @@ Two checks, both failing the claim tests of the figure's document and naming it:
   same precision, the same text, each listed value in order, the same truth),
   so an edited catalog figure, an erratum's included, no longer passes;
 * :func:`misplaced_figures`, when the documents are named (``--claims-documents``):
-  the document prints ``text`` at the anchor, so the sidecar cannot drift either; for a
-  document whose text is bundled (its ``[document]`` ``text``, lab files under
-  ``fixtures/lab``, its anchors' ``seed`` their path there) on every run.
+  the document prints ``text`` at the anchor, so the sidecar cannot drift either.
 
 :func:`propose` suggests an anchor for a figure that has none (the printed form
 nearest the claim's section); ``scripts/anchor-figures.py`` writes the proposals
@@ -49,7 +47,7 @@ from pathlib import Path
 from claims.catalog.loader import Catalog
 from claims.catalog.records import Claim, Document, StatedFigure
 from claims.figures import parse_literal
-from claims.inputs.transcribed import Seed, anchored, document_texts, squash
+from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
 
 __all__ = [
     "AnchorError",
@@ -65,8 +63,6 @@ __all__ = [
 
 # The bundled catalog folder (claims/catalog/), where each document's anchors file sits.
 CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalog"
-# The checkout the package lies in, whose fixtures/lab holds a bundled document's text.
-CHECKOUT = Path(__file__).resolve().parents[2]
 BEFORE_CHARS = 24
 _FIELDS = {"claim", "figure", "seed", "line", "before", "text", "says", "reads", "note"}
 # Small counts the documents print as words ("two shards", "four times").
@@ -295,30 +291,21 @@ def figure_problems(catalog: Catalog, catalog_dir: Path = CATALOG_DIR) -> list[d
     return problems
 
 
-def misplaced_figures(catalog: Catalog, documents: Path | None,
-                      catalog_dir: Path = CATALOG_DIR,
-                      root: Path = CHECKOUT) -> tuple[int, list[dict[str, str]]]:
-    """Check every anchor where its document prints it: (anchors checked, one problem per
-    anchor whose text the document does not print there).
-
-    With ``documents`` (the seeds' folder), the documents that have seeds; without, those
-    whose text is bundled (``text`` under ``root``/fixtures/lab, no seeds), which every
-    run can check."""
+def misplaced_figures(catalog: Catalog, documents: Path,
+                      catalog_dir: Path = CATALOG_DIR) -> tuple[int, list[dict[str, str]]]:
+    """Check every anchor in the documents: (anchors checked, one problem per anchor whose
+    text the document does not print there)."""
     checked = 0
     problems: list[dict[str, str]] = []
     for doc in catalog.documents:
-        if bool(doc.seeds) != (documents is not None):
-            continue
-        seeds = document_texts(root, documents, doc)
+        seeds = seeds_of(documents, doc.id)
         try:
             anchors = load_anchors(doc.id, catalog_dir)
         except AnchorError:
             continue  # figure_problems names it
         if seeds is None:
-            where = (f"its seeds ({', '.join(doc.seeds)}) are not all in {documents}"
-                     if documents is not None else
-                     f"its text ({', '.join(doc.text)}) is not all in {root}/fixtures/lab")
-            problems.append({"doc": doc.id, "problem": f"{doc.id}: {where}"})
+            problems.append({"doc": doc.id, "problem": (
+                f"{doc.id}: its seeds ({', '.join(doc.seeds)}) are not all in {documents}")})
             continue
         by_name = {s.name: s for s in seeds}
         for a in anchors:

@@ -66,9 +66,9 @@ def transcribed_files(root: Path, listed: Iterable[str] = ()) -> dict[str, str]:
     document with such a file or (``listed``: the manifest's files) one listed."""
     files: dict[str, str] = {}
     recorded = root / "fixtures" / "recorded"
-    in_manifest = set(listed)
-    for doc in transcribed_documents(root, (
-            d for d in SEED_FILES if f"fixtures/recorded/{d}.json" in in_manifest)):
+    listed = set(listed)
+    named = {doc for doc in SEED_FILES if f"fixtures/recorded/{doc}.json" in listed}
+    for doc in transcribed_documents(root, named):
         files[f"fixtures/recorded/{doc}.json"] = doc
         files[f"fixtures/recorded/{doc}.anchors.json"] = doc
         refs = FILE_REFERENCES.get(doc)

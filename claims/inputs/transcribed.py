@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims.catalog.loader import Catalog, load_catalog
-from claims.catalog.records import Document
 from claims.catalog.references import Reference, references, resolve
 from claims.inputs.digests import manifest_documents
 from claims.inputs.typos import KINDS, mistakes
@@ -40,7 +39,6 @@ __all__ = [
     "all_figure_references",
     "anchored",
     "audit_transcriptions",
-    "document_texts",
     "figure_references",
     "leaves",
     "misplaced_values",
@@ -109,9 +107,7 @@ class Seed:
     numbers: tuple[int, ...]  # ... and that line's 1-based number in the file
 
     @classmethod
-    def read(cls, path: Path, name: str | None = None) -> Seed:
-        """``path``'s text, known by ``name`` (default: the file's name; a bundled lab
-        text is known by its path under fixtures/lab, since README.md names many)."""
+    def read(cls, path: Path) -> Seed:
         parts: list[str] = []
         starts: list[int] = []
         numbers: list[int] = []
@@ -124,7 +120,7 @@ class Seed:
             numbers.append(number)
             parts.append(squashed)
             offset += len(squashed) + 1
-        return cls(name or path.name, " ".join(parts), tuple(starts), tuple(numbers))
+        return cls(path.name, " ".join(parts), tuple(starts), tuple(numbers))
 
     def line_at(self, offset: int) -> int:
         return self.numbers[bisect.bisect_right(self.starts, offset) - 1]
@@ -350,32 +346,6 @@ def seeds_of(documents: Path, doc: str) -> list[Seed] | None:
     if not all(p.is_file() for p in paths):
         return None
     return [_seed(p) for p in paths]
-
-
-@lru_cache(maxsize=32)
-def _bundled_text(path: Path, name: str) -> Seed:
-    return Seed.read(path, name)
-
-
-def document_texts(root: Path, documents: Path | None, doc: Document) -> list[Seed] | None:
-    """Everything ``doc``'s own words are printed in: its seeds, from ``documents`` (the
-    folder named on the command line), then its bundled text, the ``text`` files of its
-    ``[document]`` table under ``root``/fixtures/lab (known by that path). None: a seed
-    or text file is not there, or (``documents`` None) the document has seeds."""
-    seeds: list[Seed] = []
-    if doc.seeds:
-        if documents is None:
-            return None
-        paths = [documents / name for name in doc.seeds]
-        if not all(p.is_file() for p in paths):
-            return None
-        seeds += [_seed(p) for p in paths]
-    lab = root / "fixtures" / "lab"
-    for rel in doc.text:
-        if not (lab / rel).is_file():
-            return None
-        seeds.append(_bundled_text(lab / rel, rel))
-    return seeds
 
 
 def misplaced_values(root: Path, documents: Path) -> Transcription:

@@ -213,35 +213,3 @@ def test_edited_erratum_figure_fails_the_offline_run(tmp_path: Path,
     assert proc.returncode != 0, proc.stdout[-2000:]
     assert "MC-QUANT-SIZES figure '70B Q6_K' no longer says what the document prints" \
         in proc.stdout, proc.stdout[-3000:]
-
-
-def test_a_bundled_text_s_anchors_are_checked_on_every_run(tmp_path: Path) -> None:
-    """A document whose text is bundled lab files (no seeds) has its anchors checked
-    there without --claims-documents, and not among the seeds when they are given."""
-    catalog_dir = tmp_path / "catalog"
-    catalog_dir.mkdir()
-    (catalog_dir / "W5.toml").write_text(
-        '[document]\nid = "W5"\ntitle = "Week 5"\npublished = "2026-08-16"\nseeds = []\n'
-        'lab = ["wk"]\ntext = ["wk/README.md"]\nsections = ["Intro"]\n\n'
-        '[[claim]]\nid = "W5-X"\nsection = "Intro"\nstatement = "Half."\n'
-        'tiers = ["offline"]\nstated = [{ name = "bytes", value = "2", unit = "B" }]\n',
-        "utf-8")
-    anchor = FigureAnchor("W5-X", "bytes", "wk/README.md", 3, "takes ", "2")
-    anchors_path("W5", catalog_dir).write_text(dump_anchors("W5", [anchor]), "utf-8")
-    text = tmp_path / "root" / "fixtures" / "lab" / "wk" / "README.md"
-    text.parent.mkdir(parents=True)
-    text.write_text("# Week 5\n\nFP16 takes 2 bytes.\n", "utf-8")
-    catalog = load_catalog([catalog_dir / "W5.toml"])
-    assert misplaced_figures(catalog, None, catalog_dir, tmp_path / "root") == (1, [])
-    assert misplaced_figures(catalog, tmp_path, catalog_dir, tmp_path / "root") == (0, [])
-    edited = tmp_path / "edited" / "fixtures" / "lab" / "wk" / "README.md"
-    edited.parent.mkdir(parents=True)
-    edited.write_text("# Week 5\n\nFP16 takes 4 bytes.\n", "utf-8")
-    checked, problems = misplaced_figures(catalog, None, catalog_dir, tmp_path / "edited")
-    assert checked == 1 and len(problems) == 1
-    assert "W5-X figure 'bytes': wk/README.md does not print '2' at line 3" in (
-        problems[0]["problem"])
-    edited.unlink()
-    _, problems = misplaced_figures(catalog, None, catalog_dir, tmp_path / "edited")
-    assert problems == [{"doc": "W5", "problem": (
-        f"W5: its text (wk/README.md) is not all in {tmp_path / 'edited'}/fixtures/lab")}]

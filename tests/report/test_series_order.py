@@ -13,7 +13,7 @@ from claims.report.view import build_view
 def test_week5_takes_its_place_in_the_series(make_evidence: Callable[..., dict[str, Any]]
                                              ) -> None:
     catalog = load_catalog()
-    evidence = make_evidence()
+    evidence: Any = make_evidence()
     evidence["documents"] = [d.to_json() for d in catalog.documents]
     shown = [d["id"] for d in build_view(evidence)["documents"]]
     assert shown[: len(catalog.documents)] == [d.id for d in catalog.documents]

@@ -14,11 +14,16 @@ Commands::
                                               an Ollama store: manifests, blobs, sharing
     claims audit [--claim ID]... [--claims-documents DIR] [--json] [-o reports/audit.json]
                                               perturb each stated figure, rerun its checks
+    claims coverage [--claims-documents DIR] [--document ID]... [--show-missing]
+                    [--fail-under PCT] [--json PATH]
+                                              every figure the documents print: judged,
+                                              recorded, excluded by the ledger, or not
 
 Exit status: 0 success; 1 a verification failed (digest or size mismatch, a
 diff that found regressions with --fail-on-regression, a compare that found
 verdicts differing between machines with --fail-on-disagreement, a stated figure or
-transcribed value the audit found no check sensitive to); 2 unreadable or
+transcribed value the audit found no check sensitive to, documents accounted for
+below --fail-under); 2 unreadable or
 malformed input or bad usage (compare: fewer than two runs readable; a file it
 skips is named on stderr and on the page, and does not change the status).
 Errors are one line on stderr, never a traceback.
@@ -306,6 +311,52 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_VERIFY if failed else EXIT_OK
 
 
+# --- coverage -------------------------------------------------------------------
+def cmd_coverage(args: argparse.Namespace) -> int:
+    """Every printed figure of the documents accounted for (claims.accounting). Not the
+    claims -> tests coverage of ``claims list --tests`` (claims.coverage)."""
+    from claims.accounting.measure import account
+    from claims.accounting.text_report import format_missing, format_table
+    from claims.catalog import load_catalog
+    from claims.evidence import write_atomic
+
+    catalog = load_catalog()
+    known = [d.id for d in catalog.documents]
+    unknown = [d for d in args.document or () if d not in known]
+    if unknown:
+        _error("claims coverage: --document: unknown document(s) "
+               + ", ".join(d + did_you_mean(d, known) for d in unknown)
+               + f" (the catalog's: {', '.join(known)})")
+        return EXIT_INPUT
+    if args.fail_under is not None and not 0 <= args.fail_under <= 100:
+        _error("claims coverage: --fail-under: a percent from 0 to 100")
+        return EXIT_INPUT
+    documents = args.claims_documents or os.environ.get(DOCUMENTS_ENV) or None
+    root = Path.cwd() if (Path.cwd() / "fixtures" / "recorded").is_dir() else _CHECKOUT
+    acc = account(catalog, Path(documents).expanduser() if documents else None, root,
+                  args.document or None)
+    print(format_table(acc))
+    if args.show_missing:
+        missing = format_missing(acc)
+        print("\nUnaccounted figures (document  file:line:column  figure  | context):")
+        print(missing or "(none)")
+    for problem in acc.problems:
+        _error(f"claims coverage: {problem}")
+    if args.json:
+        write_atomic(Path(args.json), acc.dumps())
+    total = acc.totals()
+    if args.fail_under is not None and (
+            (total["printed"] - total["unaccounted"]) * 100 < args.fail_under * total["printed"]):
+        _error(f"claims coverage: {total['percent']:.2f}% of printed figures accounted for, "
+               f"under --fail-under {args.fail_under:g}")
+        return EXIT_VERIFY
+    return EXIT_OK
+
+
+# The checkout this package runs from (fixtures/ sits beside claims/ in it).
+_CHECKOUT = Path(__file__).resolve().parents[1]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m claims",
@@ -388,6 +439,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser(
+        "coverage", help="every figure the documents print: judged, recorded, excluded or not"
+    )
+    p.add_argument(documents.flag, metavar=documents.metavar,
+                   help=f"the source documents (seed files) (default: ${DOCUMENTS_ENV})")
+    p.add_argument("--document", action="append", metavar="ID",
+                   help="one document only, by its catalog id (repeatable)")
+    p.add_argument("--show-missing", action="store_true",
+                   help="list each unaccounted figure: file, line, column, the text around it")
+    p.add_argument("--fail-under", type=float, metavar="PCT",
+                   help="exit 1 when less than PCT percent of the printed figures are "
+                   "accounted for")
+    p.add_argument("--json", metavar="PATH", help="write totals, documents and figures here")
+    p.set_defaults(func=cmd_coverage)
     return parser
 
 

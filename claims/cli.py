@@ -15,7 +15,7 @@ Commands::
     claims audit [--claim ID]... [--claims-documents DIR] [--json] [-o reports/audit.json]
                                               perturb each stated figure, rerun its checks
     claims coverage [--claims-documents DIR] [--document ID]... [--show-missing]
-                    [--fail-under PCT] [--json PATH]
+                    [--fail-under PCT] [--json PATH] [--html DIR [--claims-evidence PATH]]
                                               every figure the documents print: judged,
                                               recorded, excluded by the ledger, or not
 
@@ -344,6 +344,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         _error(f"claims coverage: {problem}")
     if args.json:
         write_atomic(Path(args.json), acc.dumps())
+    if args.html:
+        _coverage_pages(args, acc)
     total = acc.totals()
     if args.fail_under is not None and (
             (total["printed"] - total["unaccounted"]) * 100 < args.fail_under * total["printed"]):
@@ -353,6 +355,26 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _coverage_pages(args: argparse.Namespace, acc: Any) -> None:
+    """--html DIR: the annotated documents, judged figures with their claims' verdicts
+    from the evidence (default: the certification's, when it is there)."""
+    from claims.accounting.html import verdicts_of, write_pages
+    from claims.evidence import load_evidence
+
+    evidence = Path(args.claims_evidence or DEFAULT_EVIDENCE)
+    verdicts = None
+    note = f"Verdicts from {evidence}."
+    if evidence.is_file() or args.claims_evidence:
+        verdicts = verdicts_of(load_evidence(evidence))  # EvidenceError names the file
+    else:
+        note = f"No evidence at {evidence}: verdicts are not shown."
+    report = Path(args.claims_report) if args.claims_report else evidence.parent / "report.html"
+    index = write_pages(acc, Path(args.html), verdicts, report, note)
+    print(f"annotated documents written: {safe(index)}")
+
+
+# The certification's evidence, which --html reads verdicts from by default.
+DEFAULT_EVIDENCE = Path("reports") / "evidence.json"
 # The checkout this package runs from (fixtures/ sits beside claims/ in it).
 _CHECKOUT = Path(__file__).resolve().parents[1]
 
@@ -453,6 +475,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when less than PCT percent of the printed figures are "
                    "accounted for")
     p.add_argument("--json", metavar="PATH", help="write totals, documents and figures here")
+    p.add_argument("--html", metavar="DIR",
+                   help="write one annotated page per document and an index into DIR")
+    p.add_argument("--claims-evidence", metavar="PATH",
+                   help=f"the evidence whose verdicts --html shows (default: {DEFAULT_EVIDENCE}, "
+                   "when it exists)")
+    p.add_argument("--claims-report", metavar="PATH",
+                   help="the report page judged figures link to (default: report.html beside "
+                   "the evidence)")
     p.set_defaults(func=cmd_coverage)
     return parser
 

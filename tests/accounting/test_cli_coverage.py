@@ -54,3 +54,21 @@ def test_table_json_missing_and_fail_under(
         assert main(["coverage", "--claims-documents", str(DOCUMENTS),
                      "--fail-under", "100"]) == 1
         assert "under --fail-under 100" in capsys.readouterr().err
+
+
+@needs_documents
+def test_html_writes_the_annotated_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no reports/evidence.json here: pages without verdicts
+    out = tmp_path / "pages"
+    assert main(["coverage", "--claims-documents", str(DOCUMENTS), "--document", "W1",
+                 "--html", str(out)]) == 0
+    assert f"annotated documents written: {out / 'index.html'}" in capsys.readouterr().out
+    w1 = (out / "W1.html").read_text("utf-8")
+    assert 'id="no-evidence"' in w1 and 'href="../reports/report.html#W1-CPU"' in w1
+    assert "No evidence at reports/evidence.json" in (out / "index.html").read_text("utf-8")
+    # An evidence file named but missing is an error naming it.
+    assert main(["coverage", "--claims-documents", str(DOCUMENTS), "--document", "W1",
+                 "--html", str(out), "--claims-evidence", "nowhere.json"]) == 2
+    assert "nowhere.json" in capsys.readouterr().err

@@ -332,7 +332,13 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         _error("claims coverage: --fail-under: a percent from 0 to 100")
         return EXIT_INPUT
     documents = args.claims_documents or os.environ.get(DOCUMENTS_ENV) or None
-    root = Path.cwd() if (Path.cwd() / "fixtures" / "recorded").is_dir() else _CHECKOUT
+    # The checkout's fixtures (the transcribed values' anchors, a bundled week's text) are
+    # read from the working directory, as `claims list --tests` reads ./tests.
+    root = Path.cwd()
+    if not (root / "fixtures" / "recorded").is_dir():
+        _error(f"claims coverage: run it from a checkout of the suite (no fixtures/recorded "
+               f"under {root}: the transcribed values' anchors)")
+        return EXIT_INPUT
     acc = account(catalog, Path(documents).expanduser() if documents else None, root,
                   args.document or None)
     print(format_table(acc))
@@ -375,8 +381,6 @@ def _coverage_pages(args: argparse.Namespace, acc: Any) -> None:
 
 # The certification's evidence, which --html reads verdicts from by default.
 DEFAULT_EVIDENCE = Path("reports") / "evidence.json"
-# The checkout this package runs from (fixtures/ sits beside claims/ in it).
-_CHECKOUT = Path(__file__).resolve().parents[1]
 
 
 def build_parser() -> argparse.ArgumentParser:

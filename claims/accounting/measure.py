@@ -125,8 +125,8 @@ class Accounting:
 
 
 def _overlapping(source: Source, span: tuple[int, int]) -> Iterable[TextFigure]:
-    lo, hi = span
-    return (f for f in source.figures if f.start < hi and lo < f.end)
+    """The source's figures overlapping ``span`` (offsets in its collapsed text)."""
+    return source.overlapping(*span)
 
 
 def account(catalog: Catalog, seeds_dir: Path | None, root: Path,

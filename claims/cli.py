@@ -14,11 +14,16 @@ Commands::
                                               an Ollama store: manifests, blobs, sharing
     claims audit [--claim ID]... [--claims-documents DIR] [--json] [-o reports/audit.json]
                                               perturb each stated figure, rerun its checks
+    claims coverage [--claims-documents DIR] [--document ID]... [--show-missing]
+                    [--fail-under PCT] [--json PATH] [--html DIR [--claims-evidence PATH]]
+                                              every figure the documents print: judged,
+                                              recorded, excluded by the ledger, or not
 
 Exit status: 0 success; 1 a verification failed (digest or size mismatch, a
 diff that found regressions with --fail-on-regression, a compare that found
 verdicts differing between machines with --fail-on-disagreement, a stated figure or
-transcribed value the audit found no check sensitive to); 2 unreadable or
+transcribed value the audit found no check sensitive to, documents accounted for
+below --fail-under); 2 unreadable or
 malformed input or bad usage (compare: fewer than two runs readable; a file it
 skips is named on stderr and on the page, and does not change the status).
 Errors are one line on stderr, never a traceback.
@@ -306,6 +311,78 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_VERIFY if failed else EXIT_OK
 
 
+# --- coverage -------------------------------------------------------------------
+def cmd_coverage(args: argparse.Namespace) -> int:
+    """Every printed figure of the documents accounted for (claims.accounting). Not the
+    claims -> tests coverage of ``claims list --tests`` (claims.coverage)."""
+    from claims.accounting.measure import account
+    from claims.accounting.text_report import format_missing, format_table
+    from claims.catalog import load_catalog
+    from claims.evidence import write_atomic
+
+    catalog = load_catalog()
+    known = [d.id for d in catalog.documents]
+    unknown = [d for d in args.document or () if d not in known]
+    if unknown:
+        _error("claims coverage: --document: unknown document(s) "
+               + ", ".join(d + did_you_mean(d, known) for d in unknown)
+               + f" (the catalog's: {', '.join(known)})")
+        return EXIT_INPUT
+    if args.fail_under is not None and not 0 <= args.fail_under <= 100:
+        _error("claims coverage: --fail-under: a percent from 0 to 100")
+        return EXIT_INPUT
+    documents = args.claims_documents or os.environ.get(DOCUMENTS_ENV) or None
+    # The checkout's fixtures (the transcribed values' anchors, a bundled week's text) are
+    # read from the working directory, as `claims list --tests` reads ./tests.
+    root = Path.cwd()
+    if not (root / "fixtures" / "recorded").is_dir():
+        _error(f"claims coverage: run it from a checkout of the suite (no fixtures/recorded "
+               f"under {root}: the transcribed values' anchors)")
+        return EXIT_INPUT
+    acc = account(catalog, Path(documents).expanduser() if documents else None, root,
+                  args.document or None)
+    print(format_table(acc))
+    if args.show_missing:
+        missing = format_missing(acc)
+        print("\nUnaccounted figures (document  file:line:column  figure  | context):")
+        print(missing or "(none)")
+    for problem in acc.problems:
+        _error(f"claims coverage: {problem}")
+    if args.json:
+        write_atomic(Path(args.json), acc.dumps())
+    if args.html:
+        _coverage_pages(args, acc)
+    total = acc.totals()
+    if args.fail_under is not None and (
+            (total["printed"] - total["unaccounted"]) * 100 < args.fail_under * total["printed"]):
+        _error(f"claims coverage: {total['percent']:.2f}% of printed figures accounted for, "
+               f"under --fail-under {args.fail_under:g}")
+        return EXIT_VERIFY
+    return EXIT_OK
+
+
+def _coverage_pages(args: argparse.Namespace, acc: Any) -> None:
+    """--html DIR: the annotated documents, judged figures with their claims' verdicts
+    from the evidence (default: the certification's, when it is there)."""
+    from claims.accounting.html import verdicts_of, write_pages
+    from claims.evidence import load_evidence
+
+    evidence = Path(args.claims_evidence or DEFAULT_EVIDENCE)
+    verdicts = None
+    note = f"Verdicts from {evidence}."
+    if evidence.is_file() or args.claims_evidence:
+        verdicts = verdicts_of(load_evidence(evidence))  # EvidenceError names the file
+    else:
+        note = f"No evidence at {evidence}: verdicts are not shown."
+    report = Path(args.claims_report) if args.claims_report else evidence.parent / "report.html"
+    index = write_pages(acc, Path(args.html), verdicts, report, note)
+    print(f"annotated documents written: {safe(index)}")
+
+
+# The certification's evidence, which --html reads verdicts from by default.
+DEFAULT_EVIDENCE = Path("reports") / "evidence.json"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m claims",
@@ -388,6 +465,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser(
+        "coverage", help="every figure the documents print: judged, recorded, excluded or not"
+    )
+    p.add_argument(documents.flag, metavar=documents.metavar,
+                   help=f"the source documents (seed files) (default: ${DOCUMENTS_ENV})")
+    p.add_argument("--document", action="append", metavar="ID",
+                   help="one document only, by its catalog id (repeatable)")
+    p.add_argument("--show-missing", action="store_true",
+                   help="list each unaccounted figure: file, line, column, the text around it")
+    p.add_argument("--fail-under", type=float, metavar="PCT",
+                   help="exit 1 when less than PCT percent of the printed figures are "
+                   "accounted for")
+    p.add_argument("--json", metavar="PATH", help="write totals, documents and figures here")
+    p.add_argument("--html", metavar="DIR",
+                   help="write one annotated page per document and an index into DIR")
+    p.add_argument("--claims-evidence", metavar="PATH",
+                   help=f"the evidence whose verdicts --html shows (default: {DEFAULT_EVIDENCE}, "
+                   "when it exists)")
+    p.add_argument("--claims-report", metavar="PATH",
+                   help="the report page judged figures link to (default: report.html beside "
+                   "the evidence)")
+    p.set_defaults(func=cmd_coverage)
     return parser
 
 

@@ -482,12 +482,47 @@ class Transcription(TypedDict, total=False):
     misplaced: list[dict[str, str]]
 
 
+class AccountedDocument(TypedDict):
+    """One document's printed figures by how they are accounted for (claims coverage)."""
+
+    id: str
+    printed: int
+    judged: int
+    recorded: int
+    excluded: int
+    unaccounted: int
+    percent: Annotated[float, Doc("accounted share, rounded down to 0.01 (100: every one)")]
+
+
+class UnaccountedFigure(TypedDict):
+    """A printed figure no claim judges, no value records and no ledger entry excludes."""
+
+    document: str
+    file: str
+    line: Annotated[int, Doc("1-based line in the file")]
+    column: Annotated[int, Doc("1-based character in the line")]
+    text: Annotated[str, Doc("the figure as printed (the document's text: untrusted)")]
+
+
+class AccountingRecord(TypedDict, total=False):
+    """Every figure the named documents print, accounted for (claims.accounting)."""
+
+    ran: Required[bool]
+    reason: Annotated[str, Doc("why it did not run (no documents, a bad ledger entry ...)")]
+    documents: list[AccountedDocument]
+    unaccounted: Annotated[list[UnaccountedFigure], Doc(
+        "the first unaccounted figures of each document (at most ten each)")]
+    pages: Annotated[str | None, Doc(
+        "the annotated documents' index, relative to the report (null: not written)")]
+
+
 class Inputs(TypedDict):
     """What the transcribed figures were checked against (claims.plugin.inputs)."""
 
     manifest: Annotated[ManifestCheck | None, Doc(
         "the fixtures against their SHA-256 manifest (null: no fixtures)")]
     transcription: Transcription
+    accounting: NotRequired[AccountingRecord]
 
 
 class Run(TypedDict, total=False):

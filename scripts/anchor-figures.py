@@ -23,6 +23,7 @@ import os
 import sys
 from pathlib import Path
 
+from claims.accounting.ledger import ledger_tail
 from claims.catalog import load_catalog
 from claims.inputs.anchors import (
     LAB_DIR,
@@ -86,7 +87,10 @@ def main(argv: list[str]) -> int:
         out = [dataclasses.replace(a, seed="", file=files[a.seed]) if a.seed in files else a
                for a in out]
         path = anchors_path(doc.id)
-        path.write_text(dump_anchors(doc.id, out), "utf-8")
+        # The file's [[ledger]] part (claims.accounting.ledger) is kept as written.
+        ledger = ledger_tail(path.read_text("utf-8")) if path.is_file() else ""
+        path.write_text(dump_anchors(doc.id, out) + ("\n" + ledger if ledger else ""),
+                        "utf-8")
         print(f"{doc.id}: {kept} kept, {proposed} proposed -> {path}")
     return status
 

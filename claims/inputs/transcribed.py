@@ -38,6 +38,7 @@ __all__ = [
     "Seed",
     "all_figure_references",
     "anchored",
+    "anchored_at",
     "audit_transcriptions",
     "figure_references",
     "leaves",
@@ -108,11 +109,16 @@ class Seed:
 
     @classmethod
     def read(cls, path: Path) -> Seed:
+        return cls.from_lines(path.name, path.read_text("utf-8").splitlines())
+
+    @classmethod
+    def from_lines(cls, name: str, lines: list[str]) -> Seed:
+        """A seed from its lines as printed (1-based numbers follow the list's order)."""
         parts: list[str] = []
         starts: list[int] = []
         numbers: list[int] = []
         offset = 0
-        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        for number, line in enumerate(lines, 1):
             squashed = squash(line)
             if not squashed:
                 continue
@@ -120,7 +126,7 @@ class Seed:
             numbers.append(number)
             parts.append(squashed)
             offset += len(squashed) + 1
-        return cls(path.name, " ".join(parts), tuple(starts), tuple(numbers))
+        return cls(name, " ".join(parts), tuple(starts), tuple(numbers))
 
     def line_at(self, offset: int) -> int:
         return self.numbers[bisect.bisect_right(self.starts, offset) - 1]
@@ -199,6 +205,12 @@ Anchor = dict[str, Any]  # {"seed": file name, "line": 1-based line, "before": t
 def anchored(seed: Seed, anchor: Anchor, value: Any) -> bool:
     """Whether the seed prints ``value`` at the anchor: starting on its line, right after
     its ``before`` text, and not continued by another letter or digit."""
+    return anchored_at(seed, anchor, value) is not None
+
+
+def anchored_at(seed: Seed, anchor: Anchor, value: Any) -> tuple[int, int] | None:
+    """Where (start, end offsets in ``seed.text``) the seed prints ``value`` at the
+    anchor, as :func:`anchored` finds it; None where it does not."""
     before = str(anchor.get("before", ""))
     line = anchor.get("line")
     for form in printed_forms(value):
@@ -213,9 +225,9 @@ def anchored(seed: Seed, anchor: Anchor, value: Any) -> bool:
                 and _boundary(seed.text, end, form[-1:])
                 and (before or _boundary(seed.text, at - 1, form[:1], -1))
             ):
-                return True
+                return at, end
             start = seed.text.find(before + form, start + 1)
-    return False
+    return None
 
 
 def propose(seeds: list[Seed], value: Any, near: tuple[str, int] | None) -> Anchor | None:

@@ -16,7 +16,10 @@
 * the transcription check, only when the documents are named
   (``--claims-documents DIR`` or ``$CLAIMS_DOCUMENTS``): every transcribed value
   must be printed at its anchor. Nothing outside the checkout is looked for
-  otherwise, so a folder appearing beside a clone changes no result.
+  otherwise, so a folder appearing beside a clone changes no result;
+* with the documents named and the catalog the bundled one, every figure they print
+  accounted for (:mod:`claims.accounting`): the report notes a document that prints a
+  figure the catalog does not account for, and links to the annotated pages.
 
 The answer goes into the evidence (``run.inputs``): whether the transcription
 check ran, against which files (by SHA-256), and what either check found.
@@ -26,18 +29,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from claims.inputs.anchors import figure_problems, misplaced_figures
+from claims.accounting.ledger import LedgerError
+from claims.accounting.measure import account
+from claims.accounting.texts import SourceError
+from claims.inputs.anchors import AnchorError, figure_problems, misplaced_figures
 from claims.inputs.bundled import verify_bundled
 from claims.inputs.manifest import verify_manifest
 from claims.inputs.transcribed import misplaced_values
 
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
-    from claims.records import Inputs, ManifestCheck, Transcription
+    from claims.records import (
+        AccountedDocument,
+        AccountingRecord,
+        Inputs,
+        ManifestCheck,
+        Transcription,
+        UnaccountedFigure,
+    )
 
-__all__ = ["DOCUMENTS_OPTIONAL", "check_inputs", "input_problem"]
+__all__ = ["DOCUMENTS_OPTIONAL", "account_documents", "check_inputs", "input_problem"]
 
 # What the source documents add, and that a run does not need them (terminal and evidence).
 DOCUMENTS_OPTIONAL = (
@@ -90,7 +103,35 @@ def check_inputs(root: Path, documents: Path | None, catalog: Catalog | None = N
         figures = sum(len(c.stated) for c in catalog)
         manifest = _joined(manifest, "claims/catalog/*.anchors.toml", figures,
                            figure_problems(catalog, root=root))
-    return {"manifest": manifest, "transcription": transcription}
+    inputs: Inputs = {"manifest": manifest, "transcription": transcription}
+    if documents is not None and catalog is not None and has_fixtures:
+        inputs["accounting"] = account_documents(root, documents, catalog)
+    return inputs
+
+
+# How many unaccounted figures of each document the evidence names (the pages show all).
+UNACCOUNTED_SHOWN = 10
+
+
+def account_documents(root: Path, documents: Path, catalog: Catalog) -> AccountingRecord:
+    """Every figure the named documents print, accounted for (claims.accounting): counts
+    per document and the first unaccounted figures, for the report's note. A document
+    that is missing or not text, or a bad ledger entry, is a reason, not a traceback."""
+    try:
+        acc = account(catalog, documents, root)
+    except (SourceError, LedgerError, AnchorError) as exc:
+        return {"ran": False, "reason": str(exc)}
+    unaccounted: list[UnaccountedFigure] = []
+    for d in acc.documents:
+        missing = [f for f in d.figures if f.status == "unaccounted"][:UNACCOUNTED_SHOWN]
+        unaccounted += [{"document": f.at.document, "file": f.at.source, "line": f.at.line,
+                         "column": f.at.column, "text": f.at.text} for f in missing]
+    return {
+        "ran": True,
+        "documents": [cast("AccountedDocument", d.to_json()) for d in acc.documents],
+        "unaccounted": unaccounted,
+        "pages": None,
+    }
 
 
 def input_problem(inputs: Inputs | None, claim_ids: Iterable[str]) -> str | None:

@@ -12,10 +12,13 @@ import signal
 import threading
 import time
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from claims.accounting.html import INDEX, verdicts_of, write_pages
+from claims.accounting.measure import account
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, clean, dumps, now_iso, write_atomic
 from claims.inputs.audit_result import load_summary
@@ -100,6 +103,11 @@ class EvidenceWriter:
         self.failures = WriteFailures()
         self.write_problem: str | None = None
         self.lost: list[str] = []  # tests whose xdist worker crashed under them
+        # For the annotated documents beside the report (claims.accounting): the rootdir
+        # and the catalog their figures were accounted for against.
+        self.root: Path | None = None
+        self.catalog: Catalog | None = None
+        self.pages: Path | None = None  # their index, once written
 
     def _record(self, nodeid: str, rec: PendingCheck) -> None:
         prev = self.pending.get(nodeid)
@@ -227,6 +235,9 @@ class EvidenceWriter:
             for tier, st in self.tiers.known().items()
         }
         self.log.run["pytest"] = pytest_outcomes(session, exitstatus)
+        pages = self._pages_dir()
+        if pages is not None:
+            self._accounting()["pages"] = f"{pages.name}/{INDEX}"
         written = self.write(complete=not interrupted)
         if self.failures and self.settings.evidence_path is not None:
             # Some write failed: say so, keep everything (at the target or a fallback
@@ -242,6 +253,33 @@ class EvidenceWriter:
                 write_atomic(self.settings.report_path, render_html(self.written))
             except Exception as exc:  # the evidence is already safe; say why the page is missing
                 self.report_problem = f"HTML report not written: {exc!r}"
+        if self.written is not None and pages is not None:
+            self._write_pages(pages, self.written)
+
+    def _accounting(self) -> dict[str, Any]:
+        inputs = self.log.run.get("inputs")
+        if not inputs:
+            return {}
+        return cast(dict[str, Any], inputs.get("accounting") or {})
+
+    def _pages_dir(self) -> Path | None:
+        """Where the annotated documents go: beside the report, named after it (a second
+        run's report-2.html gets report-2-documents/); None when there are none to write."""
+        report = self.settings.report_path
+        if report is None or not self._accounting().get("ran"):
+            return None
+        return report.parent / f"{report.stem}-documents"
+
+    def _write_pages(self, out: Path, evidence: Evidence) -> None:
+        report, documents = self.settings.report_path, self.settings.documents_dir
+        if report is None or documents is None or self.catalog is None or self.root is None:
+            return
+        try:
+            acc = account(self.catalog, documents, self.root)
+            self.pages = write_pages(acc, out, verdicts_of(evidence), report,
+                                     f"Verdicts from {self.settings.evidence_path}.")
+        except Exception as exc:  # the evidence and report are written; say what is missing
+            self.report_problem = f"annotated documents not written: {exc!r}"
 
     def pytest_report_header(self) -> str | None:
         # A second run in this checkout: which files it writes instead (evidence_target).
@@ -266,6 +304,8 @@ class EvidenceWriter:
             terminalreporter.write_line(safe(self.report_problem))
         elif self.settings.report_path is not None:
             terminalreporter.write_line(f"report:   {safe(self.settings.report_path)}")
+        if self.pages is not None:
+            terminalreporter.write_line(f"documents: {safe(self.pages)}")
 
 
 
@@ -346,6 +386,7 @@ def open_evidence(
     # `claims audit` keeps its result beside the evidence; the report shows its summary.
     log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
     writer = EvidenceWriter(log, settings, tiers)
+    writer.root, writer.catalog = config.rootpath, catalog
     writer.files = files
     writer.signals = interrupt_on_signals()
     config.stash[EVIDENCE_WRITER] = writer

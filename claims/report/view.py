@@ -39,6 +39,7 @@ from claims.records import (
     Run,
 )
 from claims.report import machine
+from claims.report.accounting_view import accounting_view
 from claims.report.audit_view import audit_view
 from claims.report.hints import not_applicable_hint, run_hint
 from claims.report.in_words import in_words
@@ -774,6 +775,7 @@ def build_view(evidence: Evidence) -> dict[str, Any]:
         "all_tiers": all_tiers,
         "audit": audit,
         "in_words": in_words(totals, audit, run.get("inputs")),
+        "accounting": accounting_view(run.get("inputs")),
         "unknown_checks": [
             {"claim": _str(u.get("claim")), "nodeid": u["nodeid"]}
             for u in evidence.get("unknown_claim_checks", [])

@@ -1,0 +1,310 @@
+"""Every printed figure of every document, accounted for: judged, recorded, excluded or not.
+
+* **judged**: a claim's stated figure is anchored there (``claims/catalog/<DOC>.anchors.toml``,
+  ``[[anchor]]``): the anchor's printed text overlaps the figure;
+* **recorded**: a transcribed value is anchored there (``fixtures/recorded/<DOC>.anchors.json``);
+* **excluded**: a ledger entry covers it, with its kind and reason
+  (:mod:`claims.accounting.ledger`);
+* **unaccounted**: none of these.
+
+The figures are those :mod:`claims.accounting.printed` finds in the document's text
+(:mod:`claims.accounting.texts`). An anchor the text does not print where it says is
+not counted and is listed in ``problems`` (the anchor checks fail on it too).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from claims.accounting.ledger import LedgerEntry, LedgerError, load_ledger
+from claims.accounting.texts import Source, TextFigure, document_sources, read_sources
+from claims.catalog.loader import Catalog
+from claims.catalog.records import Document
+from claims.inputs.anchors import CATALOG_DIR, anchors_path, load_anchors
+from claims.inputs.transcribed import anchored_at, figure_references, transcribed_values
+from claims.inputs.transcribed import load_anchors as load_recorded_anchors
+
+__all__ = ["STATUSES", "Accounting", "DocumentAccount", "Figure", "account"]
+
+STATUSES = ("judged", "recorded", "excluded", "unaccounted")
+
+
+@dataclass
+class Figure:
+    """One printed figure and how it is accounted for."""
+
+    at: TextFigure
+    status: str = "unaccounted"
+    claims: list[tuple[str, str]] = field(default_factory=list)  # (claim id, figure name)
+    recorded: list[str] = field(default_factory=list)  # recorded value paths
+    entry: LedgerEntry | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "document": self.at.document, "file": self.at.source, "line": self.at.line,
+            "column": self.at.column, "text": self.at.text, "status": self.status,
+        }
+        if self.status == "judged":
+            out["claim"] = self.claims[0][0]
+            out["figure"] = self.claims[0][1]
+        elif self.status == "recorded":
+            out["recorded"] = self.recorded[0]
+        elif self.status == "excluded" and self.entry is not None:
+            out["kind"] = self.entry.kind
+            out["reason"] = self.entry.reason
+            out["ledger"] = self.entry.where
+        return out
+
+
+@dataclass
+class DocumentAccount:
+    """One document's figures, in the order printed (source by source)."""
+
+    document: Document
+    figures: list[Figure]
+
+    def count(self, status: str) -> int:
+        return sum(1 for f in self.figures if f.status == status)
+
+    @property
+    def printed(self) -> int:
+        return len(self.figures)
+
+    @property
+    def accounted(self) -> int:
+        return self.printed - self.count("unaccounted")
+
+    @property
+    def percent(self) -> float:
+        return percent(self.accounted, self.printed)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.document.id, "printed": self.printed,
+                **{s: self.count(s) for s in STATUSES}, "percent": self.percent}
+
+
+def percent(accounted: int, printed: int) -> float:
+    """Accounted share in percent, rounded down to 0.01 so 100 means every figure."""
+    if printed == 0:
+        return 100.0
+    return (accounted * 10000 // printed) / 100
+
+
+@dataclass
+class Accounting:
+    """The documents' accounts, the sources read, and anchors not found where they say."""
+
+    documents: list[DocumentAccount]
+    sources: dict[tuple[str, str], Source]
+    problems: list[str]
+
+    @property
+    def figures(self) -> list[Figure]:
+        return [f for d in self.documents for f in d.figures]
+
+    def totals(self) -> dict[str, Any]:
+        figs = self.figures
+        counts = {s: sum(1 for f in figs if f.status == s) for s in STATUSES}
+        return {"printed": len(figs), **counts,
+                "percent": percent(len(figs) - counts["unaccounted"], len(figs))}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "totals": self.totals(),
+            "documents": [d.to_json() for d in self.documents],
+            "figures": [f.to_json() for f in self.figures],
+            "problems": self.problems,
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
+
+
+def _overlapping(source: Source, span: tuple[int, int]) -> Iterable[TextFigure]:
+    """The source's figures overlapping ``span`` (offsets in its collapsed text)."""
+    return source.overlapping(*span)
+
+
+def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
+            documents: Iterable[str] | None = None,
+            catalog_dir: Path = CATALOG_DIR) -> Accounting:
+    """Account for every printed figure of the catalog's documents (or those named).
+
+    ``seeds_dir``: the folder of seed files; ``root``: the checkout (fixtures/recorded,
+    fixtures/lab). Raises SourceError (a text missing or not text), LedgerError and
+    AnchorError (a malformed or wrong entry), each naming the file and entry."""
+    wanted = set(documents) if documents is not None else None
+    docs = [d for d in catalog.documents if wanted is None or d.id in wanted]
+    sources = read_sources(docs, seeds_dir, root, catalog.documents)
+    by_figure: dict[tuple[str, int, int], Figure] = {}
+    for source in sources.values():
+        for tf in source.figures:
+            by_figure[(source.key, tf.line, tf.column)] = Figure(tf)
+    key_of = {key: source for (_, key), source in sources.items()}
+    problems: list[str] = []
+
+    def mark(source: Source, span: tuple[int, int] | None, what: str, apply: Any,
+             doc: str) -> None:
+        if span is None:
+            problems.append(f"{what}: not printed there")
+            return
+        owner = source.owner[source.seed.line_at(span[0]) - 1]
+        if owner != doc:
+            # The anchor found its text, but in another document's part of a shared seed:
+            # the same digits printed there by chance (a "0" starting a hex id).
+            problems.append(f"{what}: that line is {owner}'s text, not {doc}'s")
+        for tf in _overlapping(source, span):
+            apply(by_figure[(source.key, tf.line, tf.column)])
+
+    for doc in docs:
+        anchors = load_anchors(doc.id, catalog_dir)
+        for a in anchors:
+            src_key = a.file or a.seed
+            found = key_of.get(src_key)
+            where = f"{doc.id}: {a.claim} figure {a.figure!r} ({src_key} line {a.line})"
+            if found is None:
+                problems.append(f"{where}: not one of the document's texts")
+                continue
+            source = found
+            span = anchored_at(source.seed, {"line": a.line, "before": a.before}, a.text)
+
+            def judge(f: Figure, a: Any = a) -> None:
+                f.status = "judged"
+                f.claims.append((a.claim, a.figure))
+
+            mark(source, span, where, judge, doc.id)
+        rec_path = root / "fixtures" / "recorded" / f"{doc.id}.anchors.json"
+        if rec_path.is_file():
+            rec_anchors = load_recorded_anchors(root, doc.id)
+            # A value naming another document's catalog figure is printed in that document.
+            printed_in = {ref.path: catalog.get(ref.claim).document
+                          for ref in figure_references(root, doc.id) if ref.claim in catalog}
+            for path, value in transcribed_values(root, doc.id, catalog):
+                anchor = rec_anchors.get(path)
+                if anchor is None:
+                    continue  # the transcription test names it
+                src_key = str(anchor.get("file") or anchor.get("seed"))
+                found = key_of.get(src_key)
+                where = f"{doc.id}: recorded {path} ({src_key} line {anchor.get('line')})"
+                if found is None:
+                    problems.append(f"{where}: not one of the document's texts")
+                    continue
+                source = found
+
+                def record(f: Figure, path: str = path) -> None:
+                    if f.status != "judged":
+                        f.status = "recorded"
+                    f.recorded.append(path)
+
+                mark(source, anchored_at(source.seed, anchor, value), where, record,
+                     printed_in.get(path, doc.id))
+
+    for doc in docs:
+        _apply_ledger(doc, load_ledger(anchors_path(doc.id, catalog_dir)), sources, by_figure)
+
+    accounts = []
+    for doc in docs:
+        figs = [by_figure[(key, tf.line, tf.column)]
+                for kind, key in document_sources(doc)
+                for tf in sources[(kind, key)].figures if tf.document == doc.id]
+        accounts.append(DocumentAccount(doc, figs))
+    return Accounting(accounts, sources, problems)
+
+
+def _covered(entry: LedgerEntry, doc: Document, sources: dict[tuple[str, str], Source]
+             ) -> list[TextFigure]:
+    """The figures of ``doc`` in the entry's scope (anchored or not)."""
+    place = entry.place
+    keys = document_sources(doc)
+    if place.key is not None:
+        if (place.kind, place.key) not in keys:
+            named = ", ".join(f"{k} {n}" for k, n in keys)
+            raise LedgerError(f"{entry.where}: {place.kind} {place.key} is not one of "
+                              f"{doc.id}'s texts ({named})")
+        chosen = [sources[(place.kind or "seed", place.key)]]
+    else:
+        chosen = [sources[k] for k in keys]
+    out: list[TextFigure] = []
+    for source in chosen:
+        if place.first is not None and place.last is not None:
+            if place.last > len(source.lines):
+                raise LedgerError(f"{entry.where}: {source.label} has {len(source.lines)} "
+                                  f"lines, not {place.last}")
+            owners = set(source.owner[place.first - 1 : place.last])
+            if doc.id not in owners:
+                raise LedgerError(f"{entry.where}: {entry.describe()} is not {doc.id}'s "
+                                  f"text (it is {', '.join(sorted(str(o) for o in owners))}'s)")
+        for tf in source.figures:
+            if tf.document != doc.id:
+                continue
+            if place.first is not None and place.last is not None and not (
+                    place.first <= tf.line <= place.last):
+                continue
+            if entry.text is not None and tf.text != entry.text:
+                continue
+            out.append(tf)
+    return out
+
+
+def _apply_ledger(doc: Document, entries: list[LedgerEntry],
+                  sources: dict[tuple[str, str], Source],
+                  by_figure: dict[tuple[str, int, int], Figure]) -> None:
+    for entry in sorted(entries, key=lambda e: (e.rank, e.number)):
+        covered = _covered(entry, doc, sources)
+        if not covered:
+            raise LedgerError(f"{entry.where}: covers nothing: no figure of {doc.id} is "
+                              f"printed as {entry.describe()}")
+        figs = [by_figure[(tf.source, tf.line, tf.column)] for tf in covered]
+        anchored = [f for f in figs if f.status in ("judged", "recorded")]
+        if entry.scope == "figure" and anchored:
+            by = anchored[0].claims[0][0] if anchored[0].claims else anchored[0].recorded[0]
+            raise LedgerError(f"{entry.where}: overlaps an anchor: {entry.describe()} is "
+                              f"{anchored[0].status} ({by})")
+        if len(anchored) == len(figs):
+            raise LedgerError(f"{entry.where}: overlaps anchors only: every figure of "
+                              f"{entry.describe()} is judged or recorded")
+        if entry.of is not None:
+            _check_of(entry, sources, by_figure)
+        for f in figs:
+            if f.status == "unaccounted":
+                f.status = "excluded"
+                f.entry = entry
+
+
+def _check_of(entry: LedgerEntry, sources: dict[tuple[str, str], Source],
+              by_figure: dict[tuple[str, int, int], Figure]) -> None:
+    of = entry.of
+    assert of is not None and of.first is not None and of.last is not None
+    source = sources.get((of.kind or "seed", of.key or ""))
+    if source is None:
+        raise LedgerError(f"{entry.where}: of: {of.kind} {of.key} is not a text of the "
+                          "catalog's documents")
+    if of.last > len(source.lines):
+        raise LedgerError(f"{entry.where}: of: {source.label} has {len(source.lines)} lines, "
+                          f"not {of.last}")
+    if entry.kind == "copy":
+        here = sources[(entry.place.kind or "seed", entry.place.key or "")]
+        assert entry.place.first is not None and entry.place.last is not None
+        mine = here.collapsed(entry.place.first, entry.place.last)
+        theirs = source.collapsed(of.first, of.last)
+        if mine != theirs:
+            at = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                       if a != b), min(len(mine), len(theirs)))
+            raise LedgerError(
+                f"{entry.where}: the copy differs from {source.label} lines "
+                f"{of.first}-{of.last} at character {at + 1}: "
+                f"{mine[max(0, at - 20):at + 20]!r} vs {theirs[max(0, at - 20):at + 20]!r}")
+        return
+    # A repeat: the figure printed at ``of`` the same way, and judged or recorded there.
+    there = [by_figure[(source.key, tf.line, tf.column)] for tf in source.figures_on(of.first)
+             if tf.text == entry.text]
+    if not there:
+        raise LedgerError(f"{entry.where}: of: {source.label} line {of.first} does not "
+                          f"print {entry.text!r}")
+    if not any(f.status in ("judged", "recorded") for f in there):
+        raise LedgerError(f"{entry.where}: of: {entry.text!r} at {source.label} line "
+                          f"{of.first} is not judged or recorded there")

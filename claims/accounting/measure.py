@@ -25,7 +25,7 @@ from claims.accounting.texts import Source, TextFigure, document_sources, read_s
 from claims.catalog.loader import Catalog
 from claims.catalog.records import Document
 from claims.inputs.anchors import CATALOG_DIR, anchors_path, load_anchors
-from claims.inputs.transcribed import anchored_at, transcribed_values
+from claims.inputs.transcribed import anchored_at, figure_references, transcribed_values
 from claims.inputs.transcribed import load_anchors as load_recorded_anchors
 
 __all__ = ["STATUSES", "Accounting", "DocumentAccount", "Figure", "account"]
@@ -125,8 +125,8 @@ class Accounting:
 
 
 def _overlapping(source: Source, span: tuple[int, int]) -> Iterable[TextFigure]:
-    lo, hi = span
-    return (f for f in source.figures if f.start < hi and lo < f.end)
+    """The source's figures overlapping ``span`` (offsets in its collapsed text)."""
+    return source.overlapping(*span)
 
 
 def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
@@ -147,10 +147,16 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
     key_of = {key: source for (_, key), source in sources.items()}
     problems: list[str] = []
 
-    def mark(source: Source, span: tuple[int, int] | None, what: str, apply: Any) -> None:
+    def mark(source: Source, span: tuple[int, int] | None, what: str, apply: Any,
+             doc: str) -> None:
         if span is None:
-            problems.append(what)
+            problems.append(f"{what}: not printed there")
             return
+        owner = source.owner[source.seed.line_at(span[0]) - 1]
+        if owner != doc:
+            # The anchor found its text, but in another document's part of a shared seed:
+            # the same digits printed there by chance (a "0" starting a hex id).
+            problems.append(f"{what}: that line is {owner}'s text, not {doc}'s")
         for tf in _overlapping(source, span):
             apply(by_figure[(source.key, tf.line, tf.column)])
 
@@ -170,10 +176,13 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
                 f.status = "judged"
                 f.claims.append((a.claim, a.figure))
 
-            mark(source, span, f"{where}: its text is not printed there", judge)
+            mark(source, span, where, judge, doc.id)
         rec_path = root / "fixtures" / "recorded" / f"{doc.id}.anchors.json"
         if rec_path.is_file():
             rec_anchors = load_recorded_anchors(root, doc.id)
+            # A value naming another document's catalog figure is printed in that document.
+            printed_in = {ref.path: catalog.get(ref.claim).document
+                          for ref in figure_references(root, doc.id) if ref.claim in catalog}
             for path, value in transcribed_values(root, doc.id, catalog):
                 anchor = rec_anchors.get(path)
                 if anchor is None:
@@ -191,8 +200,8 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
                         f.status = "recorded"
                     f.recorded.append(path)
 
-                mark(source, anchored_at(source.seed, anchor, value),
-                     f"{where}: its value is not printed there", record)
+                mark(source, anchored_at(source.seed, anchor, value), where, record,
+                     printed_in.get(path, doc.id))
 
     for doc in docs:
         _apply_ledger(doc, load_ledger(anchors_path(doc.id, catalog_dir)), sources, by_figure)

@@ -15,8 +15,10 @@ header). A seed only one document names is wholly that document's.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from claims.accounting.printed import figures_in_line
@@ -64,6 +66,19 @@ class Source:
     @property
     def label(self) -> str:
         return f"{self.kind} {self.key}"
+
+    @cached_property
+    def _starts(self) -> tuple[list[int], int]:
+        return [f.start for f in self.figures], max((len(f.text) for f in self.figures),
+                                                    default=0)
+
+    def overlapping(self, lo: int, hi: int) -> list[TextFigure]:
+        """The figures overlapping offsets lo..hi of the collapsed text. The figures are
+        in printed order (their starts ascend) and none is longer than the longest."""
+        starts, longest = self._starts
+        first = bisect.bisect_left(starts, lo - longest)
+        last = bisect.bisect_left(starts, hi)
+        return [f for f in self.figures[first:last] if lo < f.end]
 
     def figures_on(self, line: int) -> list[TextFigure]:
         return [f for f in self.figures if f.line == line]

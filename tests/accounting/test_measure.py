@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -183,3 +184,35 @@ def test_one_document_of_a_shared_seed_counts_only_its_own_lines(toy: Toy) -> No
     alone = account(toy.catalog, toy.seeds, toy.root, ["T3"], catalog_dir=toy.catalog_dir)
     assert [d.document.id for d in alone.documents] == ["T3"]
     assert alone.documents[0].to_json() == run(toy).documents[1].to_json()
+
+
+def test_a_bundled_documents_text_files_are_read_under_fixtures_lab(toy: Toy) -> None:
+    """Week 5's shape (#43): a [document] naming ``text`` files under fixtures/lab, no
+    seeds; ledger entries name them with ``file``. No documents folder is needed."""
+    from dataclasses import dataclass, field
+
+    @dataclass(frozen=True)
+    class Bundled:  # the catalog's Document with the ``text`` field #43 adds
+        id: str
+        title: str
+        seeds: tuple[str, ...] = ()
+        text: tuple[str, ...] = ()
+        claims: tuple[object, ...] = field(default=())
+
+    @dataclass(frozen=True)
+    class OneDocument:
+        documents: tuple[Bundled, ...]
+
+    lab = toy.root / "fixtures" / "lab" / "week-05"
+    lab.mkdir(parents=True)
+    (lab / "post.md").write_text("# Week 5\n\nThe matmul ran at 17.9 TFLOP/s.\n", "utf-8")
+    (toy.catalog_dir / "T5.anchors.toml").write_text(
+        '[[ledger]]\nfile = "week-05/post.md"\nline = 1\nkind = "structure"\n'
+        'reason = "the week\'s number in its heading"\n', "utf-8")
+    catalog: Any = OneDocument((Bundled("T5", "Week 5", text=("week-05/post.md",)),))
+    acc = account(catalog, None, toy.root, catalog_dir=toy.catalog_dir)
+    assert [(f.at.source, f.at.line, f.at.text, f.status) for f in acc.figures] == [
+        ("week-05/post.md", 1, "5", "excluded"), ("week-05/post.md", 3, "17.9", "unaccounted")]
+    (lab / "post.md").unlink()
+    with pytest.raises(SourceError, match=r"T5: file week-05/post.md: not found"):
+        account(catalog, None, toy.root, catalog_dir=toy.catalog_dir)

@@ -751,6 +751,7 @@ def test_recorded_prose_agrees_with_the_printouts(check, recorded):
             check.against(
                 "cold first token, rounded",
                 convert(Interval.stated(row["ttft_ms"]), "ms", "s"),
+                unit="s",
                 model=MODEL,
                 note=f"num_ctx {row['context']}, run {row['run']}",
             )

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from claims.probes.files.lab_notes import read_roadmap
 from claims.testing import lab
 from claims.testkit import Interval
 
@@ -198,3 +199,20 @@ def test_tiktoken_names_the_encodings_per_model(check) -> None:
     check.fact("tiktoken", tiktoken.__version__)
     check.against("GPT-4", encoding_name_for_model("gpt-4"), note="tiktoken.model")
     check.against("GPT-4o", encoding_name_for_model("gpt-4o"), note="tiktoken.model")
+
+
+@pytest.mark.claim("W2-SERIES-PLAN", source="recorded")
+def test_lab_roadmap_places_week_two(check, catalog) -> None:
+    roadmap = read_roadmap(lab.lab_dir() / "roadmap")
+    check.fact("lab roadmap", f"{lab.PROVENANCE}: roadmap/week-NN.md, each naming its phase")
+    check.against("phase of week 2", roadmap.phase_of_week[2], note="roadmap/week-02.md")
+    check.against("phases", len(roadmap.phase_weeks()))
+    check.against("weeks", roadmap.weeks)
+    # The post names the phase by its weeks; the one holding the first of them is that phase.
+    low = catalog.get("W2-SERIES-PLAN").figure("quantization weeks").low
+    phase = roadmap.phase_of_week[int(str(low))]
+    weeks = [w for w, p in sorted(roadmap.phase_of_week.items()) if p == phase]
+    check.observe("phase holding those weeks", phase)
+    check.measure("a phase of its own, after week 2's", phase,
+                  holds=phase != roadmap.phase_of_week[2], expected="not week 2's phase")
+    _ends(check, catalog, "W2-SERIES-PLAN", "quantization weeks", [Decimal(w) for w in weeks])

@@ -699,3 +699,72 @@ def test_recorded_reuse_table_names_the_manifests_blob(check, recorded):
     done, _, total = table["gpu_layers_offloaded"].partition("/")
     check.measure("GPU layers offloaded", table["gpu_layers_offloaded"],
                   holds=done == total and int(total) > 0, expected="all of them")
+
+
+# --- Issue 46: the prose restating the printouts ---------------------------------------
+
+ABBREVIATED_HEX = 4  # the post shortens a digest to its first and last four hex digits
+
+
+@pytest.mark.claim("W2-PROSE-RESTATES", source="recorded")
+def test_recorded_prose_agrees_with_the_printouts(check, recorded):
+    """Each figure the prose says again in its own words, against the printout it restates:
+    the /api/show selection, the manifest, the chat exchanges, the benchmark table and
+    ollama ps (rounded figures at the precision they are printed with)."""
+    w2 = _w2(recorded)
+    facts = w2["show_facts"]
+    check.against(
+        "parameters, in prose", facts["parameters"], model=MODEL, note="/api/show parameter_size"
+    )
+    layer = next(x for x in w2["manifest"]["layers"] if x["mediaType"].endswith(".model"))
+    algorithm, _, hex_digest = layer["digest"].partition(":")
+    head = hex_digest[:ABBREVIATED_HEX]
+    check.against(
+        "digest, abbreviated",
+        f"{algorithm}:{head}",
+        model=MODEL,
+        note="the manifest's model layer digest, shortened",
+    )
+    resolved = dict(line.split(": ", 1) for line in w2["blob_resolution_lines"])
+    blob_name = resolved["GGUF file"].removeprefix("blobs/")
+    check.against(
+        "blob name, abbreviated",
+        blob_name[: len(algorithm) + 1 + ABBREVIATED_HEX],
+        model=MODEL,
+        note="the resolved blob file name, shortened",
+    )
+    chats = w2["chat_exchanges"]
+    check.against(
+        "extra prompt tokens, in prose",
+        chats["with_history"]["prompt_tokens"] - chats["without_history"]["prompt_tokens"],
+        model=MODEL,
+    )
+    check.against(
+        "maximum context, in prose",
+        int(facts["context_length"]),
+        unit="tokens",
+        model=MODEL,
+        note="/api/show context_length",
+    )
+    for row in w2["benchmark"]["rows"]:
+        if row["cold"]:
+            check.against(
+                "cold first token, rounded",
+                convert(Interval.stated(row["ttft_ms"]), "ms", "s"),
+                unit="s",
+                model=MODEL,
+                note=f"num_ctx {row['context']}, run {row['run']}",
+            )
+    ps = dict(
+        zip(_columns(w2["ollama_ps"]["header"]), _columns(w2["ollama_ps"]["line"]), strict=True)
+    )
+    check.against(
+        "accepted context, in prose", int(ps["CONTEXT"]), unit="tokens", note="ollama ps CONTEXT"
+    )
+    check.against(
+        "model blob, rounded",
+        layer["size"],
+        unit="B",
+        model=MODEL,
+        note="the manifest's model layer size",
+    )

@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parents[2]
 UNACCOUNTED: dict[str, int] = {
     "W1": 88,
     "W3": 129,
-    "W4": 185,
     "W5": 133,
     "MC": 716,
 }

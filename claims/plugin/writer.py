@@ -12,6 +12,7 @@ import signal
 import threading
 import time
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -343,8 +344,10 @@ def open_evidence(
         "inputs": config.stash.get(INPUTS, None),
     }
     log = EvidenceLog(catalog, run)
-    # `claims audit` keeps its result beside the evidence; the report shows its summary.
-    log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
+    # `claims audit` keeps its result beside the evidence; the report shows its summary,
+    # as this checkout's only when it was made on this checkout (its digest).
+    log.audit = load_summary(settings.evidence_path.parent / "audit.json",
+                             Path(config.rootpath))
     writer = EvidenceWriter(log, settings, tiers)
     writer.files = files
     writer.signals = interrupt_on_signals()

@@ -60,13 +60,15 @@ def summary_line(sensitive: int, total: int) -> str:
 
 def slip_counts(results: Sequence[FigureResult]) -> dict[str, dict[str, int]]:
     """Per kind of slip (unit, form, bound direction, scope): how many tried, how many
-    moved their claim's verdict."""
+    moved their claim's verdict, and of those how many its anchor caught (the run's
+    input check failed the claim's tests) rather than its checks."""
     counts: dict[str, dict[str, int]] = {}
     for result in results:
         for slip in result.slips:
-            entry = counts.setdefault(slip["kind"], {"cases": 0, "caught": 0})
+            entry = counts.setdefault(slip["kind"], {"cases": 0, "caught": 0, "by_anchor": 0})
             entry["cases"] += 1
             entry["caught"] += bool(slip["caught"])
+            entry["by_anchor"] += slip.get("by") == "anchor"
     return counts
 
 

@@ -60,15 +60,20 @@ def print_audit(result: dict[str, Any]) -> None:
     slip_kinds = result.get("slips") or {}
     if slip_kinds:
         print("figures slipped: " + ", ".join(
-            f"{k['caught']} of {k['cases']} {kind} slips caught" for kind, k in slip_kinds.items()
+            f"{k['caught']} of {k['cases']} {kind} slips caught"
+            + (f" ({k['by_anchor']} by the anchor)" if k.get("by_anchor") else "")
+            for kind, k in slip_kinds.items()
         ))
     data = result.get("recorded_data") or {}
     for survivor in data.get("survivors") or []:
         print(safe(f"recorded value {survivor['datum']} ({survivor['slip']}: "
                    f"{survivor['changed']}) moved no claim: {survivor['why']}"))
     if data:
-        print(f"recorded data changed: {data['caught']} of {data['values']} values a claim "
-              "test reads moved a reading claim's verdict")
+        kinds = data.get("by_kind") or {}
+        shown = ", ".join(f"{k['caught']} of {k['cases']} {kind}" for kind, k in kinds.items())
+        print(f"recorded data changed: {data['caught']} of {data.get('slips', data['values'])} "
+              f"slips in {data['values']} values a claim test reads moved a reading claim's "
+              f"verdict" + (f" ({shown})" if shown else ""))
     tr = result["transcriptions"]
     kinds = tr.get("by_kind") or {}
     if kinds:

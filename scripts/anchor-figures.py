@@ -28,9 +28,9 @@ from claims.inputs.anchors import (
     anchors_path,
     dump_anchors,
     load_anchors,
+    pinned_unit,
     printed_after,
     printed_disagreement,
-    pinned_unit,
     printed_unit,
     propose,
 )

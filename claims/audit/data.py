@@ -204,15 +204,17 @@ def column_unit(path: str) -> str | None:
 def _in_unit(value: Any, unit: str, other: str) -> Any:
     """A recorded number as it reads recorded in ``other`` instead of ``unit``, typed as
     it was (a string stays a string); None when it is not a number."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
     try:
         number = float(str(value).replace(",", ""))
     except ValueError:
         return None
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None
+    converted = convert(number, unit, other)
+    assert isinstance(converted, float)  # a number converts to a number
     # Six significant digits, printed plainly as a transcriber writes them (174300000,
     # not 1.743e+08).
-    rounded = Decimal(f"{float(convert(number, unit, other)):.6g}")
+    rounded = Decimal(f"{converted:.6g}")
     text = format(rounded.normalize(), "f")
     if isinstance(value, str):
         return text

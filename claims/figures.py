@@ -248,6 +248,7 @@ _PRINTED: dict[str, tuple[str, ...]] = {
     "K": ("K tokens",),
     "K tokens": ("K tokens",),
     "billion": ("B params", "GFLOP"),
+    "-billion": ("B params",),
     "billion floating-point operations": ("GFLOP",),
     "×": ("x",),
     "\\times": ("x",),

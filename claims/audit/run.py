@@ -147,8 +147,8 @@ def _slip_reason(
         # The anchor's unit (or its reads, the whole display) is what catches a unit slip
         # whatever the check does; without one, only a check that converts can.
         unpinned = (
-            "its anchor pins no printed unit (the document prints none beside the number: "
-            "a JSON field, a word, a table whose header does not name it), and "
+            "its anchor pins no printed unit (the document prints none right after the "
+            "number: a JSON field, a label or metric name before it, a word), and "
             if anchor is None or (anchor.unit is None and anchor.reads is None) else ""
         )
     if plan.result.before in (Verdict.REFUTED, Verdict.KNOWN_ERRATUM, Verdict.ERROR):

@@ -168,7 +168,7 @@ def test_every_unit_slip_is_caught_or_says_its_figure_prints_no_unit(audit):
     erratum = slip(audit, "W1-POOL-UNITS", "pool (prose)", "121 GiB")
     assert erratum["caught"] and erratum["after"] == "error", erratum
     assert slip(audit, "W2-LIST", "phi4 size", "9.1 GiB")["caught"]
-    assert slip(audit, "W2-RESULTS-TABLE", "cold TTFT", "6.0341–6.2608 s")["caught"]
+    assert slip(audit, "W2-RESULTS-TABLE", "cold TTFT", "6,034.1–6,260.8 s")["caught"]
 
 
 def test_the_recorded_data_claims_read_are_changed_and_each_survivor_says_why(audit):

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from claims.audit.data import (
+    LAST_DIGIT,
     Datum,
     Reads,
     reading,
@@ -274,7 +275,8 @@ def audit_recorded_data(session: AuditSession, base: Baseline, reads: Reads) -> 
                           "_datum": datum})
     for survivor in survivors:
         datum = survivor.pop("_datum")
-        if datum in judged and not survivor["why"].startswith(tuple("0123456789")):
+        fine = survivor["slip"] in (LAST_DIGIT, "digit +1")
+        if fine and datum in judged and not survivor["why"].startswith(tuple("0123456789")):
             # Judged, but not this finely: a nanosecond count whose rate the document
             # prints to a tenth, a token id any valid id stands in for.
             survivor["why"] = (

@@ -22,6 +22,7 @@ AUDIT = {
         }
     ],
     "transcriptions": {"values": 10, "mutations": 30, "caught": 30},
+    "slips": {"unit": {"cases": 921, "caught": 888}, "scope": {"cases": "x", "caught": 1}},
 }
 
 
@@ -40,6 +41,8 @@ def test_the_summary_sentence_and_the_reasons_are_shown_escaped():
     assert "277 of 291 judged figures change their verdict when perturbed" in html
     assert "figure stated for phi4 &lt;script&gt;" in html
     assert "30 of 30 single-character changes" in html
+    # The slips by kind, a malformed count left out rather than trusted.
+    assert "888 of 921 unit slips caught" in html and "of x" not in html
     # The audit behind the numbers is named: its date and the checkout's digest.
     assert "2026-12-01T10:00:00+00:00" in html and "digest\n0123456789ab" in html
 

@@ -25,10 +25,11 @@ quietly() {
   "$@" >"$log" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
-    # A minute in steps of a second, so a quick step ends as soon as it is done.
-    for _ in $(seq "$HEARTBEAT_S"); do
+    # A minute in steps of a tenth of a second, so a quick step (the audit reusing its
+    # kept result) ends as soon as it is done, not at the next whole second.
+    for _ in $(seq "$((HEARTBEAT_S * 10))"); do
       kill -0 "$pid" 2>/dev/null || break
-      sleep 1
+      sleep 0.1
     done
     if kill -0 "$pid" 2>/dev/null; then
       # cmake's progress: "[ 45%] Building ..." (make) or "[45/120] Building ..." (ninja).

@@ -11,6 +11,8 @@
 # would move their figures): they run afterwards, by themselves. Passing -m replaces that
 # split with your own selection. The evidence and report of this run go to
 # test-reports/ (TEST_REPORTS), never to reports/, which holds a certification's.
+# The mutation audit runs in full here, whatever reports/audit.json holds
+# (tests/audit/test_audit.py runs `claims audit --force`); certify-offline.sh reuses it.
 # shellcheck disable=SC2086  # unquoted on purpose: TORCH_SPEC="" passes no argument
 source "$(dirname "$0")/_venv.sh" "engine,hub,dev,openai,ollama" ${TORCH_SPEC-torch==2.13.0}
 WORKERS="${WORKERS:-auto}"

@@ -383,8 +383,10 @@ def open_evidence(
         "inputs": config.stash.get(INPUTS, None),
     }
     log = EvidenceLog(catalog, run)
-    # `claims audit` keeps its result beside the evidence; the report shows its summary.
-    log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
+    # `claims audit` keeps its result beside the evidence; the report shows its summary,
+    # as this checkout's only when it was made on this checkout (its digest).
+    log.audit = load_summary(settings.evidence_path.parent / "audit.json",
+                             Path(config.rootpath))
     writer = EvidenceWriter(log, settings, tiers)
     writer.root, writer.catalog = config.rootpath, catalog
     writer.files = files

@@ -89,7 +89,7 @@ def check_inputs(root: Path, documents: Path | None, catalog: Catalog | None = N
     if catalog is not None:
         figures = sum(len(c.stated) for c in catalog)
         manifest = _joined(manifest, "claims/catalog/*.anchors.toml", figures,
-                           figure_problems(catalog))
+                           figure_problems(catalog, root=root))
     return {"manifest": manifest, "transcription": transcription}
 
 

@@ -37,7 +37,7 @@ __all__ = ["Catalog", "CatalogError", "covers", "is_catalog_file", "load_catalog
 # \Z, not $: "$" also matches before a final newline, so "W1-ARCH\n" passed.
 ID_PATTERN = re.compile(r"[A-Z0-9]+(-[A-Z0-9_]+)+\Z")
 
-_DOC_FIELDS = {"id", "title", "published", "seeds", "sections", "lab", "text"}
+_DOC_FIELDS = {"id", "title", "published", "seeds", "sections", "lab", "text", "hub"}
 _CLAIM_FIELDS = {
     "id",
     "section",
@@ -144,14 +144,15 @@ def _str_list(where: str, data: Mapping[str, Any], key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _lab_paths(where: str, data: Mapping[str, Any], key: str) -> tuple[str, ...]:
-    """A list of paths under fixtures/lab: relative, forward slashes, no ``..``, each once."""
+def _lab_paths(where: str, data: Mapping[str, Any], key: str,
+               folder: str = "fixtures/lab") -> tuple[str, ...]:
+    """A list of paths under ``folder``: relative, forward slashes, no ``..``, each once."""
     paths = _str_list(where, data, key)
     for path in paths:
         parts = path.split("/")
         if (not path.strip() or path.startswith("/") or "\\" in path or path != path.strip()
                 or any(part in ("", ".", "..") for part in parts)):
-            raise _fail(where, f"{key}: {path!r} is not a path under fixtures/lab "
+            raise _fail(where, f"{key}: {path!r} is not a path under {folder} "
                         "(relative, forward slashes, no '.' or '..' parts, no trailing '/')")
     dupes = sorted({p for p in paths if paths.count(p) > 1})
     if dupes:
@@ -425,6 +426,7 @@ def load_document(path: Path | str, text: str | None = None) -> Document:
         sections=_str_list(f"{where}, [document]", raw_doc, "sections"),
         lab=_lab_paths(f"{where}, [document]", raw_doc, "lab"),
         text=_lab_paths(f"{where}, [document]", raw_doc, "text"),
+        hub=_lab_paths(f"{where}, [document]", raw_doc, "hub", "fixtures/hub"),
     )
     if not doc.sections:
         raise _fail(where, "[document] lists no sections")
@@ -451,6 +453,7 @@ def load_document(path: Path | str, text: str | None = None) -> Document:
         claims=claims,
         lab=doc.lab,
         text=doc.text,
+        hub=doc.hub,
     )
 
 

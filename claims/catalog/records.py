@@ -262,6 +262,8 @@ class Document:
     # The document's own text when it is bundled lab files rather than a seed
     # (paths under fixtures/lab, each inside one of ``lab``).
     text: tuple[str, ...] = ()
+    # Paths under fixtures/hub (the pinned Hub snapshots) this document relies on.
+    hub: tuple[str, ...] = ()
 
     def to_json(self) -> DocumentRecord:
         return {

@@ -3,11 +3,12 @@
 The catalog (``claims/catalog/<DOC>.toml``) says what a document states; the
 sidecar ``claims/catalog/<DOC>.anchors.toml`` says where: for each figure of each
 claim, the seed file (``seed``) or, for a document whose text is bundled lab files
-(its ``text`` list: Week 5), that file (``file``, a path under fixtures/lab), the 1-based line where the printed text starts, the text
-just before it (whitespace collapsed, as :mod:`claims.inputs.transcribed` anchors
-the recorded values) and ``text``, the figure as printed ("6171877376",
-"56.0 GB", "four"). A bool figure, which no number prints, is anchored to the
-words that state it and records what they say (``says``).
+(its ``text`` list: Week 5), that file (``file``, a path under fixtures/lab), the
+1-based line where the printed text starts, the text just before it (whitespace
+collapsed, as :mod:`claims.inputs.transcribed` anchors the recorded values) and
+``text``, the figure as printed ("6171877376", "56.0 GB", "four"). A bool figure,
+which no number prints, is anchored to the words that state it and records what they
+say (``says``).
 
 A figure the suite reads into vague words ("much faster", "a small JSON file") is
 said twice on purpose, in two places with two jobs. The catalog's ``reading`` is

@@ -218,8 +218,9 @@ def _made_shape(node: ast.expr) -> tuple[int, ...] | None:
             and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"):
         return None
     if node.func.attr in ("zeros", "ones", "empty", "randn"):
-        sizes = [a.value for a in node.args if isinstance(a, ast.Constant)]
-        return tuple(int(v) for v in sizes) if len(sizes) == len(node.args) else None
+        sizes = [a.value for a in node.args
+                 if isinstance(a, ast.Constant) and isinstance(a.value, int)]
+        return tuple(sizes) if len(sizes) == len(node.args) else None
     if node.func.attr == "tensor" and node.args:
         try:
             data = ast.literal_eval(node.args[0])
@@ -296,11 +297,15 @@ def cpu_iterations(source: str, iters: int, where: str = "benchmark_matmul.py") 
         if isinstance(node, ast.Attribute) and node.attr == "iters":
             return iters
         if isinstance(node, ast.BinOp):
-            ops = {ast.FloorDiv: lambda a, b: a // b, ast.Add: lambda a, b: a + b,
-                   ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b}
-            for kind, op in ops.items():
-                if isinstance(node.op, kind):
-                    return int(op(value(node.left), value(node.right)))
+            left, right = value(node.left), value(node.right)
+            if isinstance(node.op, ast.FloorDiv) and right:
+                return left // right
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Sub):
+                return left - right
+            if isinstance(node.op, ast.Mult):
+                return left * right
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id in ("max", "min") and not node.keywords):
             args = [value(a) for a in node.args]

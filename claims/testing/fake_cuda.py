@@ -158,7 +158,8 @@ def _fake_precisions(model: PrecisionModel | None, name: str, machine: str) -> N
         gpu = {p: dataclasses.replace(t, n=n, times_s=times(m.seconds(p, n), iters))
                for p, t in ran.gpu.items()}
         cpu = None if ran.cpu is None else dataclasses.replace(
-            ran.cpu, n=n, times_s=times(m.seconds("fp32", n) * m.cpu_over_gpu, len(ran.cpu.times_s)))
+            ran.cpu, n=n,
+            times_s=times(m.seconds("fp32", n) * m.cpu_over_gpu, len(ran.cpu.times_s)))
         return dataclasses.replace(ran, gpu=gpu, cpu=cpu, extra={"simulated": m.source})
 
     def time_launch(torch: Any, device: str, precision: str = "fp32", *, n: int, pairs: int,

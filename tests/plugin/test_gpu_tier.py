@@ -537,3 +537,62 @@ def test_ctrl_c_in_a_terminal_leaves_the_running_check_not_run_and_keeps_the_res
         (check,) = _live(claims[cid])
         assert check["outcome"] == "passed", (cid, check)
         assert check["simulated_conclusion"] == "reproduced", (cid, check)
+
+
+def _decision(claim: dict[str, Any], name: str) -> dict[str, Any]:
+    """A timing rule's attachment (its values, looks and stated chance of error)."""
+    for check in claim["checks"]:
+        for attachment in check["attachments"]:
+            if attachment["label"] == f"{name}: timing rule":
+                return dict(json.loads(attachment["content"]))
+    raise KeyError(f"{claim['id']} has no timing rule {name!r}")
+
+
+# What each captured machine prints for Week 5's matmul claims, from its public capture
+# (fixtures/system/README.md): FP32 over FP16 and over BF16 time, the synchronized over the
+# launch-only time at n = 4096, and the peak beside the three FP32 matrices (MiB).
+W5_CAPTURES = {
+    # The lab's own results.json: 18,473.0, 88,807.9 and 87,202.3 GFLOP/s; 224.0 MiB.
+    "gb10": ("dgx-spark", 88807.9 / 18473.0, 87202.3 / 18473.0,
+             2 * 4096**3 / 18473.0e9 / 30e-6, 224.0),
+    # zzc0721/torch-performance-test-data#79: 51.88, 760.04 and 788.72 TFLOP/s.
+    "h100": ("generic", 760.04 / 51.88, 788.72 / 51.88, 2 * 4096**3 / 51.88e12 / 30e-6, 224.0),
+    # zzc0721/torch-performance-test-data#15: 65.03, 218.79 and 183.71 TFLOP/s.
+    "rtx5090-595": ("generic", 218.79 / 65.03, 183.71 / 65.03, 2 * 4096**3 / 65.03e12 / 30e-6,
+                    224.0),
+}
+
+
+@pytest.mark.parametrize("machine", sorted(W5_CAPTURES))
+def test_week5_claims_on_a_captured_machine_print_its_capture(tmp_path, machine):
+    profile, fp16, bf16, launch, fp32_peak = W5_CAPTURES[machine]
+    path, env = _fake_path(tmp_path, machine)
+    proc, evidence = _run(tmp_path, f"--claims-profile={profile}", "-p",
+                          "claims.testing.fake_cuda",
+                          *(f"--claim={cid}" for cid in sorted(W5_GPU_CLAIMS)),
+                          path=path, extra_env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    claims = {cid: c for cid, c in _claims(evidence).items() if cid in W5_GPU_CLAIMS}
+    assert {cid: _conclusion(c) for cid, c in claims.items()} == dict.fromkeys(W5_GPU_CLAIMS, R)
+    for name, want in (("FP32 time over FP16 time, per pass", fp16),
+                       ("FP32 time over BF16 time, per pass", bf16)):
+        rule = _decision(claims["W5-16BIT-FASTER"], name)
+        assert rule["outcome"] == "holds" and rule["false_refutation_chance"] <= 0.01, rule
+        assert rule["values"][0] == pytest.approx(want, rel=1e-6)
+    rule = _decision(claims["W5-NO-SYNC-LAUNCH"],
+                     "synchronized time over the unsynchronized one, per pair")
+    assert rule["values"][0] == pytest.approx(launch, rel=1e-6)
+    assert rule["false_refutation_chance"] <= 0.01
+    peak = _measurement(claims["W5-PEAK-MEMORY"], "FP32 peak")
+    assert peak["measured"] == fp32_peak
+    # The author's figures are judged on the Spark only: shown beside elsewhere.
+    assert peak["compared"] is False
+    square = _measurement(claims["W5-MEMORY-SQUARE"], "growth exponent")
+    assert square["measured"] == 2.0 and square["holds"] is True and square["compared"] is True
+    # The precisions chart sets the document's run beside this machine's.
+    charts = [ch for c in claims["W5-16BIT-FASTER"]["checks"] for ch in c["charts"]]
+    (chart,) = [ch for ch in charts if ch["kind"] == "precisions"]
+    sources = {(r["source"], r["precision"]) for r in chart["rows"]}
+    assert sources == {(s, p) for s in ("recorded", "measured") for p in ("fp32", "fp16", "bf16")}
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "the document&#39;s run" in html or "the document's run" in html

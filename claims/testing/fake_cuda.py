@@ -416,7 +416,8 @@ class CudaTorch:
                 product = func in (torch.Tensor.__matmul__, torch.matmul, torch.Tensor.matmul)
                 if product:
                     owner._first_product()
-                out = super().__torch_function__(func, types, args, kwargs or {})
+                out = super().__torch_function__(  # type: ignore[no-untyped-call]
+                    func, types, args, kwargs or {})
                 return owner._held(out) if product else out
 
         self._torch = torch

@@ -344,6 +344,8 @@ def _draw_precisions(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
     rate (GFLOP/s) and ``peak_mib`` its peak memory (MiB), either of which may be absent
     (a run that measured only one of them).
     """
+    from matplotlib.ticker import FuncFormatter
+
     precisions: list[str] = []
     runs: list[tuple[str, str]] = []
     cells: dict[tuple[str, str], tuple[float | None, float | None]] = {}
@@ -381,6 +383,8 @@ def _draw_precisions(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
         ax.set_yticks(range(len(precisions)), [p.upper() for p in precisions])
         ax.invert_yaxis()
         ax.margins(x=0.3)
+        # Whole numbers with separators: no "1e6" offset far from the bars it scales.
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.set_xlabel(xlabel)
         ax.set_title(title)
     fig.legend(loc="outside lower center", ncols=max(1, len(runs)))

@@ -44,13 +44,14 @@ def _git(repo: Path, *args: str) -> str:
     return proc.stdout
 
 
-def _entry(repo: Path, commit: str, key: str, upstream_path: str) -> dict[str, str]:
+def _entry(root: Path, repo: Path, commit: str, key: str,
+           upstream_path: str) -> dict[str, str]:
     listing = _git(repo, "ls-tree", commit, "--", upstream_path).strip()
     if not listing:
         raise SystemExit(f"fixtures/lab/{key}: {upstream_path} is not in the lab at {commit}")
     meta, _, _ = listing.partition("\t")
     mode, _, blob = meta.split()
-    data = (ROOT / "fixtures" / "lab" / key).read_bytes()
+    data = (root / "fixtures" / "lab" / key).read_bytes()
     if git_blob_id(data) != blob:
         raise SystemExit(f"fixtures/lab/{key} is not {upstream_path} at {commit} (the lab's "
                          f"blob is {blob}): copy the file byte for byte")
@@ -59,21 +60,21 @@ def _entry(repo: Path, commit: str, key: str, upstream_path: str) -> dict[str, s
             "last_changed_in": last}
 
 
-def rewrite_upstream(catalog: Catalog, repo: Path | None) -> int:
-    """Rewrite upstream.json's entries for the copied files the catalog's lab lists name;
-    the number of entries written."""
-    path = ROOT / UPSTREAM
+def rewrite_upstream(root: Path, catalog: Catalog, repo: Path | None) -> int:
+    """Rewrite ``root``'s upstream.json entries for the copied files the catalog's lab
+    lists name; the number of entries written."""
+    path = root / UPSTREAM
     data: dict[str, Any] = json.loads(path.read_text("utf-8"))
     old: dict[str, dict[str, str]] = data["files"]
     files: dict[str, dict[str, str]] = {}
-    for rel in bundled_files(ROOT, catalog):
+    for rel in bundled_files(root, catalog):
         if not rel.startswith("fixtures/lab/") or not listing_documents(catalog, rel):
             continue
         key = rel.removeprefix("fixtures/lab/")
         entry = old.get(key)
         if repo is not None:
             upstream_path = entry["upstream_path"] if entry else key
-            files[key] = _entry(repo, data["commit"], key, upstream_path)
+            files[key] = _entry(root, repo, data["commit"], key, upstream_path)
         elif entry is None:
             raise SystemExit(f"{rel}: {UPSTREAM} has no entry for it; rerun with "
                              "--lab-repo GITDIR (the lab repository) to write it")
@@ -91,7 +92,7 @@ def main(argv: list[str]) -> int:
                         f"{UPSTREAM} from it first")
     args = parser.parse_args(argv)
     catalog = load_catalog()
-    entries = rewrite_upstream(catalog, args.lab_repo)
+    entries = rewrite_upstream(ROOT, catalog, args.lab_repo)
     path = write_bundled(ROOT)
     print(f"{entries} lab files -> {UPSTREAM}; "
           f"{len(bundled_files(ROOT, catalog))} files -> {path.relative_to(ROOT)}")

@@ -469,7 +469,7 @@ def _bundled_files() -> list[Path]:
 
 
 def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
-    """Load every catalog file (default: the bundled W1–W4 and MC files).
+    """Load every catalog file (default: the bundled ones, claims/catalog/*.toml).
 
     Ids must be unique across files; documents come back in series order.
     """

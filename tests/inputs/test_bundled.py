@@ -77,6 +77,7 @@ def test_no_manifest_means_no_check(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("rel", "tests_dir"), [
     ("fixtures/lab/LICENSE", "tests/claims/w1/test_lab.py"),
+    ("fixtures/lab/week-05-pytorch-tensors/observations.md", "tests/claims/w5/test_week5.py"),
     ("fixtures/hub/Qwen--Qwen2.5-3B-Instruct/aa8e72537993ba99e69dfaafa59ed015b17504d1/"
      "snapshot.json", "tests/claims/w4/test_listing.py"),
 ])

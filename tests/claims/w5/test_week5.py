@@ -409,6 +409,24 @@ def test_files_the_readme_lists(check: Check) -> None:
                   expected=", ".join(sorted([*listed, "README.md"])))
 
 
+@pytest.mark.claim("W5-FP32-TWICE")
+def test_fp32_twice_fp16_at_any_size(check: Check) -> None:
+    fp32, fp16 = FORMATS["fp32"].element_bytes, FORMATS["fp16"].element_bytes
+    # Sizes from one element to past the benchmark's (a square's bytes grow with n²).
+    ratios = {n: tensors.tensor_bytes((n, n), fp32) / tensors.tensor_bytes((n, n), fp16)
+              for n in (1, 3, 1024, 4096, 65_536)}
+    check.observe("FP32 / FP16 bytes of an n×n tensor, by n", ratios, unit="x")
+    for n, ratio in ratios.items():
+        check.against("FP32 over FP16 bytes", ratio, unit="x", note=f"n = {n}")
+    # A budget between the two sizes holds the FP16 tensor and not the FP32 one.
+    n = 4096
+    budget = (tensors.tensor_bytes((n, n), fp16) + tensors.tensor_bytes((n, n), fp32)) // 2
+    check.measure(f"a {budget:,} B budget holds {n}² at FP16, not at FP32",
+                  [tensors.tensor_bytes((n, n), fp16), tensors.tensor_bytes((n, n), fp32)],
+                  unit="B", holds=tensors.tensor_bytes((n, n), fp16) <= budget
+                  < tensors.tensor_bytes((n, n), fp32), expected="FP16 fits, FP32 does not")
+
+
 @pytest.mark.claim("W5-REUSES-WEEK1", source="recorded")
 def test_torch_build_is_week1s(check: Check) -> None:
     check.against("torch", check.premise_text("torch version", claim="W1-TORCH-VALIDATE"),
@@ -577,7 +595,7 @@ def test_matmul_flop_count(check: Check) -> None:
     seconds = float(run.row("fp32").median_ms) / 1000
     theirs, ours = bench.gflops(run.size, seconds), tensors.gflops(run.size, seconds)
     check.measure("the script's gflops() for results.json's fp32 row", theirs, unit="GFLOP/s",
-                  holds=abs(theirs - ours) <= 1e-9 * ours, expected=f"{ours:.3f} (2n³ / s / 1e9)")
+                  holds=theirs == ours, expected=f"{ours:.3f} (2n³ / s / 1e9, the same operations)")
 
 
 # ---- gpu tier (week5gpu) ----

@@ -187,6 +187,12 @@ def test_finfo_is_largest_value_and_gap_above_one(check: Check) -> None:
                       expected=f"{fmt.largest!r} (largest finite, from the bit pattern)")
         check.measure(f"{fmt.name}: finfo.eps", fi.eps, holds=fi.eps == fmt.step_near_one,
                       expected=f"{fmt.step_near_one!r} (next value above 1, minus 1)")
+        # Which power of two has finfo.eps as its gap to the next value: the README's
+        # "near 1" (each binade's gap is twice the one below, so exactly one matches).
+        near = [2.0 ** e for e in range(-8, 9)
+                if fmt.decode(fmt.encode(2.0 ** e) + 1) - 2.0 ** e == fi.eps]
+        check.against("step taken near", near[0] if len(near) == 1 else float("nan"),
+                      note=f"{fmt.name}: the power of two whose gap is finfo.eps, of {near}")
 
 
 # ---- the benchmark's arithmetic on the records --------------------------------------
@@ -241,6 +247,12 @@ def test_gpu_over_cpu(check: Check) -> None:
                   note="results.json gpu_speedup_fp32")
     check.against("GPU over CPU", float(model["results.gpu_speedup_fp32"]), unit="x",
                   note="model-run.yaml results.gpu_speedup_fp32")
+    # The benchmark divides its unrounded CPU time by the GPU median it rounded to 3
+    # decimals and rounds to one: the printed times' intervals admit that quotient.
+    check.against("recorded speedup", _ms(run.cpu_fp32_ms) / _ms(run.row("fp32").median_ms),
+                  unit="x", note="results.json cpu_fp32_ms / fp32 median_ms")
+    check.against("recorded speedup", float(run.gpu_speedup_fp32 or 0), unit="x",
+                  note="results.json gpu_speedup_fp32")
     rates = (check.premise_interval("GPU FP32 rate", claim="W5-GPU-FP32-RATE")
              / check.premise_interval("CPU FP32 rate", claim="W5-CPU-RATE"))
     check.against("GPU over CPU", rates, unit="x", note="the two rates the sentence before states")
@@ -312,6 +324,23 @@ def test_iteration_counts(check: Check) -> None:
         raise InputError(f"{_path('model-run.yaml')}: notes state no iteration counts")
     check.against("GPU iterations", int(gpu.group(1)), note="model-run.yaml notes")
     check.against("CPU iterations", int(cpu.group(1)), note="model-run.yaml notes")
+    check.against("GPU iterations",
+                  int(_printed("results.json", r"GPU rows are the median of (\d+) iterations",
+                               "GPU iteration count in its note")), note="results.json note")
+    check.against("CPU iterations",
+                  int(_printed("results.json", r"CPU row is the median of (\d+)",
+                               "CPU iteration count in its note")), note="results.json note")
+    check.against("GPU warmup", run.warmup, note="results.json warmup")
+    # The printed commands pass no --warmup, so the run's warmup is the script's default.
+    default = tensors.script_defaults(source).get("warmup")
+    if not isinstance(default, int):
+        raise InputError(f"{_path('benchmark_matmul.py')}: --warmup has no whole-number default")
+    check.against("GPU warmup", default, note="benchmark_matmul.py's --warmup default")
+    commands = {name: _printed(name, r"(--size \d+ --iters \d+[^'\n]*)'", "benchmark command")
+                for name in ("README.md", "model-run.yaml")}
+    check.measure("the printed commands leave --warmup at its default", commands,
+                  holds=not any("--warmup" in c for c in commands.values()),
+                  expected="no --warmup in README.md's or model-run.yaml's command")
     check.measure("a warmup before timing", run.warmup, holds=run.warmup > 0,
                   expected="at least one warmup matmul (results.json warmup)")
 

@@ -554,6 +554,8 @@ class Check:
         * ``matmul``: device ("cpu"/"gpu"), precision ("fp32"/"tf32"), tflops, ms
         * ``bits_per_param``: file, label (quantization label), bits_per_param
         * ``kv_growth``: context, measured_bytes, formula_bytes
+        * ``precisions``: label (whose run), source ("recorded"/"measured"), precision
+          ("fp32"/"fp16"/"bf16"), gflops and/or peak_mib
         """
         self.charts.append({"kind": kind, "title": title, "rows": jsonable(rows)})
 

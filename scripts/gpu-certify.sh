@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# gpu-certify.sh - certify an NVIDIA machine against Week 1's claims, install included.
+# gpu-certify.sh - certify an NVIDIA machine against the gpu tier's claims (Week 1's, and
+# Week 5's matmul at FP32, FP16 and BF16), install included.
 #
 # Usage (from a fresh copy of the repository, on the machine to certify):
 #
@@ -35,6 +36,10 @@
 #      xdist), in certification mode (--claims-require-live: a missing prerequisite fails
 #      instead of skipping):
 #          pytest tests/claims -p no:xdist -m "gpu or offline" --claim <W1 and gpu-tier ids>
+#      Every claim with the gpu tier is selected, so a new week's gpu claims join without an
+#      edit here: Week 5's run the lab's benchmark at its own size (4096), each timing
+#      claim decided by the suite's timing rule (at most 1 % chance of refuting a true
+#      claim; a busy machine leaves it undecided), typically under a minute on a GPU.
 #   4. Keeps reports/evidence.json, reports/report.html and reports/benchmark.json, and
 #      copies them with this script's log, pip's log, nvidia-smi's output and pip freeze
 #      into reports/gpu-certify-<host>-<UTC time>/ so later runs do not overwrite them.

@@ -41,10 +41,10 @@ W5_MATMUL_CLAIMS = {
     "W5-16BIT-FASTER", "W5-GPU-FASTER-THAN-CPU", "W5-ORDER-STABLE", "W5-PEAK-MEMORY",
     "W5-NO-SYNC-LAUNCH", "W5-MEMORY-SQUARE",
 }
-# W5-ENV-DEVICE and W5-ENV-DRIVER are left out of these runs: their figures (121 GiB,
-# driver 580.159.03) are the author's one Spark, judged on every dgx-spark machine, so a
-# Spark on another DGX OS image (gb10-580.95) or the post's own (121.69 GiB against a
-# printed 121) refutes them; Week 1 marks the same figures particular or reported-only.
+# W5-ENV-DEVICE and W5-ENV-DRIVER are left out of these runs: every figure they state is the
+# Spark's (a GB10, its driver and memory total, the last two particular to the author's),
+# so off a Spark they have nothing to judge; the simulated Spark of
+# tests/scripts/test_gpu_certify.py runs them.
 W5_GPU_CLAIMS = W5_MATMUL_CLAIMS | {"W5-ENV-TORCH", "W5-TRANSFER"}
 GPU_CLAIMS = W1_GPU_CLAIMS | W5_GPU_CLAIMS
 

@@ -36,8 +36,11 @@ from claims.probes.arithmetic import tensors
 from claims.probes.arithmetic.tensors import FORMATS, MIB, MatmulRun
 from claims.testing import lab
 from claims.testkit import Check, InputError, Interval, not_run
-
-pytestmark = pytest.mark.offline
+from claims.testkit import record_decision as _record
+from claims.timing import AtLeast as _AtLeast
+from claims.timing import decide_values as _decide_values
+from claims.timing.policy import PAIRED as _PAIRED
+from claims.timing.policy import RECORDED as _RECORDED
 
 FOLDER = "week-05-pytorch-tensors"
 # The catalog's names for the formats (W4's precision table uses the same labels).
@@ -79,6 +82,7 @@ def _torch() -> Any:
 
 # ---- bytes per element and per tensor ------------------------------------------------
 @pytest.mark.claim("W5-DTYPE-BYTES")
+@pytest.mark.offline
 def test_bytes_per_element_from_the_bit_layouts(check: Check) -> None:
     for key, fmt in FORMATS.items():
         check.against(f"{LABELS[key]} bytes", fmt.element_bytes, unit="B",
@@ -96,6 +100,7 @@ def test_bytes_per_element_from_the_bit_layouts(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-DTYPE-BYTES", source="recorded")
+@pytest.mark.offline
 def test_bytes_per_element_recorded(check: Check) -> None:
     run = _run()
     check.fact("lab evidence", lab.PROVENANCE)
@@ -105,6 +110,7 @@ def test_bytes_per_element_recorded(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-DTYPE-BYTES-WEEK4")
+@pytest.mark.offline
 def test_bytes_per_element_match_week4(check: Check) -> None:
     """Week 5's stated sizes beside Week 4's, both read from the catalog."""
     pairs = {}
@@ -116,6 +122,7 @@ def test_bytes_per_element_match_week4(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-1024-BYTES")
+@pytest.mark.offline
 def test_same_shape_three_precisions(check: Check) -> None:
     side = round(check.premise("side"))
     shape = (side, side)
@@ -135,6 +142,7 @@ def test_same_shape_three_precisions(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-SAME-BYTES-OTHER-SPLIT")
+@pytest.mark.offline
 def test_same_bytes_different_split(check: Check) -> None:
     fp16, bf16 = FORMATS["fp16"], FORMATS["bf16"]
     check.against("same bytes", fp16.element_bytes == bf16.element_bytes,
@@ -155,6 +163,7 @@ def _finfo_lines() -> str:
 
 
 @pytest.mark.claim("W5-FP16-RANGE")
+@pytest.mark.offline
 def test_fp16_range_and_step(check: Check) -> None:
     fp16, bf16 = FORMATS["fp16"], FORMATS["bf16"]
     check.attach("the README's finfo loop, from the bit layouts", _finfo_lines())
@@ -164,6 +173,7 @@ def test_fp16_range_and_step(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-BF16-RANGE")
+@pytest.mark.offline
 def test_bf16_range_and_step(check: Check) -> None:
     fp32, fp16, bf16 = FORMATS["fp32"], FORMATS["fp16"], FORMATS["bf16"]
     check.against("BF16 max over FP32 max", bf16.largest / fp32.largest, unit="x",
@@ -174,6 +184,7 @@ def test_bf16_range_and_step(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-FINFO-MEANING", source="live")
+@pytest.mark.offline
 def test_finfo_is_largest_value_and_gap_above_one(check: Check) -> None:
     torch = _torch()
     check.fact("torch", torch.__version__)
@@ -207,6 +218,7 @@ def _rate(n: int, seconds: Interval) -> Interval:
 
 
 @pytest.mark.claim("W5-GFLOPS-FORMULA", source="recorded")
+@pytest.mark.offline
 def test_each_row_is_2n3_over_its_time(check: Check) -> None:
     run = _run()
     check.fact("lab evidence", lab.PROVENANCE)
@@ -219,6 +231,7 @@ def test_each_row_is_2n3_over_its_time(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-GPU-FP32-RATE", source="recorded")
+@pytest.mark.offline
 def test_gpu_fp32_rate(check: Check) -> None:
     run, model = _run(), _model_run()
     fp32 = run.row("fp32")
@@ -232,6 +245,7 @@ def test_gpu_fp32_rate(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-CPU-RATE", source="recorded")
+@pytest.mark.offline
 def test_cpu_rate(check: Check) -> None:
     run = _run()
     check.against("CPU FP32 rate", _rate(run.size, _ms(run.cpu_fp32_ms) / 1000),
@@ -239,6 +253,7 @@ def test_cpu_rate(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-SPEEDUP", source="recorded")
+@pytest.mark.offline
 def test_gpu_over_cpu(check: Check) -> None:
     run, model = _run(), _model_run()
     check.against("GPU over CPU", _ms(run.cpu_fp32_ms) / _ms(run.row("fp32").median_ms),
@@ -259,6 +274,7 @@ def test_gpu_over_cpu(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-16BIT-TIME", source="recorded")
+@pytest.mark.offline
 def test_16bit_time_and_speedup(check: Check) -> None:
     run = _run()
     fp32 = _ms(run.row("fp32").median_ms)
@@ -271,6 +287,7 @@ def test_16bit_time_and_speedup(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-PAYLOAD")
+@pytest.mark.offline
 def test_payload_of_three_matrices(check: Check) -> None:
     run = _run()
     matrices = round(check.premise("matrices"))
@@ -285,6 +302,7 @@ def test_payload_of_three_matrices(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-PEAK-DROP", source="recorded")
+@pytest.mark.offline
 def test_peak_allocation(check: Check) -> None:
     run, model = _run(), _model_run()
     fp32 = run.row("fp32").peak_mib
@@ -310,6 +328,7 @@ def test_peak_allocation(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-ITERATIONS", source="recorded")
+@pytest.mark.offline
 def test_iteration_counts(check: Check) -> None:
     run, model = _run(), _model_run()
     source = _path("benchmark_matmul.py").read_text("utf-8")
@@ -346,6 +365,7 @@ def test_iteration_counts(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-FILES-AGREE", source="recorded")
+@pytest.mark.offline
 def test_files_agree(check: Check) -> None:
     run, model = _run(), _model_run()
     readme, report = "README.md", "system-report.md"
@@ -404,6 +424,7 @@ def test_files_agree(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-RESULTS-ANNOTATED", source="recorded")
+@pytest.mark.offline
 def test_results_are_the_benchmark_output_annotated(check: Check) -> None:
     run = _run()
     source = _path("benchmark_matmul.py").read_text("utf-8")
@@ -429,6 +450,7 @@ def _readme_table() -> list[str]:
 
 
 @pytest.mark.claim("W5-FILES-TABLE", source="recorded")
+@pytest.mark.offline
 def test_files_the_readme_lists(check: Check) -> None:
     listed = _readme_table()
     folder = sorted(p.name for p in (lab.lab_dir() / FOLDER).iterdir() if p.is_file())
@@ -439,6 +461,7 @@ def test_files_the_readme_lists(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-FP32-TWICE")
+@pytest.mark.offline
 def test_fp32_twice_fp16_at_any_size(check: Check) -> None:
     fp32, fp16 = FORMATS["fp32"].element_bytes, FORMATS["fp16"].element_bytes
     # Sizes from one element to past the benchmark's (a square's bytes grow with n²).
@@ -457,6 +480,7 @@ def test_fp32_twice_fp16_at_any_size(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-REUSES-WEEK1", source="recorded")
+@pytest.mark.offline
 def test_torch_build_is_week1s(check: Check) -> None:
     check.against("torch", check.premise_text("torch version", claim="W1-TORCH-VALIDATE"),
                   note="Week 1's torch build (W1-TORCH-VALIDATE in the catalog)")
@@ -474,6 +498,7 @@ def _script_output(name: str) -> str:
 
 
 @pytest.mark.claim("W5-TENSOR-REPORTS", source="live")
+@pytest.mark.offline
 def test_tensor_reports(check: Check) -> None:
     torch = _torch()
     check.fact("torch", torch.__version__)
@@ -520,6 +545,7 @@ def _block(output: str, title: str) -> list[str]:
 
 
 @pytest.mark.claim("W5-ELEMENTWISE-BROADCAST", source="live")
+@pytest.mark.offline
 def test_elementwise_and_broadcast(check: Check) -> None:
     import ast
 
@@ -585,6 +611,7 @@ def _recorded_calls(module: ModuleType, spans: list[float]) -> Iterator[list[str
 
 
 @pytest.mark.claim("W5-TIMING-METHOD", source="live")
+@pytest.mark.offline
 def test_warmup_then_synchronized_median(check: Check) -> None:
     _torch()
     bench = _module("benchmark_matmul")
@@ -607,6 +634,7 @@ def test_warmup_then_synchronized_median(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-FLOP-COUNT", source="live")
+@pytest.mark.offline
 def test_matmul_flop_count(check: Check) -> None:
     torch = _torch()
     from torch.utils.flop_counter import FlopCounterMode
@@ -640,18 +668,7 @@ def test_matmul_flop_count(check: Check) -> None:
 # machine leaves it undecided ("not run" with the interval), never refuted. The author's own
 # times, rates and peaks are shown beside this machine's and judged only on the Spark.
 
-# This module's tier marker (pytestmark, above) would make every test below an offline test
-# too, so it moves onto the tests above it, one by one, and the gpu tests are marked gpu alone.
-for _name, _test in list(globals().items()):
-    if _name.startswith(("test_", "Test")) and callable(_test):
-        pytest.mark.offline(_test)
-pytestmark = []  # the tier marker now sits on each offline test above
 
-from claims.testkit import record_decision as _record  # noqa: E402
-from claims.timing import AtLeast as _AtLeast  # noqa: E402
-from claims.timing import decide_values as _decide_values  # noqa: E402
-from claims.timing.policy import PAIRED as _PAIRED  # noqa: E402
-from claims.timing.policy import RECORDED as _RECORDED  # noqa: E402
 
 # The order of each pass alternates, so neither end of a pass is always the same precision
 # (a clock that boosts or throttles over a pass falls on each alike).

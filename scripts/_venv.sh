@@ -56,6 +56,8 @@ stop_job() {  # $1: INT, TERM or HUP
   local target="$JOB_PID" code
   code=$((128 + $(kill -l "$1")))
   trap '' INT TERM HUP  # once: a second Ctrl-C must not cut the job's own cleanup short
+  # On a line of its own: the job may be halfway through one (pytest's progress dots).
+  printf '\n'
   say "SIG$1: stopping (exit status $code once it has ended)"
   [ "$1" = INT ] && target="-$JOB_PID"
   kill -s "$1" -- "$target" 2>/dev/null || true

@@ -25,8 +25,10 @@ quietly "running the audit" reports/audit.txt \
 audit_s=$((SECONDS - step_start))
 tail -n 4 reports/audit.txt
 begin "the offline certification (pytest -m offline)" "0.5 to 1.5 min"
-"$VENV/bin/python" -m pytest -m offline "$@"
-status=$?
+# A job `stoppable` waits for: a Ctrl-C, SIGTERM or closed terminal ends it through its
+# interrupt path, keeping the evidence of the checks it finished (scripts/_venv.sh).
+stoppable "$VENV/bin/python" -m pytest -m offline "$@"
+status=$JOB_STATUS
 tests_s=$((SECONDS - step_start))
 set -e
 # A figure no check is sensitive to is a defect of the suite, not of a claim.

@@ -467,9 +467,10 @@ def pytest_runtest_call(item):
 def test_ctrl_c_in_a_terminal_leaves_the_running_check_not_run_and_keeps_the_rest(tmp_path):
     import pty
     import signal
-    import termios
     import threading
     import time
+
+    from tests.signals import own_terminal
 
     plugins = tmp_path / "plugins"
     plugins.mkdir()
@@ -487,13 +488,8 @@ def test_ctrl_c_in_a_terminal_leaves_the_running_check_not_run_and_keeps_the_res
            "--claims-profile=generic", f"--claims-evidence={evidence}",
            f"--claims-report-html={tmp_path / 'report.html'}"]
     master, slave = pty.openpty()
-
-    def own_terminal() -> None:  # a session of its own, the pty its controlling terminal
-        os.setsid()
-        import fcntl
-
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
+    # A session of its own, the pty its controlling terminal, the signals a terminal's
+    # command has (this run may have been started with SIGINT ignored: tests/signals.py).
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full, stdin=slave, stdout=slave, stderr=slave,
                             preexec_fn=own_terminal)
     os.close(slave)

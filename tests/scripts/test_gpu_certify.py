@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from claims.testing import fake_nvidia_smi
+from tests.signals import default_signals
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
 pytestmark = pytest.mark.slow
@@ -436,6 +437,7 @@ def test_ctrl_c_in_a_terminal_stops_pytest_through_its_interrupt_path(tmp_path):
     pid, fd = pty.fork()
     if pid == 0:  # the child: a session of its own, the pty its controlling terminal
         try:
+            default_signals()  # as a terminal's command has them (tests/signals.py)
             os.chdir(ROOT)
             os.execvpe("bash", ["bash", str(SCRIPT), "-p", "slow_plugin", "-p",
                                 "claims.testing.fake_cuda"], env)

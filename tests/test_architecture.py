@@ -47,13 +47,7 @@ START_UP = {
 # "Known exceptions"): the lead empties this at merge.
 TEMPORARY_LAZY: dict[str, str] = {}
 # Modules over MAX_LINES that other branches are splitting: the lead empties this at merge.
-TEMPORARY_LONG: dict[str, str] = {
-    # Week 5's one probe module and one claim test module hold both halves (week5's offline,
-    # week5gpu's gpu tier, joined at a shared marker): the gpu half belongs beside
-    # claims/probes/machine/gpu.py and in a claim test module of its own.
-    "claims/probes/arithmetic/tensors.py": "W5's gpu half moves to claims/probes/machine/",
-    "tests/claims/w5/test_week5.py": "W5's gpu tests move to a module of their own",
-}
+TEMPORARY_LONG: dict[str, str] = {}
 
 
 def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:

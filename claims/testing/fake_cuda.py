@@ -23,7 +23,7 @@ listed in ``fixtures/system/README.md``):
   the ratios the claims judge do not depend on how busy the machine is; the cold
   first call and the toolkit-hidden run are scripted;
 * the recorded CUDA toolkit (where nvcc is installed, what it prints);
-* Week 5's matmul at FP32, FP16 and BF16 (:mod:`claims.probes.arithmetic.tensors`): the
+* Week 5's matmul at FP32, FP16 and BF16 (:mod:`claims.probes.machine.matmul`): the
   probes' own code runs on :class:`CudaTorch` at a small side, and the times, launch
   times and peaks reported are what the machine's public capture says it prints
   (``matmul_precisions.json``: rates per precision, the launch cost, cuBLAS's workspace;
@@ -50,7 +50,7 @@ from claims.catalog import load_catalog
 from claims.figures import parse_literal
 from claims.probes.arithmetic import tensors
 from claims.probes.errors import PrerequisiteMissing
-from claims.probes.machine import gpu, nvidia, system, torch_cuda
+from claims.probes.machine import gpu, matmul, nvidia, system, torch_cuda
 from claims.probes.machine.tools import ToolRun
 from claims.profiles import DGX_SPARK
 from claims.simulation import declare
@@ -134,8 +134,8 @@ def precision_model(machine: Path, fixtures: Path) -> PrecisionModel | None:
 
 def _fake_precisions(model: PrecisionModel | None, name: str, machine: str) -> None:
     """Week 5's probes on this machine: its own code on CudaTorch, the capture's figures."""
-    real_pass, real_launch, real_peak = (tensors.benchmark_pass, tensors.time_launch,
-                                         tensors.peak_memory)
+    real_pass, real_launch, real_peak = (matmul.benchmark_pass, matmul.time_launch,
+                                         matmul.peak_memory)
 
     def capture() -> PrecisionModel:
         if model is None:
@@ -177,9 +177,9 @@ def _fake_precisions(model: PrecisionModel | None, name: str, machine: str) -> N
         return dataclasses.replace(ran, n=n, peak_bytes=payload + m.workspace_bytes,
                                    before_bytes=0)
 
-    tensors.benchmark_pass = benchmark_pass
-    tensors.time_launch = time_launch
-    tensors.peak_memory = peak_memory
+    matmul.benchmark_pass = benchmark_pass
+    matmul.time_launch = time_launch
+    matmul.peak_memory = peak_memory
 
 
 def load_machine(machine: Path) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from claims.testing.fake_cuda import FAKE_BANDWIDTH_SHARE
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-GPU_TESTS = ("tests/claims/w1/test_gpu.py", "tests/claims/w5/test_week5.py")
+GPU_TESTS = ("tests/claims/w1/test_gpu.py", "tests/claims/w5/test_gpu.py")
 W1_GPU_CLAIMS = {
     "W1-ARCH", "W1-CPU", "W1-UNIFIED-MEM", "W1-SMI-FIELDS", "W1-SMI-NOT-SUPPORTED",
     "W1-CUDA-CEILING", "W1-NVCC", "W1-TORCH-OWN-RUNTIME", "W1-TORCH-VALIDATE",

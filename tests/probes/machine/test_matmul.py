@@ -1,4 +1,4 @@
-"""The gpu half of claims.probes.arithmetic.tensors, on CPU torch and the fake CUDA torch.
+"""claims.probes.machine.matmul, on CPU torch and the fake CUDA torch.
 
 ``CudaTorch`` (claims.testing.fake_cuda) is real torch whose "cuda" tensors stay on the CPU:
 it counts ``torch.cuda.synchronize`` calls and what a caching allocator would hold, so these
@@ -15,8 +15,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from claims.probes.arithmetic import tensors  # noqa: E402
 from claims.probes.errors import PrerequisiteMissing  # noqa: E402
+from claims.probes.machine import matmul  # noqa: E402
 from claims.testing.fake_cuda import CudaTorch  # noqa: E402
 
 MIB = 2**20
@@ -37,7 +37,7 @@ class Clock:
 def test_each_timed_product_ends_when_the_device_has_finished():
     fake = CudaTorch()
     clock = Clock(fake)
-    result = tensors.time_matmul(fake, "cuda", "fp16", n=8, warmup=3, runs=4, clock=clock)
+    result = matmul.time_matmul(fake, "cuda", "fp16", n=8, warmup=3, runs=4, clock=clock)
     assert result.times_s == (1.0,) * 4 and result.median_ms == 1000.0
     # The warm-up is drained before the first clock (one sync), then each product's clock
     # stops only after its own synchronize: start/stop readings see the count rise by one.
@@ -48,14 +48,14 @@ def test_each_timed_product_ends_when_the_device_has_finished():
 
 def test_a_cpu_product_needs_no_synchronize():
     fake = CudaTorch()
-    result = tensors.time_matmul(fake, "cpu", "fp32", n=8, warmup=1, runs=2)
+    result = matmul.time_matmul(fake, "cpu", "fp32", n=8, warmup=1, runs=2)
     assert fake.synchronized == 0 and len(result.times_s) == 2 and result.device == "cpu"
 
 
 def test_the_launch_clock_stops_before_any_synchronize_and_the_other_after_one():
     fake = CudaTorch()
     clock = Clock(fake)
-    timing = tensors.time_launch(fake, "cuda", n=8, pairs=2, clock=clock)
+    timing = matmul.time_launch(fake, "cuda", n=8, pairs=2, clock=clock)
     # Per pair: sync, start, stop (no sync between: the launch), sync to drain, start,
     # sync, stop. Readings: [1, 1] launch, then [2, 3] synchronized, and so on.
     assert clock.readings == [2, 2, 3, 4, 5, 5, 6, 7]
@@ -65,7 +65,7 @@ def test_the_launch_clock_stops_before_any_synchronize_and_the_other_after_one()
 
 def test_peak_memory_counts_the_matrices_and_the_workspace():
     fake = CudaTorch(workspace_bytes=32 * MIB)
-    peaks = {p: tensors.peak_memory(fake, "cuda", p, n=64) for p in ("fp32", "fp16", "bf16")}
+    peaks = {p: matmul.peak_memory(fake, "cuda", p, n=64) for p in ("fp32", "fp16", "bf16")}
     fp32, fp16 = peaks["fp32"], peaks["fp16"]
     assert fp32.payload_bytes == 3 * 64 * 64 * 4 and fp16.payload_bytes == 3 * 64 * 64 * 2
     # The first product allocated the workspace; it stays, so the later peaks hold it too.
@@ -78,21 +78,21 @@ def test_peak_memory_counts_the_matrices_and_the_workspace():
 
 def test_peak_memory_is_a_cuda_statistic():
     with pytest.raises(PrerequisiteMissing, match="not a CUDA device"):
-        tensors.peak_memory(CudaTorch(), "cpu", "fp32", n=8)
+        matmul.peak_memory(CudaTorch(), "cpu", "fp32", n=8)
 
 
 @pytest.mark.parametrize(("k", "fixed"), [(2, 0), (2, 32 * MIB), (1, 5), (3, 7)])
 def test_growth_exponent_sees_the_power_through_a_fixed_allocation(k, fixed):
     sides = (256, 512, 1024)
     sizes = [fixed + 12 * side**k for side in sides]
-    assert tensors.growth_exponent(sides, sizes) == pytest.approx(k)
+    assert matmul.growth_exponent(sides, sizes) == pytest.approx(k)
 
 
 def test_growth_exponent_of_measured_peaks_is_two():
     fake = CudaTorch(workspace_bytes=8 * MIB)
     sides = (32, 64, 128)
-    peaks = [tensors.peak_memory(fake, "cuda", "fp32", n=s).peak_bytes for s in sides]
-    assert tensors.growth_exponent(sides, peaks) == 2.0
+    peaks = [matmul.peak_memory(fake, "cuda", "fp32", n=s).peak_bytes for s in sides]
+    assert matmul.growth_exponent(sides, peaks) == 2.0
 
 
 @pytest.mark.parametrize(("sides", "sizes", "why"), [
@@ -102,12 +102,12 @@ def test_growth_exponent_of_measured_peaks_is_two():
 ])
 def test_growth_exponent_refuses_what_it_cannot_read(sides, sizes, why):
     with pytest.raises(ValueError, match=why):
-        tensors.growth_exponent(sides, sizes)
+        matmul.growth_exponent(sides, sizes)
 
 
 def test_a_benchmark_pass_times_each_precision_then_the_cpu():
     fake = CudaTorch()
-    one = tensors.benchmark_pass(fake, "cuda", n=16, warmup=1, iters=3, cpu_iters=3,
+    one = matmul.benchmark_pass(fake, "cuda", n=16, warmup=1, iters=3, cpu_iters=3,
                                  order=("bf16", "fp16", "fp32"))
     assert one.order == ("bf16", "fp16", "fp32") and set(one.gpu) == {"fp32", "fp16", "bf16"}
     assert all(len(t.times_s) == 3 for t in one.gpu.values())
@@ -115,7 +115,7 @@ def test_a_benchmark_pass_times_each_precision_then_the_cpu():
     assert one.cpu_threads == torch.get_num_threads()
     assert one.over("cpu", "fp32") == one.cpu.median_s / one.gpu["fp32"].median_s
     assert math.isfinite(one.over("fp32", "fp16"))
-    without = tensors.benchmark_pass(fake, "cuda", n=16, warmup=0, iters=1, cpu_iters=None)
+    without = matmul.benchmark_pass(fake, "cuda", n=16, warmup=0, iters=1, cpu_iters=None)
     with pytest.raises(ValueError, match="no CPU run"):
         without.over("cpu", "fp32")
 
@@ -125,4 +125,4 @@ def test_bad_arguments_are_refused(bad: dict[str, Any]):
     kwargs: dict[str, Any] = {"precision": "fp32", "n": 8, "warmup": 0, "runs": 1, **bad}
     precision = kwargs.pop("precision")
     with pytest.raises(ValueError):
-        tensors.time_matmul(CudaTorch(), "cuda", precision, **kwargs)
+        matmul.time_matmul(CudaTorch(), "cuda", precision, **kwargs)

@@ -100,3 +100,16 @@ def test_a_certification_with_documents_writes_the_pages_beside_the_report(
     w1 = (out / "report-documents" / "W1.html").read_text("utf-8")
     assert 'href="../report.html#W1-CPU"' in w1
     assert "documents: " in proc.stdout
+
+
+def test_the_note_is_a_note_when_figures_are_unaccounted_and_good_when_none() -> None:
+    counts = {"id": "W1", "printed": 3, "judged": 1, "recorded": 1, "excluded": 1,
+              "percent": 100.0}
+    page = render_html(_with_accounting({"ran": True, "unaccounted": [], "pages": None,
+                                         "documents": [{**counts, "unaccounted": 0}]}))
+    assert 'id="accounting" data-state="good"' in page
+    assert "Every one of the 3 figures the documents print is accounted for" in page
+    page = render_html(_with_accounting({"ran": True, "unaccounted": [], "pages": None,
+                                         "documents": [{**counts, "unaccounted": 1,
+                                                        "percent": 66.66}]}))
+    assert 'id="accounting" data-state="note"' in page

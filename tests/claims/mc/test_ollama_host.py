@@ -57,6 +57,7 @@ def test_default_bind_address(live, check):
     ]
     check.observe("listening sockets", shown, note="from /proc/net/tcp and /proc/net/tcp6")
     check.against("default bind", ", ".join(sorted(set(shown))))
+    check.against("default address, in Q26", ", ".join(sorted({s.address for s in found})))
 
 
 # --- 1.2: how the server reaches its runner ---------------------------------------------------

@@ -11,24 +11,30 @@ committing. Figures printed nowhere are listed on stderr and the exit status is
 1: anchor them by hand (the words that state them; a figure the suite reads into
 vague words with ``reads`` = its display, the catalog's ``reading`` saying why) or
 correct the figure. A figure with a ``source`` is not the document's and is skipped.
+A document whose text is bundled lab files (its catalog ``text`` list) needs no
+--claims-documents: its anchors name those files (``file``) under fixtures/lab.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
 
 from claims.catalog import load_catalog
 from claims.inputs.anchors import (
+    LAB_DIR,
     anchors_path,
     dump_anchors,
     load_anchors,
     printed_disagreement,
     propose,
 )
-from claims.inputs.transcribed import anchored, seeds_of
+from claims.inputs.transcribed import Seed, anchored, seeds_of
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str]) -> int:
@@ -37,20 +43,23 @@ def main(argv: list[str]) -> int:
                         default=os.environ.get("CLAIMS_DOCUMENTS"))
     parser.add_argument("docs", nargs="*", help="documents to anchor (default: all)")
     args = parser.parse_args(argv)
-    if not args.claims_documents:
-        parser.error("name the documents: --claims-documents DIR (or CLAIMS_DOCUMENTS=DIR)")
-    documents = Path(args.claims_documents).expanduser()
     catalog = load_catalog()
+    chosen = [d for d in catalog.documents if not args.docs or d.id in args.docs]
+    if not args.claims_documents and any(d.seeds for d in chosen):
+        parser.error("name the documents: --claims-documents DIR (or CLAIMS_DOCUMENTS=DIR)")
+    documents = Path(args.claims_documents or ".").expanduser()
     status = 0
-    for doc in catalog.documents:
-        if args.docs and doc.id not in args.docs:
-            continue
-        seeds = seeds_of(documents, doc.id)
+    for doc in chosen:
+        # A bundled text file is read like a seed; its anchors name it by path (``file``).
+        files = {Path(t).name: t for t in doc.text}
+        seeds = ([Seed.read(ROOT / LAB_DIR / t) for t in doc.text] if doc.text
+                 else seeds_of(documents, doc.id))
         if seeds is None:
             print(f"{doc.id}: seeds not found in {documents}", file=sys.stderr)
             return 2
         by_name = {s.name: s for s in seeds}
-        old = {a.key: a for a in load_anchors(doc.id)}
+        old = {a.key: dataclasses.replace(a, seed=Path(a.file).name) if a.file else a
+               for a in load_anchors(doc.id)}
         out, kept, proposed = [], 0, 0
         for claim in doc.claims:
             for fig in claim.stated:
@@ -74,6 +83,8 @@ def main(argv: list[str]) -> int:
                     continue
                 out.append(p)
                 proposed += 1
+        out = [dataclasses.replace(a, seed="", file=files[a.seed]) if a.seed in files else a
+               for a in out]
         path = anchors_path(doc.id)
         path.write_text(dump_anchors(doc.id, out), "utf-8")
         print(f"{doc.id}: {kept} kept, {proposed} proposed -> {path}")

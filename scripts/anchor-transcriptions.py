@@ -36,6 +36,7 @@ from claims.inputs.transcribed import (
     propose,
     section_start,
     seeds_of,
+    transcribed_documents,
     transcribed_values,
 )
 from claims.plugin.options import DOCUMENTS_ENV, OPTION
@@ -55,9 +56,13 @@ def main(argv: list[str]) -> int:
         parser.error(f"name the documents: --claims-documents DIR (or {DOCUMENTS_ENV}=DIR)")
     documents = Path(args.claims_documents).expanduser()
     status = 0
-    for doc in args.docs or list(SEED_FILES):
+    transcribed = transcribed_documents(ROOT)
+    for doc in args.docs or transcribed:
         if doc not in SEED_FILES:
             parser.error(f"unknown document {doc!r} (one of {', '.join(SEED_FILES)})")
+        if doc not in transcribed:
+            parser.error(f"{doc} has no transcribed figures: fixtures/recorded/{doc}.json "
+                         "is not there")
         seeds = seeds_of(documents, doc)
         if seeds is None:
             print(f"{doc}: seeds not found in {documents}", file=sys.stderr)

@@ -10,14 +10,20 @@ scratch folder.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from claims.catalog import load_catalog
+from claims.inputs.bundled import verify_bundled
+from claims.inputs.transcribed import transcribed_documents
+from tests.checkout import copy_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "adding-a-document.md"
@@ -86,3 +92,70 @@ def test_the_catalog_decides_the_toy_verdict(pytester: pytest.Pytester) -> None:
     )
     assert 'value = "0.5"' in files["X1.toml"]
     assert _verdict(_run(pytester, files)) == "refuted"
+
+
+# --- 5. Moving in ----------------------------------------------------------------
+PLACES = re.compile(r"^(\d+)\. \*\*(.+?)\*\*(.*?)(?=^\d+\. \*\*|^\S|\Z)", re.M | re.S)
+COMMAND = re.compile(r"`python (scripts/[\w-]+\.py)([^`]*)`")
+
+
+def moving_in() -> str:
+    text = PAGE.read_text("utf-8")
+    assert "## 5. Moving in" in text, f"{PAGE} has no '5. Moving in' section"
+    return text.split("## 5. Moving in", 1)[1].split("\n## ", 1)[0]
+
+
+def test_moving_in_takes_three_places() -> None:
+    places = PLACES.findall(moving_in())
+    assert [int(n) for n, _, _ in places] == [1, 2, 3]
+    assert [title.rstrip(".") for _, title, _ in places] == [
+        "The catalog file and its anchors", "The probe", "The claim tests"]
+
+
+def test_each_place_is_where_the_suite_s_documents_have_theirs() -> None:
+    """Every path a place names, with X1 read as each document of the catalog (its id, or
+    in lower case) and <area> as any probe area, is there for every document."""
+    catalog = load_catalog()
+    paths = [p for _, _, body in PLACES.findall(moving_in())
+             for p in re.findall(r"`((?:claims|tests)/[^`\s]+)`", body)]
+    assert len(paths) >= 5, paths
+    for path in paths:
+        folder = path if path.endswith("/") else path.rsplit("/", 1)[0] + "/"
+        exact = not path.endswith("/") and "x1_probe" not in path and "test_x1" not in path
+        for doc in catalog.documents:
+            pattern = (path if exact else folder).replace("X1", doc.id).replace(
+                "x1", doc.id.lower()).replace("<area>", "*")
+            assert list(ROOT.glob(pattern.rstrip("/"))), f"{path}: no {pattern} for {doc.id}"
+
+
+def test_each_command_of_moving_in_is_a_script_taking_those_options() -> None:
+    commands = COMMAND.findall(moving_in())
+    assert {script for script, _ in commands} >= {
+        "scripts/anchor-figures.py", "scripts/bundle-fixtures.py"}
+    for script, args in commands:
+        assert (ROOT / script).is_file(), script
+        proc = subprocess.run([sys.executable, script, "--help"], cwd=ROOT, text=True,
+                              capture_output=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert proc.returncode == 0, proc.stderr
+        for option in re.findall(r"--[\w-]+", args):
+            assert option in proc.stdout, f"{script} takes no {option}"
+
+
+def test_the_probe_s_import_moves_as_the_page_says() -> None:
+    assert "from x1_probe import gzip_size_of_zeros" in page_files()["test_x1.py"]
+    assert "from claims.probes.<area>.x1_probe import gzip_size_of_zeros" in moving_in()
+
+
+def test_the_moved_in_catalog_file_is_all_the_lists_need(tmp_path: Path) -> None:
+    """The toy's catalog file beside the suite's: it is a document of the series (in its
+    order), the bundled-file and transcription checks ask nothing of it, and no list
+    elsewhere had to learn its id."""
+    folder = copy_catalog(tmp_path)
+    (folder / "X1.toml").write_text(page_files()["X1.toml"], "utf-8")
+    catalog = load_catalog(sorted(folder.glob("*.toml")))
+    suite = load_catalog()
+    assert [d.id for d in catalog.documents] == [d.id for d in suite.documents] + ["X1"]
+    result = verify_bundled(ROOT, catalog)
+    assert result is not None and result["problems"] == []
+    assert "X1" not in transcribed_documents(ROOT)

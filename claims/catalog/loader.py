@@ -32,12 +32,12 @@ from claims.figures import parse_literal
 from claims.profiles import PROFILES
 from claims.tiers import TIERS
 
-__all__ = ["Catalog", "CatalogError", "is_catalog_file", "load_catalog", "load_document"]
+__all__ = ["Catalog", "CatalogError", "covers", "is_catalog_file", "load_catalog", "load_document"]
 
 # \Z, not $: "$" also matches before a final newline, so "W1-ARCH\n" passed.
 ID_PATTERN = re.compile(r"[A-Z0-9]+(-[A-Z0-9_]+)+\Z")
 
-_DOC_FIELDS = {"id", "title", "published", "seeds", "sections"}
+_DOC_FIELDS = {"id", "title", "published", "seeds", "sections", "lab", "text", "hub"}
 _CLAIM_FIELDS = {
     "id",
     "section",
@@ -142,6 +142,27 @@ def _str_list(where: str, data: Mapping[str, Any], key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _fail(where, f"{key} must be a list of strings")
     return tuple(value)
+
+
+def _lab_paths(where: str, data: Mapping[str, Any], key: str,
+               folder: str = "fixtures/lab") -> tuple[str, ...]:
+    """A list of paths under ``folder``: relative, forward slashes, no ``..``, each once."""
+    paths = _str_list(where, data, key)
+    for path in paths:
+        parts = path.split("/")
+        if (not path.strip() or path.startswith("/") or "\\" in path or path != path.strip()
+                or any(part in ("", ".", "..") for part in parts)):
+            raise _fail(where, f"{key}: {path!r} is not a path under {folder} "
+                        "(relative, forward slashes, no '.' or '..' parts, no trailing '/')")
+    dupes = sorted({p for p in paths if paths.count(p) > 1})
+    if dupes:
+        raise _fail(where, f"{key}: listed twice: {', '.join(dupes)}")
+    return paths
+
+
+def covers(folder_or_file: str, path: str) -> bool:
+    """Whether a ``lab`` entry (a file or a folder under fixtures/lab) holds ``path``."""
+    return path == folder_or_file or path.startswith(folder_or_file + "/")
 
 
 def _figure(where: str, raw: Any) -> StatedFigure:
@@ -403,9 +424,18 @@ def load_document(path: Path | str, text: str | None = None) -> Document:
         published=_opt_str(f"{where}, [document]", raw_doc, "published"),
         seeds=_str_list(f"{where}, [document]", raw_doc, "seeds"),
         sections=_str_list(f"{where}, [document]", raw_doc, "sections"),
+        lab=_lab_paths(f"{where}, [document]", raw_doc, "lab"),
+        text=_lab_paths(f"{where}, [document]", raw_doc, "text"),
+        hub=_lab_paths(f"{where}, [document]", raw_doc, "hub", "fixtures/hub"),
     )
     if not doc.sections:
         raise _fail(where, "[document] lists no sections")
+    for path in doc.text:
+        # The document's own text is a file it relies on: listing it under lab
+        # too keeps "which documents does this lab file fail" one list.
+        if not any(covers(entry, path) for entry in doc.lab):
+            raise _fail(f"{where}, [document]", f"text: {path!r} is not inside any "
+                        f"of lab ({', '.join(doc.lab) or 'none listed'})")
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list):
         raise _fail(where, "claims must be written as [[claim]] tables")
@@ -421,6 +451,9 @@ def load_document(path: Path | str, text: str | None = None) -> Document:
         seeds=doc.seeds,
         sections=doc.sections,
         claims=claims,
+        lab=doc.lab,
+        text=doc.text,
+        hub=doc.hub,
     )
 
 
@@ -436,7 +469,7 @@ def _bundled_files() -> list[Path]:
 
 
 def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
-    """Load every catalog file (default: the bundled W1–W4 and MC files).
+    """Load every catalog file (default: the bundled ones, claims/catalog/*.toml).
 
     Ids must be unique across files; documents come back in series order.
     """

@@ -256,6 +256,14 @@ class Document:
     sections: tuple[str, ...]
     published: str | None = None
     claims: tuple[Claim, ...] = field(default=())
+    # Paths under fixtures/lab (files or folders) of the bundled lab copy this
+    # document relies on: a changed byte there fails this document's claims.
+    lab: tuple[str, ...] = ()
+    # The document's own text when it is bundled lab files rather than a seed
+    # (paths under fixtures/lab, each inside one of ``lab``).
+    text: tuple[str, ...] = ()
+    # Paths under fixtures/hub (the pinned Hub snapshots) this document relies on.
+    hub: tuple[str, ...] = ()
 
     def to_json(self) -> DocumentRecord:
         return {

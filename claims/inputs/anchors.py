@@ -2,11 +2,13 @@
 
 The catalog (``claims/catalog/<DOC>.toml``) says what a document states; the
 sidecar ``claims/catalog/<DOC>.anchors.toml`` says where: for each figure of each
-claim, the seed file, the 1-based line where the printed text starts, the text
-just before it (whitespace collapsed, as :mod:`claims.inputs.transcribed` anchors
-the recorded values) and ``text``, the figure as printed ("6171877376",
-"56.0 GB", "four"). A bool figure, which no number prints, is anchored to the
-words that state it and records what they say (``says``).
+claim, the seed file (``seed``) or, for a document whose text is bundled lab files
+(its ``text`` list: Week 5), that file (``file``, a path under fixtures/lab), the
+1-based line where the printed text starts, the text just before it (whitespace
+collapsed, as :mod:`claims.inputs.transcribed` anchors the recorded values) and
+``text``, the figure as printed ("6171877376", "56.0 GB", "four"). A bool figure,
+which no number prints, is anchored to the words that state it and records what they
+say (``says``).
 
 A figure the suite reads into vague words ("much faster", "a small JSON file") is
 said twice on purpose, in two places with two jobs. The catalog's ``reading`` is
@@ -28,6 +30,8 @@ Two checks, both failing the claim tests of the figure's document and naming it:
   so an edited catalog figure, an erratum's included, no longer passes;
 * :func:`misplaced_figures`, when the documents are named (``--claims-documents``):
   the document prints ``text`` at the anchor, so the sidecar cannot drift either.
+  An anchor naming a bundled ``file`` is checked so by :func:`figure_problems` on every
+  run instead: that text is always there (and byte-checked, claims.inputs.bundled).
 
 :func:`propose` suggests an anchor for a figure that has none (the printed form
 nearest the claim's section); ``scripts/anchor-figures.py`` writes the proposals
@@ -50,6 +54,8 @@ from claims.figures import parse_literal
 from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
 
 __all__ = [
+    "CHECKOUT",
+    "LAB_DIR",
     "AnchorError",
     "FigureAnchor",
     "anchors_path",
@@ -64,7 +70,11 @@ __all__ = [
 # The bundled catalog folder (claims/catalog/), where each document's anchors file sits.
 CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalog"
 BEFORE_CHARS = 24
-_FIELDS = {"claim", "figure", "seed", "line", "before", "text", "says", "reads", "note"}
+_FIELDS = {"claim", "figure", "seed", "file", "line", "before", "text", "says", "reads", "note"}
+# Where a document's bundled text lies (an anchor's ``file`` is a path under it).
+LAB_DIR = Path("fixtures") / "lab"
+# The checkout this package sits in, where fixtures/ is (the plugin passes its own root).
+CHECKOUT = Path(__file__).resolve().parents[2]
 # Small counts the documents print as words ("two shards", "four times").
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -84,7 +94,7 @@ class FigureAnchor:
 
     claim: str
     figure: str
-    seed: str
+    seed: str  # "" for an anchor in a bundled file (``file``)
     line: int
     before: str
     text: str
@@ -94,10 +104,17 @@ class FigureAnchor:
     # (its display), so the figure cannot change without its reading changing too.
     reads: str | None = None
     note: str | None = None
+    # The document's bundled text file (under fixtures/lab) that prints it, instead of a seed.
+    file: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
         return self.claim, self.figure
+
+    @property
+    def where(self) -> str:
+        """The file that prints the figure: the seed's name or the bundled path."""
+        return self.file or self.seed
 
 
 def anchors_path(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> Path:
@@ -124,8 +141,14 @@ def load_anchors(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> list[FigureAnc
         extra = sorted(set(entry) - _FIELDS)
         if extra:
             raise AnchorError(f"{where}: unknown field(s) {', '.join(extra)}")
-        for key in ("claim", "figure", "seed", "text"):
+        for key in ("claim", "figure", "text"):
             if not isinstance(entry.get(key), str) or not entry[key]:
+                raise AnchorError(f"{where}: {key} must be a non-empty string")
+        if ("seed" in entry) == ("file" in entry):
+            raise AnchorError(f"{where}: name either seed (a source document) or file (a "
+                              "bundled text under fixtures/lab), not both or neither")
+        for key in ("seed", "file"):
+            if key in entry and (not isinstance(entry[key], str) or not entry[key]):
                 raise AnchorError(f"{where}: {key} must be a non-empty string")
         if not isinstance(entry.get("before"), str):
             raise AnchorError(f"{where}: before must be a string")
@@ -138,9 +161,9 @@ def load_anchors(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> list[FigureAnc
         for key in ("reads", "note"):
             if key in entry and (not isinstance(entry[key], str) or not entry[key]):
                 raise AnchorError(f"{where}: {key} must be a non-empty string")
-        out.append(FigureAnchor(entry["claim"], entry["figure"], entry["seed"], line,
+        out.append(FigureAnchor(entry["claim"], entry["figure"], entry.get("seed", ""), line,
                                 entry["before"], entry["text"], says, entry.get("reads"),
-                                entry.get("note")))
+                                entry.get("note"), entry.get("file")))
     return out
 
 
@@ -157,8 +180,9 @@ def dump_anchors(doc_id: str, anchors: Iterable[FigureAnchor]) -> str:
         "# by scripts/anchor-figures.py and reviewed by hand against the document.",
     ]
     for a in anchors:
+        place = f"file = {_toml_str(a.file)}" if a.file else f"seed = {_toml_str(a.seed)}"
         lines += ["", "[[anchor]]", f"claim = {_toml_str(a.claim)}",
-                  f"figure = {_toml_str(a.figure)}", f"seed = {_toml_str(a.seed)}",
+                  f"figure = {_toml_str(a.figure)}", place,
                   f"line = {a.line}", f"before = {_toml_str(a.before)}",
                   f"text = {_toml_str(a.text)}"]
         if a.says is not None:
@@ -241,10 +265,36 @@ def _figures(catalog: Catalog) -> Iterator[tuple[Document, Claim, StatedFigure]]
                 yield doc, claim, fig
 
 
-def figure_problems(catalog: Catalog, catalog_dir: Path = CATALOG_DIR) -> list[dict[str, str]]:
-    """Figures without exactly one anchor, anchors of no figure, and figures that do not
-    say what their printed text says; one ``{"doc", "file", "problem"}`` each."""
+def _bundled_text(root: Path, doc: Document, anchor: FigureAnchor,
+                  cache: dict[str, Seed | str]) -> str | None:
+    """Why a ``file`` anchor is not printed where it says (None: it is). The file must be
+    one of the document's ``text`` files; it is read from ``root``/fixtures/lab."""
+    assert anchor.file is not None
+    if anchor.file not in doc.text:
+        return (f"{anchor.file} is not one of {doc.id}'s text files "
+                f"({', '.join(doc.text) or 'none listed'})")
+    if anchor.file not in cache:
+        path = root / LAB_DIR / anchor.file
+        try:
+            cache[anchor.file] = Seed.read(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            cache[anchor.file] = f"cannot read {LAB_DIR / anchor.file}: {exc}"
+    text = cache[anchor.file]
+    if isinstance(text, str):
+        return text
+    if not anchored(text, {"line": anchor.line, "before": anchor.before}, anchor.text):
+        return f"{anchor.file} does not print {anchor.text!r} at line {anchor.line} after " \
+               f"{anchor.before!r}"
+    return None
+
+
+def figure_problems(catalog: Catalog, catalog_dir: Path = CATALOG_DIR,
+                    root: Path = CHECKOUT) -> list[dict[str, str]]:
+    """Figures without exactly one anchor, anchors of no figure, figures that do not
+    say what their printed text says, and anchors in a bundled text file (``root``'s
+    fixtures/lab) that it does not print there; one ``{"doc", "file", "problem"}`` each."""
     problems: list[dict[str, str]] = []
+    texts: dict[str, Seed | str] = {}
     by_doc: dict[str, dict[tuple[str, str], list[FigureAnchor]]] = {}
     for doc in catalog.documents:
         rel = f"claims/catalog/{anchors_path(doc.id).name}"
@@ -282,7 +332,12 @@ def figure_problems(catalog: Catalog, catalog_dir: Path = CATALOG_DIR) -> list[d
             if why is not None:
                 problems.append({"doc": doc.id, "file": rel, "problem": (
                     f"{where} no longer says what the document prints at "
-                    f"{found[0].seed}:{found[0].line}: {why}")})
+                    f"{found[0].where}:{found[0].line}: {why}")})
+            elif found[0].file is not None:
+                moved = _bundled_text(root, doc, found[0], texts)
+                if moved is not None:
+                    problems.append({"doc": doc.id, "file": rel,
+                                     "problem": f"{where}: {moved}"})
     for doc_id, table in by_doc.items():
         for key in sorted(set(table) - seen):
             problems.append({"doc": doc_id, "file": f"claims/catalog/{doc_id}.anchors.toml",
@@ -300,9 +355,12 @@ def misplaced_figures(catalog: Catalog, documents: Path,
     for doc in catalog.documents:
         seeds = seeds_of(documents, doc.id)
         try:
-            anchors = load_anchors(doc.id, catalog_dir)
+            # An anchor in a bundled file is checked by figure_problems, on every run.
+            anchors = [a for a in load_anchors(doc.id, catalog_dir) if a.file is None]
         except AnchorError:
             continue  # figure_problems names it
+        if not anchors:
+            continue
         if seeds is None:
             problems.append({"doc": doc.id, "problem": (
                 f"{doc.id}: its seeds ({', '.join(doc.seeds)}) are not all in {documents}")})

@@ -2,8 +2,12 @@
 
 ``fixtures/lab/`` is the author's lab repository (github:dramasamy/from-api-to-gpu),
 copied byte for byte at one commit, its provenance in ``fixtures/lab/upstream.json``
-(upstream path, git blob id, documents relying on each file);
-``fixtures/hub/`` is the Week 3 snapshot of Qwen2.5-3B-Instruct. Claims read
+(upstream path, git blob id and the commit that last changed each file);
+``fixtures/hub/`` is the Week 3 snapshot of Qwen2.5-3B-Instruct. Which documents
+rely on a file is the catalog's to say: each ``[document]`` table lists the files
+and folders it relies on under ``lab`` and ``hub``, and a file none lists (the
+copy's own README and manifests) is relied on by every document that relies on
+its folder. Claims read
 figures from both, and some files no post quotes still decide a claim, so
 every file under either folder is listed with its SHA-256 in
 ``fixtures/BUNDLED.sha256`` (``sha256sum`` format). Every run that activates
@@ -17,8 +21,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from claims.catalog.loader import Catalog, covers, load_catalog
+from claims.catalog.records import Document
 
 __all__ = [
     "BUNDLED",
@@ -26,18 +34,44 @@ __all__ = [
     "REGENERATE",
     "bundled_files",
     "git_blob_id",
+    "listing_documents",
+    "relying_documents",
     "verify_bundled",
     "write_bundled",
 ]
 
 BUNDLED = Path("fixtures") / "BUNDLED.sha256"
 REGENERATE = ".venv/bin/python scripts/bundle-fixtures.py"
-# Each bundled folder and the documents whose claims read it when a file names none.
-BUNDLED_DIRS: dict[str, tuple[str, ...]] = {
-    "fixtures/lab": ("W1", "W2", "W3", "W4"),
-    "fixtures/hub": ("W3", "W4"),
+# Each bundled folder and the [document] field listing what a document relies on in it.
+BUNDLED_DIRS: dict[str, Callable[[Document], tuple[str, ...]]] = {
+    "fixtures/lab": lambda doc: doc.lab,
+    "fixtures/hub": lambda doc: doc.hub,
 }
 UPSTREAM = "fixtures/lab/upstream.json"
+
+
+def relying_documents(catalog: Catalog, rel: str) -> tuple[str, ...]:
+    """The documents relying on the bundled file ``rel`` (relative to the checkout), in
+    series order: those whose ``lab``/``hub`` list holds it, else (a file no document
+    lists: the copy's own README or manifest, or one nobody should have added) every
+    document relying on anything in its folder."""
+    folder = next((f for f in BUNDLED_DIRS if rel.startswith(f + "/")), None)
+    if folder is None:  # not under a bundled folder: every document relying on one
+        return tuple(d.id for d in catalog.documents
+                     if any(listed(d) for listed in BUNDLED_DIRS.values()))
+    listed = BUNDLED_DIRS[folder]
+    return listing_documents(catalog, rel) or tuple(
+        d.id for d in catalog.documents if listed(d))
+
+
+def listing_documents(catalog: Catalog, rel: str) -> tuple[str, ...]:
+    """The documents whose ``lab``/``hub`` list holds the bundled file ``rel`` itself."""
+    folder = next((f for f in BUNDLED_DIRS if rel.startswith(f + "/")), None)
+    if folder is None:
+        return ()
+    inside = rel.removeprefix(folder + "/")
+    return tuple(d.id for d in catalog.documents
+                 if any(covers(p, inside) for p in BUNDLED_DIRS[folder](d)))
 
 
 def _sha256(path: Path) -> str:
@@ -60,12 +94,13 @@ def _upstream(root: Path) -> dict[str, Any]:
     return files if isinstance(files, dict) else {}
 
 
-def bundled_files(root: Path) -> dict[str, tuple[str, ...]]:
+def bundled_files(root: Path, catalog: Catalog | None = None) -> dict[str, tuple[str, ...]]:
     """Every file under the bundled folders (path relative to ``root`` -> the documents
-    relying on it), symlinks and all: anything that is there is checked."""
-    upstream = _upstream(root)
+    of ``catalog``, default the bundled one, relying on it), symlinks and all: anything
+    that is there is checked."""
+    catalog = catalog or load_catalog()
     found: dict[str, tuple[str, ...]] = {}
-    for folder, docs in BUNDLED_DIRS.items():
+    for folder in BUNDLED_DIRS:
         base = root / folder
         if not base.is_dir():
             continue
@@ -73,10 +108,7 @@ def bundled_files(root: Path) -> dict[str, tuple[str, ...]]:
             if path.is_dir() and not path.is_symlink():
                 continue
             rel = path.relative_to(root).as_posix()
-            entry = upstream.get(path.relative_to(base).as_posix()) if folder.endswith("lab") \
-                else None
-            named = entry.get("documents") if isinstance(entry, dict) else None
-            found[rel] = tuple(named) if isinstance(named, list) and named else docs
+            found[rel] = relying_documents(catalog, rel)
     return found
 
 
@@ -97,17 +129,19 @@ def _listed(path: Path) -> dict[str, str]:
     return entries
 
 
-def verify_bundled(root: Path) -> dict[str, Any] | None:
+def verify_bundled(root: Path, catalog: Catalog | None = None) -> dict[str, Any] | None:
     """Compare the bundled folders with their manifest (None: this tree has none).
 
     Returns ``{"manifest", "checked", "problems"}``; each problem names the file and
-    one document relying on it (``doc``), one entry per such document.
+    one document relying on it (``doc``, from ``catalog``, default the bundled one),
+    one entry per such document.
     """
     path = root / BUNDLED
     if not path.is_file():
         return None
+    catalog = catalog or load_catalog()
     listed = _listed(path)
-    files = bundled_files(root)
+    files = bundled_files(root, catalog)
     upstream = _upstream(root)
     problems: list[dict[str, str]] = []
 
@@ -132,7 +166,12 @@ def verify_bundled(root: Path) -> dict[str, Any] | None:
         if isinstance(entry, dict) and entry.get("git_blob") != git_blob_id(file.read_bytes()):
             add(rel, docs, f"{rel} is not the lab's file: its git blob id differs from "
                 f"{entry.get('git_blob')} in {UPSTREAM}")
+        elif entry is None and rel.startswith("fixtures/lab/") \
+                and listing_documents(catalog, rel):
+            # A lab file a document relies on is the lab's: its provenance is recorded.
+            add(rel, docs, f"{rel} is a lab file {', '.join(docs)} relies on, but {UPSTREAM} "
+                f"has no entry for it (upstream path, git blob id, last commit); run "
+                f"{REGENERATE} --lab-repo GITDIR")
     for rel in sorted(set(listed) - set(files)):
-        folder = next((f for f in BUNDLED_DIRS if rel.startswith(f + "/")), None)
-        add(rel, BUNDLED_DIRS.get(folder or "", ("W1", "W2", "W3", "W4")), f"{rel} is missing")
+        add(rel, relying_documents(catalog, rel), f"{rel} is missing")
     return {"manifest": str(BUNDLED), "checked": len(files), "problems": problems}

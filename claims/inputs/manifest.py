@@ -23,13 +23,19 @@ caught on every run as an edited fixture is.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims.catalog.loader import Catalog, load_catalog
 from claims.catalog.references import figure_value
 from claims.inputs.digests import manifest_documents, sha256_file, value_digest
-from claims.inputs.transcribed import FILE_REFERENCES, SEED_FILES, figure_references
+from claims.inputs.transcribed import (
+    FILE_REFERENCES,
+    SEED_FILES,
+    figure_references,
+    transcribed_documents,
+)
 
 if TYPE_CHECKING:
     from claims.records import ManifestCheck
@@ -54,12 +60,15 @@ REGENERATE = ".venv/bin/python scripts/anchor-transcriptions.py --claims-documen
 FIGURE_LINE = "# figure "
 
 
-def transcribed_files(root: Path) -> dict[str, str]:
+def transcribed_files(root: Path, listed: Iterable[str] = ()) -> dict[str, str]:
     """Every transcribed file under ``root`` (relative path -> the document it belongs to):
-    each ``fixtures/recorded/<DOC>.json``, its anchors, and the files it names."""
+    each ``fixtures/recorded/<DOC>.json``, its anchors, and the files it names, for each
+    document with such a file or (``listed``: the manifest's files) one listed."""
     files: dict[str, str] = {}
     recorded = root / "fixtures" / "recorded"
-    for doc in SEED_FILES:
+    listed = set(listed)
+    named = {doc for doc in SEED_FILES if f"fixtures/recorded/{doc}.json" in listed}
+    for doc in transcribed_documents(root, named):
         files[f"fixtures/recorded/{doc}.json"] = doc
         files[f"fixtures/recorded/{doc}.anchors.json"] = doc
         refs = FILE_REFERENCES.get(doc)
@@ -82,9 +91,7 @@ def figure_digests(
     in ``catalog`` (default: the installed one)."""
     catalog = catalog or load_catalog()
     out: dict[str, tuple[str, str, str]] = {}
-    for doc in SEED_FILES:
-        if not (root / "fixtures" / "recorded" / f"{doc}.json").is_file():
-            continue
+    for doc in transcribed_documents(root):
         for ref in figure_references(root, doc):
             where = f"fixtures/recorded/{doc}.json {ref.path}"
             out[where] = (value_digest(where, figure_value(catalog, ref)), doc, ref.label)
@@ -138,7 +145,7 @@ def verify_manifest(root: Path, catalog: Catalog | None = None) -> ManifestCheck
         return None
     listed, listed_figures = _read(path)
     problems: list[dict[str, str]] = []
-    files = transcribed_files(root)
+    files = transcribed_files(root, listed)
     for rel, doc in sorted(files.items()):
         expected = listed.get(rel)
         file = root / rel

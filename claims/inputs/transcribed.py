@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -45,6 +45,8 @@ __all__ = [
     "printed_forms",
     "raw_data",
     "recorded_data",
+    "recorded_path",
+    "transcribed_documents",
     "transcribed_values",
 ]
 
@@ -71,6 +73,20 @@ class _CatalogSeeds(Mapping[str, tuple[str, ...]]):
 
 # Which seeds each recorded file transcribes (claims/catalog/<DOC>.toml says).
 SEED_FILES: Mapping[str, tuple[str, ...]] = _CatalogSeeds()
+
+
+def recorded_path(root: Path, doc: str) -> Path:
+    return root / "fixtures" / "recorded" / f"{doc}.json"
+
+
+def transcribed_documents(root: Path, also: Iterable[str] = ()) -> tuple[str, ...]:
+    """The catalog's documents, in series order, that have figures transcribed from their
+    seeds: those with a ``fixtures/recorded/<DOC>.json`` (and those named in ``also``, the
+    manifest's, so a deleted fixture is missed rather than forgotten). A document with no
+    transcribed figures, such as one whose text is bundled lab files, has no such file."""
+    named = set(also)
+    return tuple(doc for doc in SEED_FILES
+                 if doc in named or recorded_path(root, doc).is_file())
 # Values that name other transcription files rather than transcribing text.
 FILE_REFERENCES = {"W1": "command_outputs", "W3": "files_printed"}
 # How much of the text before a value an anchor keeps.
@@ -239,7 +255,7 @@ def _packaged_catalog() -> Catalog:
 
 
 def raw_data(root: Path, doc: str) -> dict[str, Any]:
-    path = root / "fixtures" / "recorded" / f"{doc}.json"
+    path = recorded_path(root, doc)
     data: dict[str, Any] = json.loads(path.read_text("utf-8"))
     return data
 
@@ -262,8 +278,7 @@ def all_figure_references(root: Path) -> list[tuple[str, Reference]]:
     """(document, reference) for every catalog figure every transcribed fixture names."""
     return [
         (doc, ref)
-        for doc in SEED_FILES
-        if (root / "fixtures" / "recorded" / f"{doc}.json").is_file()
+        for doc in transcribed_documents(root)
         for ref in figure_references(root, doc)
     ]
 
@@ -343,7 +358,7 @@ def misplaced_values(root: Path, documents: Path) -> Transcription:
                 "documents_dir": str(documents)}
     values = 0
     misplaced: list[dict[str, str]] = []
-    for doc in SEED_FILES:
+    for doc in transcribed_documents(root):
         seeds = {s.name: s for s in seeds_of(documents, doc) or []}
         anchors = load_anchors(root, doc)
         for path, value in transcribed_values(root, doc):
@@ -374,7 +389,7 @@ def audit_transcriptions(root: Path, documents: Path | None) -> dict[str, Any]:
     by_kind: dict[str, dict[str, int]] = {kind: {"mutations": 0, "caught": 0} for kind in KINDS}
     survivors: list[str] = []
     unanchored: list[str] = []
-    for doc in SEED_FILES:
+    for doc in transcribed_documents(root):
         seeds = seeds_of(documents, doc)
         if seeds is None:
             return {"skipped": f"the source documents are not all in {documents}"}

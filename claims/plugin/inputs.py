@@ -43,8 +43,8 @@ __all__ = ["DOCUMENTS_OPTIONAL", "check_inputs", "input_problem"]
 DOCUMENTS_OPTIONAL = (
     "the source documents are optional: the figures transcribed from them ship with the "
     "suite and are checked against their SHA-256 manifest on every run; with "
-    "--claims-documents DIR (the five write-ups) each is also found where its document "
-    "prints it"
+    "--claims-documents DIR (the write-ups the catalog names as seeds) each is also found "
+    "where its document prints it"
 )
 
 
@@ -89,7 +89,7 @@ def check_inputs(root: Path, documents: Path | None, catalog: Catalog | None = N
     if catalog is not None:
         figures = sum(len(c.stated) for c in catalog)
         manifest = _joined(manifest, "claims/catalog/*.anchors.toml", figures,
-                           figure_problems(catalog))
+                           figure_problems(catalog, root=root))
     return {"manifest": manifest, "transcription": transcription}
 
 

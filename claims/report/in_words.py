@@ -57,7 +57,7 @@ def in_words(totals: Mapping[str, int], audit: Mapping[str, Any] | None,
     else:
         docs = ("The source documents were not given, and need not be: the figures transcribed "
                 "from them ship with the suite and were checked against their SHA-256 "
-                "manifest. With --claims-documents DIR (the five write-ups) each one is also "
-                "looked up where its document prints it.")
+                "manifest. With --claims-documents DIR (the write-ups the catalog names as "
+                "seeds) each one is also looked up where its document prints it.")
     lines.append({"id": "words-inputs", "text": docs})
     return lines

@@ -12,12 +12,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from claims.inputs.bundled import git_blob_id
+from claims.catalog.loader import load_catalog
+from claims.inputs.bundled import git_blob_id, relying_documents
 from claims.probes.errors import InputError
 from claims.testing import recordings
 
 __all__ = [
     "PROVENANCE",
+    "document_of",
     "file_for",
     "git_blob_id",
     "lab_dir",
@@ -45,12 +47,23 @@ def manifest() -> dict[str, Any]:
     return data
 
 
+def document_of(key: str) -> str:
+    """The one document relying on the manifest's file ``key`` (a path under fixtures/lab):
+    the catalog's ``[document]`` lab lists say which, not the manifest."""
+    docs = relying_documents(load_catalog(), f"fixtures/lab/{key}")
+    if len(docs) != 1:
+        raise InputError(f"fixtures/lab/manifest.json: {key} is relied on by "
+                         f"{', '.join(docs) or 'no document'}, not by one document's lab list")
+    return docs[0]
+
+
 def week_folders() -> dict[str, str]:
-    """Document id -> the week's folder under fixtures/lab, as the manifest's files say
-    (each file names its document): the manifest is the one list of the lab's weeks."""
+    """Document id -> the week's folder under fixtures/lab: the folder of each file the
+    manifest describes, for the document whose lab list holds it (the manifest is the
+    one list of the lab's results, the catalog the one list of who relies on what)."""
     folders: dict[str, str] = {}
-    for key, entry in manifest()["files"].items():
-        folders.setdefault(str(entry["document"]), key.split("/", 1)[0])
+    for key in manifest()["files"]:
+        folders.setdefault(document_of(key), key.split("/", 1)[0])
     return folders
 
 

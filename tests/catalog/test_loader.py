@@ -141,3 +141,38 @@ def test_a_glob_of_the_catalog_folder_skips_the_anchors() -> None:
 
     folder = Path(__file__).resolve().parents[2] / "claims" / "catalog"
     assert len(load_catalog(sorted(folder.glob("*.toml")))) == len(load_catalog())
+
+
+def test_lab_and_text_are_read_onto_the_document():
+    head = HEAD.replace('seeds = []', 'seeds = []\nlab = ["LICENSE", "week-05"]\n'
+                        'text = ["week-05/README.md", "LICENSE"]')
+    doc = load_document("T3.toml", text=head + GOOD)
+    assert doc.lab == ("LICENSE", "week-05")
+    assert doc.text == ("week-05/README.md", "LICENSE")
+    bare = load_document("T3.toml", text=HEAD + GOOD)
+    assert bare.lab == () and bare.text == ()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ('lab = "week-05"', "lab must be a list of strings"),
+        ("lab = [5]", "lab must be a list of strings"),
+        ('text = [{ path = "a" }]', "text must be a list of strings"),
+        ('lab = ["/etc/passwd"]', "lab: '/etc/passwd' is not a path under fixtures/lab"),
+        ('lab = ["../claims"]', "lab: '../claims' is not a path under fixtures/lab"),
+        ('lab = ["week-05/"]', "lab: 'week-05/' is not a path under fixtures/lab"),
+        ('lab = ["week-05\\\\a.md"]', "is not a path under fixtures/lab"),
+        ('lab = [""]', "lab: '' is not a path under fixtures/lab"),
+        ('lab = ["a", "a"]', "lab: listed twice: a"),
+        ('lab = ["week-05"]\ntext = ["week-050/README.md"]',
+         "text: 'week-050/README.md' is not inside any of lab (week-05)"),
+        ('text = ["README.md"]', "text: 'README.md' is not inside any of lab (none listed)"),
+    ],
+)
+def test_malformed_lab_and_text_are_named(fields, message):
+    head = HEAD.replace('seeds = []', 'seeds = []\n' + fields)
+    with pytest.raises(CatalogError) as info:
+        load_document("T3.toml", text=head + GOOD)
+    assert str(info.value).startswith("T3.toml, [document]: ")
+    assert message in str(info.value)

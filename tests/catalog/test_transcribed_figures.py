@@ -23,7 +23,7 @@ from claims.catalog import Catalog, load_catalog
 from claims.catalog.references import REFERENCE_KEY, figure_value
 from claims.inputs.digests import value_digest
 from claims.inputs.manifest import anchored_figure_digests
-from claims.inputs.transcribed import SEED_FILES, all_figure_references, leaves
+from claims.inputs.transcribed import all_figure_references, leaves, transcribed_documents
 from claims.tiers import OFFLINE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +109,7 @@ def typed_twice(
 def _raw_fixtures() -> list[tuple[str, Any]]:
     return [
         (doc, json.loads((ROOT / "fixtures" / "recorded" / f"{doc}.json").read_text("utf-8")))
-        for doc in SEED_FILES
+        for doc in transcribed_documents(ROOT)
     ]
 
 

@@ -213,3 +213,75 @@ def test_edited_erratum_figure_fails_the_offline_run(tmp_path: Path,
     assert proc.returncode != 0, proc.stdout[-2000:]
     assert "MC-QUANT-SIZES figure '70B Q6_K' no longer says what the document prints" \
         in proc.stdout, proc.stdout[-3000:]
+
+
+# ---- anchors in a bundled text file (a document whose text is the lab's: Week 5) ----
+W5_DOC = ('[document]\nid = "W5"\ntitle = "Week 5"\npublished = "2026-08-16"\nseeds = []\n'
+          'lab = ["week"]\ntext = ["week/notes.md"]\nsections = ["notes.md"]\n\n'
+          '[[claim]]\nid = "W5-X"\nsection = "notes.md"\nstatement = "A total."\n'
+          'tiers = ["offline"]\nstated = [{ name = "total", value = "4,194,304", unit = "B" }]\n')
+
+
+def _bundled_text_case(tmp_path: Path, printed: str,
+                       anchor: FigureAnchor) -> tuple[Path, Path, list[dict[str, str]]]:
+    root, catalog_dir = tmp_path / "root", tmp_path / "catalog"
+    (root / "fixtures" / "lab" / "week").mkdir(parents=True)
+    catalog_dir.mkdir()
+    (root / "fixtures" / "lab" / "week" / "notes.md").write_text(printed, "utf-8")
+    (catalog_dir / "W5.toml").write_text(W5_DOC, "utf-8")
+    anchors_path("W5", catalog_dir).write_text(dump_anchors("W5", [anchor]), "utf-8")
+    catalog = load_catalog([catalog_dir / "W5.toml"])
+    return root, catalog_dir, figure_problems(catalog, catalog_dir, root=root)
+
+
+FILE_ANCHOR = FigureAnchor("W5-X", "total", "", 2, "FP32 tensor is ", "4,194,304",
+                           file="week/notes.md")
+
+
+def test_a_bundled_file_anchor_is_checked_on_every_run(tmp_path: Path) -> None:
+    """No --claims-documents needed: the text is bundled, so an edit of it is found."""
+    good = "# Notes\nA 1024x1024 FP32 tensor is 4,194,304 bytes.\n"
+    assert _bundled_text_case(tmp_path / "a", good, FILE_ANCHOR)[2] == []
+    edited = good.replace("4,194,304", "4,194,305")
+    found = _bundled_text_case(tmp_path / "b", edited, FILE_ANCHOR)[2]
+    assert len(found) == 1 and "week/notes.md does not print '4,194,304' at line 2" \
+        in found[0]["problem"], found
+    moved = _bundled_text_case(tmp_path / "c", "# Notes\n\n" + good, FILE_ANCHOR)[2]
+    assert len(moved) == 1 and "at line 2" in moved[0]["problem"]
+
+
+def test_a_bundled_file_anchor_names_one_of_the_documents_text_files(tmp_path: Path) -> None:
+    other = replace(FILE_ANCHOR, file="week/other.md")
+    found = _bundled_text_case(tmp_path, "x\nA 1024x1024 FP32 tensor is 4,194,304.\n", other)[2]
+    assert len(found) == 1 and "week/other.md is not one of W5's text files" \
+        in found[0]["problem"]
+
+
+def test_a_bundled_file_anchor_round_trips_and_is_no_seed(tmp_path: Path) -> None:
+    _, catalog_dir, _ = _bundled_text_case(
+        tmp_path, "x\nA 1024x1024 FP32 tensor is 4,194,304.\n", FILE_ANCHOR)
+    assert load_anchors("W5", catalog_dir) == [FILE_ANCHOR]
+    # The documents folder has nothing to say about it: it is not a seed's.
+    catalog = load_catalog([catalog_dir / "W5.toml"])
+    assert misplaced_figures(catalog, tmp_path, catalog_dir) == (0, [])
+
+
+@pytest.mark.parametrize(("place", "says"), [
+    ('seed = "a.txt"\nfile = "week/notes.md"', "either seed"),
+    ("", "either seed"),
+    ('file = ""', "file must be a non-empty string"),
+])
+def test_an_anchor_names_a_seed_or_a_file(tmp_path: Path, place: str, says: str) -> None:
+    (tmp_path / "W5.anchors.toml").write_text(
+        f'[[anchor]]\nclaim = "W5-X"\nfigure = "total"\n{place}\nline = 2\nbefore = ""\n'
+        'text = "4"\n', "utf-8")
+    with pytest.raises(AnchorError, match=says):
+        load_anchors("W5", tmp_path)
+
+
+def test_week5_figures_are_anchored_in_its_bundled_text() -> None:
+    """Every W5 figure names one of its text files, so it is checked without documents."""
+    catalog = load_catalog()
+    w5 = next(d for d in catalog.documents if d.id == "W5")
+    anchors = load_anchors("W5")
+    assert anchors and all(a.file in w5.text and not a.seed for a in anchors)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from claims.catalog import load_catalog
+from claims.catalog.loader import Catalog
 from claims.inputs.bundled import BUNDLED, bundled_files, git_blob_id, verify_bundled
 from tests.checkout import copy_checkout, flip_a_bit, run_pytest
 
@@ -74,6 +77,7 @@ def test_no_manifest_means_no_check(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("rel", "tests_dir"), [
     ("fixtures/lab/LICENSE", "tests/claims/w1/test_lab.py"),
+    ("fixtures/lab/week-05-pytorch-tensors/observations.md", "tests/claims/w5/test_week5.py"),
     ("fixtures/hub/Qwen--Qwen2.5-3B-Instruct/aa8e72537993ba99e69dfaafa59ed015b17504d1/"
      "snapshot.json", "tests/claims/w4/test_listing.py"),
 ])
@@ -83,3 +87,34 @@ def test_edited_byte_fails_an_offline_run(tmp_path: Path, rel: str, tests_dir: s
     proc = run_pytest(repo, "-m", "offline", "-n", "0", tests_dir)
     assert proc.returncode != 0, proc.stdout[-2000:]
     assert rel in proc.stdout, proc.stdout[-3000:]
+
+
+def test_the_documents_relying_on_a_file_are_the_catalog_s(tree: Path) -> None:
+    """No list of documents lives here: a document whose lab list names a folder is failed
+    by its files, and only by those (a catalog with a made-up week shows it)."""
+    catalog = load_catalog()
+    extra = replace(catalog.documents[0], id="X9", lab=("roadmap/week-05.md",), hub=())
+    widened = Catalog(documents=(*catalog.documents, extra))
+    week5 = tree / "fixtures/lab/roadmap/week-05.md"
+    week5.write_bytes(week5.read_bytes() + b"\n")
+    found = {doc for doc, rel in _problems_in(tree, widened) if rel.endswith("week-05.md")}
+    assert "X9" in found and "W1" in found
+    assert not {doc for doc, rel in _problems_in(tree, widened) if rel.endswith("LICENSE")}
+
+
+def _problems_in(root: Path, catalog: Catalog) -> list[tuple[str, str]]:
+    result = verify_bundled(root, catalog)
+    assert result is not None
+    return [(p["doc"], p["file"]) for p in result["problems"]]
+
+
+def test_a_listed_lab_file_without_provenance_is_named(tree: Path) -> None:
+    """A file added to a week's folder is one its document relies on: without its entry in
+    upstream.json it is not known to be the lab's, and says so."""
+    (tree / "fixtures/lab/week-02-first-local-model/new.py").write_text("x = 1\n", "utf-8")
+    result = verify_bundled(tree)
+    assert result is not None
+    problems = [p for p in result["problems"] if p["file"].endswith("/new.py")]
+    assert {p["doc"] for p in problems} == {"W2"}
+    assert any("has no entry for it" in p["problem"] and "--lab-repo" in p["problem"]
+               for p in problems)

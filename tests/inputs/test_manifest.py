@@ -22,6 +22,7 @@ from claims.inputs.manifest import (
     transcribed_files,
     verify_manifest,
 )
+from claims.inputs.transcribed import transcribed_documents
 from claims.plugin.inputs import check_inputs, input_problem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +79,31 @@ def test_a_new_transcribed_file_must_be_anchored_first(tmp_path: Path) -> None:
     result = verify_manifest(root)
     assert result is not None
     assert [p["file"] for p in result["problems"]] == ["fixtures/recorded/W4.json"]
+
+
+def test_a_document_without_transcribed_figures_needs_no_fixture(tmp_path: Path) -> None:
+    """The recorded fixture is optional: a document that never had one (its text bundled,
+    or nothing to transcribe) is not asked for fixtures/recorded/<DOC>.json."""
+    root = _copy(tmp_path)
+    for name in ("W4.json", "W4.anchors.json"):
+        (root / "fixtures" / "recorded" / name).unlink()
+    manifest = root / MANIFEST
+    manifest.write_text("".join(
+        line for line in manifest.read_text("utf-8").splitlines(keepends=True)
+        if "fixtures/recorded/W4." not in line), "utf-8")
+    assert "W4" not in transcribed_documents(root)
+    result = verify_manifest(root)
+    assert result is not None and result["problems"] == []
+
+
+def test_a_deleted_fixture_the_manifest_lists_is_missing(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    (root / "fixtures" / "recorded" / "W4.anchors.json").unlink()
+    (root / "fixtures" / "recorded" / "W4.json").unlink()
+    result = verify_manifest(root)
+    assert result is not None
+    missing = {p["file"] for p in result["problems"] if p["problem"].endswith("is missing")}
+    assert missing == {"fixtures/recorded/W4.json", "fixtures/recorded/W4.anchors.json"}
 
 
 def test_only_the_claims_of_the_edited_document_fail(tmp_path: Path) -> None:

@@ -391,7 +391,7 @@ def _coverage_pages(args: argparse.Namespace, acc: Any) -> None:
         verdicts = verdicts_of(load_evidence(evidence))  # EvidenceError names the file
     else:
         note = f"No evidence at {evidence}: verdicts are not shown."
-    report = Path(args.claims_report) if args.claims_report else evidence.parent / "report.html"
+    report = Path(args.claims_report_html) if args.claims_report_html else evidence.parent / "report.html"
     index = write_pages(acc, Path(args.html), verdicts, report, note)
     print(f"annotated documents written: {safe(index)}")
 
@@ -504,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--claims-evidence", metavar="PATH",
                    help=f"the evidence whose verdicts --html shows (default: {DEFAULT_EVIDENCE}, "
                    "when it exists)")
-    p.add_argument("--claims-report", metavar="PATH",
+    p.add_argument("--claims-report-html", metavar="PATH",
                    help="the report page judged figures link to (default: report.html beside "
                    "the evidence)")
     p.set_defaults(func=cmd_coverage)

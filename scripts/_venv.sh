@@ -4,7 +4,7 @@
 # Usage: source scripts/_venv.sh EXTRAS [PIP ARGS...]
 #
 # The usual times below were measured on a two-core x86-64 VM with a warm pip cache
-# (README.md, "How long it takes"); a step taking longer prints a line a minute.
+# (docs/setup.md, "How long it takes"); a step taking longer prints a line a minute.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 VENV="${VENV:-.venv}"

@@ -23,6 +23,7 @@ import pytest
 
 from claims.testing import fake_nvidia_smi
 from claims.testing.fake_cuda import FAKE_BANDWIDTH_SHARE
+from tests.extras import installed, needs_torch
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
 pytestmark = pytest.mark.slow
@@ -132,6 +133,13 @@ def _assert_simulated_pass(evidence: dict[str, Any], *, allowed: dict[str, str] 
     return claims
 
 
+# What the tier says is missing first: torch with CUDA, else (torch installed) the driver.
+# The offline install has no torch; scripts/test.sh installs it (the gpu extra).
+NO_TORCH = "gpu tier needs torch with CUDA"
+NO_DRIVER = "gpu tier needs an NVIDIA driver: nvidia-smi is not on PATH"
+MISSING = NO_DRIVER if installed("torch") else NO_TORCH
+
+
 def test_without_a_gpu_every_claim_is_not_run_with_the_reason(tmp_path, no_gpu_path):
     proc, evidence = _run(tmp_path, "--claims-profile=generic", path=no_gpu_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -139,7 +147,7 @@ def test_without_a_gpu_every_claim_is_not_run_with_the_reason(tmp_path, no_gpu_p
     assert set(claims) == GPU_CLAIMS
     for claim in claims.values():
         assert claim["verdict"] == "not-run", claim
-        assert "nvidia-smi is not on PATH" in (claim["reason"] or ""), claim
+        assert MISSING in (claim["reason"] or ""), claim
     assert evidence["run"]["tier_status"]["gpu"]["available"] is False
 
 
@@ -148,14 +156,11 @@ def test_require_live_fails_naming_the_missing_prerequisite(tmp_path, no_gpu_pat
         tmp_path, "--claims-profile=generic", "--claims-require-live", path=no_gpu_path
     )
     assert proc.returncode == 1
-    expected = (
-        "--claims-require-live: not run: gpu tier needs an NVIDIA driver: "
-        "nvidia-smi is not on PATH"
-    )
-    assert expected in proc.stdout
+    assert f"--claims-require-live: not run: {MISSING}" in proc.stdout
     assert all(c["verdict"] == "not-run" for c in _claims(evidence).values())
 
 
+@needs_torch
 def test_fake_device_decides_every_claim_generic(tmp_path, fake_gpu_path):
     proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
                           path=fake_gpu_path, extra_env={"CLAIMS_COPY_MIB": "8"})
@@ -190,6 +195,7 @@ def test_fake_device_decides_every_claim_generic(tmp_path, fake_gpu_path):
     assert "Simulated run." in html and "reproduced on any machine" in html
 
 
+@needs_torch
 @pytest.mark.parametrize("machine, free_h", [("gb10", "121Gi"), ("gb10-580.95", "119Gi")])
 def test_a_simulated_spark_passes_under_the_spark_profile(tmp_path, machine, free_h):
     path, env = _fake_path(tmp_path, machine)
@@ -233,6 +239,7 @@ def test_a_simulated_spark_passes_under_the_spark_profile(tmp_path, machine, fre
     assert evidence["run"]["profile_choice"]["reason"] == "named with --claims-profile dgx-spark"
 
 
+@needs_torch
 def test_the_cuda_toolkit_wheel_form_counts_as_torchs_own_runtime(tmp_path):
     path, env = _fake_path(tmp_path, "gb10-580.95")
     _, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
@@ -250,6 +257,7 @@ def test_the_cuda_toolkit_wheel_form_counts_as_torchs_own_runtime(tmp_path):
     assert wheels["note"].startswith("includes the post's"), wheels["note"]
 
 
+@needs_torch
 def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
     path, env = _fake_path(tmp_path, "h100")
     proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
@@ -272,6 +280,7 @@ def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
     assert rate["measured"] > 0  # reported, not judged: an H100 has dedicated memory
 
 
+@needs_torch
 def test_a_mig_slice_is_matched_to_its_gpu_and_judged_as_a_slice(tmp_path):
     path, env = _fake_path(tmp_path, "a100-mig")
     mig = "MIG-66666666-6666-6666-6666-666666666666"
@@ -294,6 +303,7 @@ def test_a_mig_slice_is_matched_to_its_gpu_and_judged_as_a_slice(tmp_path):
 
 
 
+@needs_torch
 def test_auto_detects_a_simulated_spark_and_says_why(tmp_path):
     path, env = _fake_path(tmp_path, "gb10-580.95")
     proc, evidence = _run(tmp_path, "--claims-profile=auto", "-p", "claims.testing.fake_cuda",
@@ -304,6 +314,7 @@ def test_auto_detects_a_simulated_spark_and_says_why(tmp_path):
     assert f"profile: dgx-spark ({choice['reason']})" in proc.stdout
 
 
+@needs_torch
 def test_require_live_fails_when_auto_cannot_ask_nvidia_smi(tmp_path):
     path, env = _fake_path(tmp_path, "gb10")
     broken = tmp_path / "broken"
@@ -380,6 +391,7 @@ def _conclusion(claim: dict[str, Any]) -> str:
     return str(check.get("simulated_conclusion", check["verdict"]))
 
 
+@needs_torch
 @pytest.mark.parametrize("machine", sorted(MACHINE_TABLE))
 def test_each_recorded_machine_reaches_the_verdicts_a_reviewer_expects(tmp_path, machine):
     profile, extra, expected = MACHINE_TABLE[machine]
@@ -413,6 +425,7 @@ def _variant(tmp_path: Path, base: str, change: Any) -> Path:
     return target
 
 
+@needs_torch
 def test_a_newer_minor_of_the_ceilings_cuda_runs_on_the_driver(tmp_path):
     # NVIDIA's minor-version compatibility: a cu132 torch and a 13.1 toolkit on an R580
     # driver (ceiling 13.0) are a healthy stack, not a refutation.
@@ -438,6 +451,7 @@ def test_a_newer_minor_of_the_ceilings_cuda_runs_on_the_driver(tmp_path):
 
 @pytest.mark.parametrize("variable, value", [("NVIDIA_TF32_OVERRIDE", "1"),
                                              ("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1")])
+@needs_torch
 def test_a_tf32_override_leaves_the_fp32_series_not_run_by_name(tmp_path, variable, value):
     # The variable is the user's to unset (a prerequisite), not the machine's profile.
     path, env = _fake_path(tmp_path, "h200-580")
@@ -464,6 +478,7 @@ def pytest_runtest_call(item):
 """
 
 
+@needs_torch
 def test_ctrl_c_in_a_terminal_leaves_the_running_check_not_run_and_keeps_the_rest(tmp_path):
     import pty
     import signal

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from claims.testing import fake_nvidia_smi
+from tests.extras import needs_torch
 from tests.signals import default_signals
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
@@ -107,6 +108,7 @@ def _evidence(kept: Path) -> dict[str, Any]:
     return loaded
 
 
+@needs_torch  # the fake CUDA machine stands in for a GPU, not for torch
 def test_a_whole_run_against_a_simulated_spark_keeps_log_evidence_and_report(tmp_path):
     env = {**_fake_machine_env(tmp_path, "gb10-580.95"), "SKIP_INSTALL": "1",
            "VENV": str(_wrapper_venv(tmp_path / "venv")), "PROFILE": "dgx-spark"}
@@ -157,6 +159,7 @@ def pytest_collection_finish(session):
 '''
 
 
+@needs_torch  # the fake CUDA machine stands in for a GPU, not for torch
 def test_a_pytest_session_past_its_limit_is_stopped_and_the_report_still_written(tmp_path):
     plugins = tmp_path / "plugins"
     plugins.mkdir()
@@ -432,6 +435,7 @@ def _assert_interrupted_run_kept(tmp_path: Path, status: int) -> None:
     assert f"exit status {status};" in log
 
 
+@needs_torch  # the fake CUDA machine stands in for a GPU, not for torch
 def test_ctrl_c_in_a_terminal_stops_pytest_through_its_interrupt_path(tmp_path):
     env, marker = _interruptible_env(tmp_path)
     pid, fd = pty.fork()
@@ -477,6 +481,7 @@ def test_ctrl_c_in_a_terminal_stops_pytest_through_its_interrupt_path(tmp_path):
     _assert_interrupted_run_kept(tmp_path, 130)
 
 
+@needs_torch  # the fake CUDA machine stands in for a GPU, not for torch
 def test_sigterm_stops_pytest_through_its_interrupt_path_too(tmp_path):
     env, marker = _interruptible_env(tmp_path)
     proc = subprocess.Popen(["bash", str(SCRIPT), "-p", "slow_plugin", "-p",

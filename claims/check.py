@@ -46,6 +46,7 @@ from claims.records import (
     StatedFor,
     StatedRange,
 )
+from claims.terminal import encodable
 
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
@@ -111,7 +112,10 @@ def jsonable(value: Any) -> Any:
     xdist's serializer (execnet) dispatches on the exact type, so subclasses of
     the builtins (torch's ``TorchVersion`` is a ``str``, ``numpy.float64`` a
     ``float``, an ``IntEnum`` an ``int``) are turned into the builtin itself:
-    one of them in a record would crash the worker and end the whole run.
+    one of them in a record would crash the worker and end the whole run. So would
+    a lone surrogate (a file name that is not UTF-8): text gets U+FFFD in its place,
+    as the evidence file would (:func:`claims.terminal.encodable`), so a record reads
+    the same under -n 0 and -n 2.
     """
     if isinstance(value, Interval):
         return value.to_json()
@@ -120,16 +124,16 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, int):
         return int(value)
     if isinstance(value, str):
-        return str(value)
+        return encodable(str(value))
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else str(value)
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        return {encodable(str(k)): jsonable(v) for k, v in value.items()}
     if hasattr(value, "item"):  # numpy scalars
         return jsonable(value.item())
-    return str(value)
+    return encodable(str(value))
 
 
 def _display(value: Any, unit: str | None) -> str:
@@ -554,6 +558,8 @@ class Check:
         * ``matmul``: device ("cpu"/"gpu"), precision ("fp32"/"tf32"), tflops, ms
         * ``bits_per_param``: file, label (quantization label), bits_per_param
         * ``kv_growth``: context, measured_bytes, formula_bytes
+        * ``precisions``: label (whose run), source ("recorded"/"measured"), precision
+          ("fp32"/"fp16"/"bf16"), gflops and/or peak_mib
         """
         self.charts.append({"kind": kind, "title": title, "rows": jsonable(rows)})
 

@@ -12,8 +12,12 @@ Commands::
     claims inspect gguf PATH [--json]         GGUF header facts (no tensor data read)
     claims inspect store DIR [--json] [--model NAME] [--verify]
                                               an Ollama store: manifests, blobs, sharing
-    claims audit [--claim ID]... [--claims-documents DIR] [--json] [-o reports/audit.json]
-                                              perturb each stated figure, rerun its checks
+    claims audit [--claim ID]... [--claims-documents DIR] [--json] [--force]
+                 [-o reports/audit.json]
+                                              perturb each stated figure, rerun its checks;
+                                              the result kept at -o is reused while the
+                                              checkout is the one it was made on (--force:
+                                              rerun anyway)
     claims coverage [--claims-documents DIR] [--document ID]... [--show-missing]
                     [--fail-under PCT] [--json PATH] [--html DIR [--claims-evidence PATH]]
                                               every figure the documents print: judged,
@@ -284,29 +288,42 @@ def cmd_inspect_store(args: argparse.Namespace) -> int:
 
 # --- audit --------------------------------------------------------------------
 def cmd_audit(args: argparse.Namespace) -> int:
-    from claims.audit import run_audit
-    from claims.catalog import load_catalog
-    from claims.inputs.audit_result import print_audit, write_audit
+    from claims.inputs.audit_digest import audit_digest, documents_digest
+    from claims.inputs.audit_result import current_audit, print_audit, reused_line, write_audit
 
-    catalog = load_catalog()
-    unknown = [cid for cid in args.claim or () if cid not in catalog]
-    if unknown:  # as pytest's --claim does: a misspelt id is bad usage, not "0 of 0"
-        ids = [claim.id for claim in catalog]
-        named = ", ".join(cid + did_you_mean(cid, ids) for cid in unknown)
-        _error(f"claims audit: --claim: unknown claim id(s) {named}")
-        return EXIT_INPUT
+    if args.claim:
+        from claims.catalog import load_catalog
+
+        catalog = load_catalog()
+        unknown = [cid for cid in args.claim if cid not in catalog]
+        if unknown:  # as pytest's --claim does: a misspelt id is bad usage, not "0 of 0"
+            ids = [claim.id for claim in catalog]
+            named = ", ".join(cid + did_you_mean(cid, ids) for cid in unknown)
+            _error(f"claims audit: --claim: unknown claim id(s) {named}")
+            return EXIT_INPUT
     documents = args.claims_documents or os.environ.get(DOCUMENTS_ENV) or None
-    result = run_audit(
-        args.claim or None,
-        tests=args.tests,
-        documents=Path(documents).expanduser() if documents else None,
-    )
-    if args.output:
-        write_audit(Path(args.output), result)
+    folder = Path(documents).expanduser() if documents else None
+    # The kept result is the answer while nothing it was made from has changed
+    # (claims.inputs.audit_digest): checking that costs a few hundredths of a second,
+    # rerunning a minute or more.
+    kept = None
+    if args.output and not args.force:
+        digest = audit_digest(Path(args.tests).resolve().parent)
+        kept = current_audit(Path(args.output), digest, documents_digest(folder), args.claim)
+    if kept is not None:
+        result = kept
+    else:
+        from claims.audit import run_audit
+
+        result = run_audit(args.claim or None, tests=args.tests, documents=folder)
+        if args.output:
+            write_audit(Path(args.output), result)
     if args.json:
         _print_json(result)
     else:
         print_audit(result)
+        if kept is not None:
+            print(reused_line(kept))
     failed = result["defects"] or result["transcriptions"].get("survivors")
     return EXIT_VERIFY if failed else EXIT_OK
 
@@ -374,7 +391,7 @@ def _coverage_pages(args: argparse.Namespace, acc: Any) -> None:
         verdicts = verdicts_of(load_evidence(evidence))  # EvidenceError names the file
     else:
         note = f"No evidence at {evidence}: verdicts are not shown."
-    report = Path(args.claims_report) if args.claims_report else evidence.parent / "report.html"
+    report = Path(args.claims_report_html) if args.claims_report_html else evidence.parent / "report.html"
     index = write_pages(acc, Path(args.html), verdicts, report, note)
     print(f"annotated documents written: {safe(index)}")
 
@@ -464,6 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", default="reports/audit.json", help="where to keep the result (JSON)"
     )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.add_argument("--force", action="store_true",
+                   help="rerun even when the result kept at --output was made on this very "
+                   "checkout (by default it is reused then: nothing it reads has changed)")
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser(
@@ -484,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--claims-evidence", metavar="PATH",
                    help=f"the evidence whose verdicts --html shows (default: {DEFAULT_EVIDENCE}, "
                    "when it exists)")
-    p.add_argument("--claims-report", metavar="PATH",
+    p.add_argument("--claims-report-html", metavar="PATH",
                    help="the report page judged figures link to (default: report.html beside "
                    "the evidence)")
     p.set_defaults(func=cmd_coverage)

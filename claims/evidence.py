@@ -28,7 +28,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import stat
 import subprocess
 import tempfile
@@ -42,7 +41,7 @@ from typing import Any, cast
 from claims.catalog import Catalog, load_catalog
 from claims.catalog.loader import ID_PATTERN
 from claims.records import SCHEMA_ID, CheckRecord, ClaimRecord, Evidence, OllamaServer, Run, Suite
-from claims.terminal import safe, safe_json
+from claims.terminal import SURROGATE, encodable, safe, safe_json
 from claims.verdicts import Verdict, claim_verdict, summarize
 
 __all__ = [
@@ -127,8 +126,6 @@ MAX_LOADED_ATTACHMENT_CHARS = 64 * 1024
 # suite (60,000 invented claims would otherwise each be validated and drawn).
 MAX_CLAIMS = 5000
 
-# An unpaired surrogate (JSON can spell one, "\\ud83d"): clean() replaces it with U+FFFD.
-SURROGATE = re.compile("[\ud800-\udfff]")
 # jsonable() in claims.check writes a non-finite float as its str(): these.
 _NON_FINITE_TEXT = frozenset({"nan", "inf", "-inf"})
 
@@ -143,7 +140,7 @@ def clean(value: Any, depth: int = 0) -> Any:
     become a string saying so.
     """
     if isinstance(value, str):
-        return SURROGATE.sub("\ufffd", value) if SURROGATE.search(value) else value
+        return encodable(value)
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):

@@ -26,7 +26,10 @@ __all__ = [
     "UnitError",
     "agrees",
     "convert",
+    "other_units",
     "parse_literal",
+    "unit_spellings",
+    "units_printed_as",
 ]
 
 # Relative slack for float round-off at interval edges; far below any stated precision.
@@ -172,7 +175,10 @@ def parse_literal(text: str) -> PrintedNumber:
     return PrintedNumber(text=text, value=value, half_unit=half_unit)
 
 
-# Units a measurement may be converted between. Factors are to the dimension's base unit.
+# Units a measurement may be converted between, and the one table of them the suite has:
+# the mutation audit slips each figure's unit to every other unit of its dimension from
+# here (:func:`other_units`), and an anchor's printed unit is read through it
+# (:func:`units_printed_as`). Factors are to the dimension's base unit.
 _UNITS: dict[str, tuple[str, float]] = {
     "B": ("bytes", 1.0),
     "bytes": ("bytes", 1.0),
@@ -190,15 +196,91 @@ _UNITS: dict[str, tuple[str, float]] = {
     "µs": ("seconds", 1e-6),
     "ms": ("seconds", 1e-3),
     "s": ("seconds", 1.0),
+    "min": ("seconds", 60.0),
+    "h": ("seconds", 3600.0),
     "FLOP": ("flop", 1.0),
+    "MFLOP": ("flop", 1e6),
     "GFLOP": ("flop", 1e9),
     "TFLOP": ("flop", 1e12),
+    "MFLOP/s": ("flop/s", 1e6),
     "GFLOP/s": ("flop/s", 1e9),
     "TFLOP/s": ("flop/s", 1e12),
+    "PFLOP/s": ("flop/s", 1e15),
+    "MB/s": ("bytes/s", 1e6),
     "GB/s": ("bytes/s", 1e9),
+    "TB/s": ("bytes/s", 1e12),
+    "MiB/s": ("bytes/s", 1024.0**2),
+    "GiB/s": ("bytes/s", 1024.0**3),
+    "tok/s": ("tokens/s", 1.0),
+    "tok/min": ("tokens/s", 1 / 60),
+    "tokens": ("tokens", 1.0),
+    "K tokens": ("tokens", 1e3),
     "params": ("count", 1.0),
+    "M params": ("count", 1e6),
     "B params": ("count", 1e9),
+    "x": ("ratio", 1.0),
+    "%": ("ratio", 0.01),
+    "bit": ("bits", 1.0),
+    "MHz": ("frequency", 1e6),
+    "GHz": ("frequency", 1e9),
 }
+
+# How the documents print a unit, beside the catalog's own spelling (which always names
+# itself): an anchor's ``unit`` is read through this, so "Gigabytes" pins GB and "Gi"
+# (free -h) pins GiB. One printed word may name more than one unit ("B" after "14.7"
+# is billions of parameters, after "18" bytes); the catalog's unit must be one of them.
+_PRINTED: dict[str, tuple[str, ...]] = {
+    "B": ("B", "B params"),
+    "byte": ("B",),
+    "bytes": ("B",),
+    "Gigabytes": ("GB",),
+    "Gi": ("GiB",),
+    "Mi": ("MiB",),
+    "seconds": ("s",),
+    "second": ("s",),
+    "minutes": ("min",),
+    "percent": ("%",),
+    "tokens/sec": ("tok/s",),
+    "tokens/second": ("tok/s",),
+    "tokens/s": ("tok/s",),
+    "tps": ("tok/s",),
+    "token": ("tokens",),
+    "K": ("K tokens",),
+    "K tokens": ("K tokens",),
+    "billion": ("B params", "GFLOP"),
+    "-billion": ("B params",),
+    "billion floating-point operations": ("GFLOP",),
+    "×": ("x",),
+    "\\times": ("x",),
+    "-bit": ("bit",),
+    "-byte": ("B",),
+    "-token": ("tokens",),
+}
+
+
+def other_units(unit: str | None) -> list[str]:
+    """Every other unit of ``unit``'s dimension, one per scale (an alias of the same scale,
+    "bytes" for "B", is not another unit); [] for a unit the table does not know."""
+    if unit not in _UNITS:
+        return []
+    dim, factor = _UNITS[unit]
+    out: dict[float, str] = {}
+    for name, (d, f) in _UNITS.items():
+        if d == dim and f != factor and f not in out:
+            out[f] = name
+    return list(out.values())
+
+
+def unit_spellings() -> list[str]:
+    """Every spelling of a unit the table knows, longest first (so "ms" is tried before
+    "s" when reading a printed text)."""
+    return sorted({*_UNITS, *_PRINTED}, key=lambda u: (-len(u), u))
+
+
+def units_printed_as(printed: str) -> tuple[str, ...]:
+    """The catalog units a document's printed unit names ("Gigabytes" -> GB)."""
+    found = _PRINTED.get(printed, ())
+    return (*found, printed) if printed in _UNITS and printed not in found else found
 
 
 def convert(value: Operand, from_unit: str, to_unit: str) -> Interval | float:

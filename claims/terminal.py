@@ -37,7 +37,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["is_unsafe", "safe", "safe_json", "safe_lines"]
+__all__ = ["SURROGATE", "encodable", "is_unsafe", "safe", "safe_json", "safe_lines"]
 
 # Categories never shown raw: controls, format characters (bidi marks and
 # overrides, zero-width characters, tags), surrogates, private use (a font can
@@ -53,6 +53,20 @@ _INVISIBLE = frozenset(
     | set(range(0xFE00, 0xFE10))  # variation selectors
     | set(range(0xE0100, 0xE01F0))  # variation selectors supplement
 )
+
+# A lone surrogate: what Python makes of a file name's bytes that are not UTF-8
+# (os.fsdecode's surrogateescape), or what a JSON "\\ud83d" spells. No UTF-8 encoder
+# takes one: not json's file, not pytest-xdist's channel (execnet).
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, so that it encodes as UTF-8.
+
+    What the evidence keeps of such text, whether a record was written in this process
+    or shipped from an xdist worker: the same characters either way."""
+    return SURROGATE.sub("\ufffd", text) if SURROGATE.search(text) else text
+
 
 # Printable ASCII except the backslash is always safe: only other code points
 # are looked at one by one, so plain text costs one regex scan.

@@ -4,7 +4,7 @@
 # Usage: source scripts/_venv.sh EXTRAS [PIP ARGS...]
 #
 # The usual times below were measured on a two-core x86-64 VM with a warm pip cache
-# (README.md, "How long it takes"); a step taking longer prints a line a minute.
+# (docs/setup.md, "How long it takes"); a step taking longer prints a line a minute.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 VENV="${VENV:-.venv}"
@@ -16,32 +16,94 @@ say() { printf 'claims-suite: %s\n' "$*"; }
 # How often a long step says it is still running (seconds).
 HEARTBEAT_S="${CLAIMS_HEARTBEAT_S:-60}"
 
+# Runs a command as a job of its own and waits for it, so that a Ctrl-C, SIGTERM or a
+# closed terminal (SIGHUP) stops it and then this script within seconds, as it would stop
+# the command typed alone: a Ctrl-C reaches the job's whole process group (pip and the
+# compilers it started, pytest and its workers), SIGTERM and SIGHUP its first process
+# (pytest ends its session through its interrupt path; xdist stops its workers); this
+# script then exits 128 + the signal's number. Job control is on for the launch because a
+# `&` command of a script without it starts with SIGINT and SIGQUIT ignored, which would
+# leave it running after a Ctrl-C; with it, the command keeps this script's dispositions,
+# so a run started with SIGINT ignored on purpose (`cmd &` in a script) still ignores it.
+# Its stdin is /dev/null: a job outside the terminal's foreground group cannot read it.
+#   stoppable command...     (sets JOB_STATUS)
+# JOB_LOG (a file for its output) and JOB_WAITER (a function to run while it runs) are
+# quietly's.
+JOB_PID=""
+JOB_STATUS=0
+JOB_LOG=""
+JOB_WAITER=""
+stoppable() {
+  set -m
+  if [ -n "$JOB_LOG" ]; then
+    "$@" </dev/null >"$JOB_LOG" 2>&1 &
+  else
+    "$@" </dev/null &
+  fi
+  JOB_PID=$!
+  set +m
+  trap 'stop_job INT' INT
+  trap 'stop_job TERM' TERM
+  trap 'stop_job HUP' HUP
+  if [ -n "$JOB_WAITER" ]; then "$JOB_WAITER"; fi
+  JOB_STATUS=0
+  wait "$JOB_PID" || JOB_STATUS=$?
+  trap - INT TERM HUP
+  JOB_PID=""
+}
+# shellcheck disable=SC2317  # reached through the traps stoppable sets
+stop_job() {  # $1: INT, TERM or HUP
+  local target="$JOB_PID" code
+  code=$((128 + $(kill -l "$1")))
+  trap '' INT TERM HUP  # once: a second Ctrl-C must not cut the job's own cleanup short
+  # On a line of its own: the job may be halfway through one (pytest's progress dots).
+  printf '\n'
+  say "SIG$1: stopping (exit status $code once it has ended)"
+  [ "$1" = INT ] && target="-$JOB_PID"
+  kill -s "$1" -- "$target" 2>/dev/null || true
+  # Its own cleanup (pytest writes its evidence) gets a minute, then the group is killed.
+  for _ in $(seq 60); do
+    kill -0 "$JOB_PID" 2>/dev/null || break
+    sleep 1
+  done
+  kill -s KILL -- "-$JOB_PID" 2>/dev/null || true
+  wait "$JOB_PID" 2>/dev/null || true
+  exit "$code"
+}
+
 # Runs a command with its output in a log file, printing a line at least once a minute
-# (the log's last progress line, when it has one) and the log's tail if it fails.
+# (the log's last progress line, when it has one) and the log's tail if it fails; a
+# signal stops it as `stoppable` says.
 #   quietly "what it does" LOG command...
 quietly() {
-  local what="$1" log="$2" pid status=0 start=$SECONDS last
+  local status
+  QUIET_WHAT="$1" QUIET_LOG="$2" QUIET_START=$SECONDS JOB_LOG="$2" JOB_WAITER=heartbeat
   shift 2
-  "$@" >"$log" 2>&1 &
-  pid=$!
-  while kill -0 "$pid" 2>/dev/null; do
-    # A minute in steps of a second, so a quick step ends as soon as it is done.
-    for _ in $(seq "$HEARTBEAT_S"); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      # cmake's progress: "[ 45%] Building ..." (make) or "[45/120] Building ..." (ninja).
-      last=$(grep -aoE '\[ *[0-9]+(%|/[0-9]+)\]' "$log" | tail -n 1 || true)
-      say "  still $what: $((SECONDS - start)) s so far${last:+, build step $last}"
-    fi
-  done
-  wait "$pid" || status=$?
+  stoppable "$@"
+  JOB_LOG="" JOB_WAITER=""
+  status=$JOB_STATUS
   if [ "$status" -ne 0 ]; then
-    say "$what failed (exit status $status); the end of its log ($log):"
-    tail -n 40 "$log" >&2
+    say "$QUIET_WHAT failed (exit status $status); the end of its log ($QUIET_LOG):"
+    tail -n 40 "$QUIET_LOG" >&2
     return "$status"
   fi
+}
+# shellcheck disable=SC2317  # called by stoppable, for quietly
+heartbeat() {
+  local last
+  while kill -0 "$JOB_PID" 2>/dev/null; do
+    # A minute in steps of a tenth of a second, so a quick step (the audit reusing its
+    # kept result) ends as soon as it is done, not at the next whole second.
+    for _ in $(seq "$((HEARTBEAT_S * 10))"); do
+      kill -0 "$JOB_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$JOB_PID" 2>/dev/null; then
+      # cmake's progress: "[ 45%] Building ..." (make) or "[45/120] Building ..." (ninja).
+      last=$(grep -aoE '\[ *[0-9]+(%|/[0-9]+)\]' "$QUIET_LOG" | tail -n 1 || true)
+      say "  still $QUIET_WHAT: $((SECONDS - QUIET_START)) s so far${last:+, build step $last}"
+    fi
+  done
 }
 
 # A step's header, its usual duration, and how long it took.

@@ -4,7 +4,9 @@ Usage: .venv/bin/python scripts/anchor-figures.py --claims-documents DIR [DOC ..
        (or CLAIMS_DOCUMENTS=DIR .venv/bin/python scripts/anchor-figures.py)
 
 An existing anchor is kept while the document still prints its text there and
-the figure still says what that text says. A figure without one gets a proposal
+the figure still says what that text says; one without a ``unit`` gets the unit the
+document prints right after its text, when that names the figure's unit (one that names
+another unit is listed on stderr for review). A figure without one gets a proposal
 (claims.inputs.anchors.propose: its printed form nearest the claim's section) written
 to claims/catalog/<DOC>.anchors.toml; review each against the document before
 committing. Figures printed nowhere are listed on stderr and the exit status is
@@ -21,6 +23,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from claims.accounting.ledger import ledger_tail
@@ -30,7 +33,10 @@ from claims.inputs.anchors import (
     anchors_path,
     dump_anchors,
     load_anchors,
+    pinned_unit,
+    printed_after,
     printed_disagreement,
+    printed_unit,
     propose,
 )
 from claims.inputs.transcribed import Seed, anchored, seeds_of
@@ -71,6 +77,14 @@ def main(argv: list[str]) -> int:
                         and anchored(by_name[a.seed], {"line": a.line, "before": a.before},
                                      a.text)
                         and printed_disagreement(fig, a) is None):
+                    if a.unit is None and a.reads is None:
+                        # The unit printed after the number, pinned like the number.
+                        after = printed_after(by_name[a.seed], a)
+                        a = replace(a, unit=pinned_unit(fig, a.text, after))
+                        shown = printed_unit(after or "")
+                        if fig.unit and a.unit is None and shown is not None:
+                            print(f"{doc.id} {claim.id} {fig.name!r}: stated in {fig.unit}, "
+                                  f"printed {shown!r} after {a.text!r}: review", file=sys.stderr)
                     out.append(a)
                     kept += 1
                     continue

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# gpu-certify.sh - certify an NVIDIA machine against Week 1's claims, install included.
+# gpu-certify.sh - certify an NVIDIA machine against the gpu tier's claims (Week 1's, and
+# Week 5's matmul at FP32, FP16 and BF16), install included.
 #
 # Usage (from a fresh copy of the repository, on the machine to certify):
 #
@@ -35,6 +36,10 @@
 #      xdist), in certification mode (--claims-require-live: a missing prerequisite fails
 #      instead of skipping):
 #          pytest tests/claims -p no:xdist -m "gpu or offline" --claim <W1 and gpu-tier ids>
+#      Every claim with the gpu tier is selected, so a new week's gpu claims join without an
+#      edit here: Week 5's run the lab's benchmark at its own size (4096), each timing
+#      claim decided by the suite's timing rule (at most 1 % chance of refuting a true
+#      claim; a busy machine leaves it undecided), typically under a minute on a GPU.
 #   4. Keeps reports/evidence.json, reports/report.html and reports/benchmark.json, and
 #      copies them with this script's log, pip's log, nvidia-smi's output and pip freeze
 #      into reports/gpu-certify-<host>-<UTC time>/ so later runs do not overwrite them.
@@ -81,7 +86,7 @@
 # wheel supports, a smoke test that failed); 4 when nvidia-smi cannot reach the driver
 # (the state and remedy are named; nothing was installed); 124 when a step ran past its limit, a slow download included (137 when it
 # ignored SIGINT and had to be killed) or RUN_TIMEOUT ran out; 130 when interrupted by
-# Ctrl-C (SIGINT), 143 by SIGTERM.
+# Ctrl-C (SIGINT), 143 by SIGTERM, 129 by a closed terminal (SIGHUP).
 
 set -euo pipefail
 
@@ -110,7 +115,7 @@ DEADLINE=$((SECONDS + RUN_TIMEOUT))
 PY=""
 STEP="starting"
 OURS=".made-by-gpu-certify"  # marks an environment this script created (and may replace)
-INTERRUPTED=""               # INT or TERM once a signal asked the run to stop
+INTERRUPTED=""               # INT, TERM or HUP once a signal asked the run to stop
 PYTEST_PID=""                # the pytest session's timeout(1), while it runs
 
 # Which torch build fits this machine is decided by ONE table, in Python so that it is
@@ -124,7 +129,7 @@ EXIT_NVML=4  # NVML cannot reach the driver: nothing is installed, the state is 
 mkdir -p "$REPORTS" "$KEEP"
 # Everything printed from here on goes to the terminal and to the log. tee ignores Ctrl-C
 # and SIGTERM, so it outlives the commands it records and the log ends with the run.
-exec > >(trap '' INT TERM; exec tee -a "$LOG") 2>&1
+exec > >(trap '' INT TERM HUP; exec tee -a "$LOG") 2>&1
 TEE_PID=$!
 
 say() { printf '[gpu-certify %3ds] %s\n' "$((SECONDS - START))" "$*"; }
@@ -163,7 +168,7 @@ bounded() {
 }
 
 # shellcheck disable=SC2317  # reached through the INT and TERM traps
-on_signal() {  # $1: INT or TERM
+on_signal() {  # $1: INT, TERM or HUP (a closed terminal)
     if [ -n "$PYTEST_PID" ]; then
         # pytest runs in its own process group (see run_pytest): it hears the signal only
         # from here, once, as SIGINT, and ends through its own interrupt path.
@@ -177,11 +182,11 @@ on_signal() {  # $1: INT or TERM
     INTERRUPTED="$1"
     say "SIG$1 during: $STEP; stopping"
     printf '%s: interrupted by SIG%s\n' "$STEP" "$1" >"$KEEP/failure.txt"
-    if [ "$1" = INT ]; then exit 130; fi
-    exit 143
+    exit $((128 + $(kill -l "$1")))
 }
 trap 'on_signal INT' INT
 trap 'on_signal TERM' TERM
+trap 'on_signal HUP' HUP
 
 # shellcheck disable=SC2317  # reached through the EXIT trap (finish)
 keep_evidence() {  # copy whatever exists; render the HTML report if pytest could not
@@ -201,7 +206,7 @@ keep_evidence() {  # copy whatever exists; render the HTML report if pytest coul
 finish() {
     local status=$?
     trap - EXIT
-    trap '' INT TERM  # the evidence is being kept: a second Ctrl-C must not cut that short
+    trap '' INT TERM HUP  # the evidence is being kept: a second Ctrl-C must not cut that short
     set +e
     keep_evidence
     if [ -f "$REPORTS/evidence.json" ]; then :
@@ -460,7 +465,7 @@ run_pytest() {
     # before it writes its own (the log then ends in order).
     local pipe="$KEEP/.pytest-output" tee_pid
     mkfifo "$pipe"
-    (trap '' INT TERM; exec tee "$KEEP/pytest.log" <"$pipe") &
+    (trap '' INT TERM HUP; exec tee "$KEEP/pytest.log" <"$pipe") &
     tee_pid=$!
     set -m
     timeout --foreground --signal=INT --kill-after=20 "$limit" \
@@ -496,8 +501,7 @@ run_pytest "$@"
 if [ -n "$INTERRUPTED" ]; then
     say "pytest was interrupted (SIG$INTERRUPTED) and exited with status $STATUS; the evidence of the checks it finished is kept"
     printf '%s: interrupted by SIG%s (pytest exit status %s)\n' "$STEP" "$INTERRUPTED" "$STATUS" >"$KEEP/failure.txt"
-    if [ "$INTERRUPTED" = INT ]; then exit 130; fi
-    exit 143
+    exit $((128 + $(kill -l "$INTERRUPTED")))
 fi
 if [ "$STATUS" -eq 124 ] || [ "$STATUS" -eq 137 ]; then
     say "pytest ran past its limit and was stopped; the evidence written so far is kept"

@@ -1,4 +1,4 @@
-"""Rewrite README.md's table of options from the plugin's option table.
+"""Rewrite docs/options.md's table of options from the plugin's option table.
 
 Usage: python scripts/options-table.py [--check]
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from claims.plugin.options import README_BEGIN, README_END, markdown_table
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "options.md"
 
 
 def rewritten(text: str) -> str:
@@ -21,19 +21,19 @@ def rewritten(text: str) -> str:
     head, begin, rest = text.partition(README_BEGIN)
     _, end, tail = rest.partition(README_END)
     if not begin or not end:
-        raise SystemExit(f"{README}: the option table's markers are missing")
+        raise SystemExit(f"{PAGE}: the option table's markers are missing")
     return f"{head}{README_BEGIN}\n{markdown_table()}\n{README_END}{tail}"
 
 
 def main(argv: list[str]) -> int:
-    text = README.read_text("utf-8")
+    text = PAGE.read_text("utf-8")
     new = rewritten(text)
     if "--check" in argv:
         stale = new != text
         if stale:
-            print("README.md's option table is stale: run python scripts/options-table.py")
+            print("docs/options.md's option table is stale: run python scripts/options-table.py")
         return 1 if stale else 0
-    README.write_text(new, "utf-8")
+    PAGE.write_text(new, "utf-8")
     return 0
 
 

@@ -11,6 +11,8 @@
 # would move their figures): they run afterwards, by themselves. Passing -m replaces that
 # split with your own selection. The evidence and report of this run go to
 # test-reports/ (TEST_REPORTS), never to reports/, which holds a certification's.
+# The mutation audit runs in full here, whatever reports/audit.json holds
+# (tests/audit/test_audit.py runs `claims audit --force`); certify-offline.sh reuses it.
 # shellcheck disable=SC2086  # unquoted on purpose: TORCH_SPEC="" passes no argument
 source "$(dirname "$0")/_venv.sh" "engine,hub,dev,openai,ollama" ${TORCH_SPEC-torch==2.13.0}
 WORKERS="${WORKERS:-auto}"
@@ -28,27 +30,30 @@ done
 xdist=(-n "$WORKERS")
 [ "$WORKERS" = 0 ] && xdist=(-p no:xdist)
 
+# pytest runs as a job `stoppable` waits for: a Ctrl-C, SIGTERM or closed terminal ends
+# it through its interrupt path (the evidence of the checks it finished is written) and
+# then this script, instead of going on to the next step (scripts/_venv.sh).
 set +e
 if [ "$own_selection" = 1 ]; then
   begin "running pytest on $WORKERS workers, your selection" "25 min for everything"
-  "$VENV/bin/python" -m pytest "${xdist[@]}" \
+  stoppable "$VENV/bin/python" -m pytest "${xdist[@]}" \
     --claims-evidence "$TEST_REPORTS/evidence.json" \
     --claims-report-html "$TEST_REPORTS/report.html" "$@"
-  status=$?
+  status=$JOB_STATUS
   done_in
 else
   begin "running the tests on $WORKERS workers (all but those marked alone)" \
     "11 min on two idle cores, 30 min on busy ones"
-  "$VENV/bin/python" -m pytest "${xdist[@]}" -m "not alone" \
+  stoppable "$VENV/bin/python" -m pytest "${xdist[@]}" -m "not alone" \
     --claims-evidence "$TEST_REPORTS/evidence.json" \
     --claims-report-html "$TEST_REPORTS/report.html" "$@"
-  status=$?
+  status=$JOB_STATUS
   done_in
   begin "running the tests marked alone, one at a time" "2 to 3 min"
-  "$VENV/bin/python" -m pytest -p no:xdist -m alone \
+  stoppable "$VENV/bin/python" -m pytest -p no:xdist -m alone \
     --claims-evidence "$TEST_REPORTS/alone/evidence.json" \
     --claims-report-html "$TEST_REPORTS/alone/report.html" "$@"
-  alone=$?
+  alone=$JOB_STATUS
   done_in
   # 5 (nothing selected) is not a failure of the second call: a path argument may hold no
   # test marked alone.

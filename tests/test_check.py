@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from claims.catalog import load_document
-from claims.check import Check, CheckUsageError, Conclusion, model_matches
+from claims.check import Check, CheckUsageError, Conclusion, jsonable, model_matches
 from claims.figures import Interval
 
 DOC = """
@@ -402,3 +404,10 @@ def test_applies_asks_the_scope_rule_and_records_nothing():
     c.against("spark cap", 500.0, unit="GB/s")
     assert c.measurements[0]["applicable"] is False
     assert c.conclude().kind == "not-applicable"
+
+
+def test_jsonable_text_is_utf8_whatever_bytes_a_file_name_had():
+    # A record with a lone surrogate cannot cross pytest-xdist's channel (issue 44).
+    name = os.fsdecode(b"sha256-\xff")
+    got = jsonable({name: [name, ("x", name)]})
+    assert got == {"sha256-\ufffd": ["sha256-\ufffd", ["x", "sha256-\ufffd"]]}

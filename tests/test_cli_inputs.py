@@ -32,6 +32,43 @@ def test_audit_of_an_unknown_claim_is_bad_usage(capsys) -> None:
     assert "unknown claim id(s) NO-SUCH-CLAIM" in err and "Traceback" not in err
 
 
+def _audit_result(digest: str) -> dict:
+    return {"finished": "2026-12-01T10:00:00+00:00", "digest": digest, "documents": None,
+            "selected": None, "figures": [], "defects": [], "explained": 0,
+            "summary": "0 of 0 judged figures change their verdict when perturbed",
+            "transcriptions": {"skipped": "no documents given"}}
+
+
+def test_audit_reuses_the_result_kept_for_this_checkout_and_reruns_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The second certification of an unchanged checkout does not rerun the audit; another
+    checkout's result, or --force, does (scripts/test.sh's audit test passes --force)."""
+    import claims.audit
+    from claims.inputs.audit_digest import audit_digest
+    from claims.inputs.audit_result import write_audit
+
+    runs: list[object] = []
+
+    def fake_run(*args: object, **kwargs: object) -> dict:
+        runs.append(args)
+        return _audit_result(audit_digest(ROOT))
+
+    monkeypatch.setattr(claims.audit, "run_audit", fake_run)
+    monkeypatch.delenv("CLAIMS_DOCUMENTS", raising=False)
+    out = tmp_path / "audit.json"
+    write_audit(out, _audit_result("0" * 64))  # another checkout's
+    args = ["audit", "--tests", str(ROOT / "tests"), "-o", str(out)]
+    assert main(args) == EXIT_OK and len(runs) == 1
+    assert json.loads(out.read_text("utf-8"))["digest"] == audit_digest(ROOT)
+    capsys.readouterr()
+    assert main(args) == EXIT_OK and len(runs) == 1  # kept, not rerun
+    shown = capsys.readouterr().out
+    assert "reused the result of 2026-12-01T10:00:00+00:00" in shown
+    assert "0 of 0 judged figures" in shown  # the kept result is printed as a run prints it
+    assert main([*args, "--force"]) == EXIT_OK and len(runs) == 2
+
+
 def test_inspect_store_works_on_the_recorded_store(capsys, gemma_gguf: Path) -> None:
     """Its model blob is the bundled Gemma GGUF, not in the repository: the command links
     it in (as the tests do) and says so, and reports the files where they really are."""

@@ -8,7 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claims.figures import Interval, UnitError, agrees, convert, parse_literal
+from claims.figures import (
+    Interval,
+    UnitError,
+    agrees,
+    convert,
+    other_units,
+    parse_literal,
+    unit_spellings,
+    units_printed_as,
+)
 
 
 @pytest.mark.parametrize(
@@ -86,6 +95,27 @@ def test_unit_conversion_keeps_gb_and_gib_apart():
         convert(1, "GB", "s")
     with pytest.raises(UnitError, match="unknown unit"):
         convert(1, "furlong", "GB")
+
+
+def test_each_unit_has_the_other_units_of_its_dimension_one_per_scale():
+    assert other_units("MB") == ["B", "KB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"]
+    assert other_units("s") == ["ns", "us", "ms", "min", "h"]
+    assert other_units("GFLOP/s") == ["MFLOP/s", "TFLOP/s", "PFLOP/s"]
+    assert other_units("%") == ["x"] and other_units("tok/s") == ["tok/min"]
+    assert other_units("W") == [] and other_units(None) == []
+    # Each is convertible from the unit: a slip the audit makes is a reading, not nonsense.
+    for unit in ("GB", "ms", "TFLOP/s", "GB/s", "x", "B params", "K tokens"):
+        for other in other_units(unit):
+            assert convert(1.0, unit, other) != 1.0
+
+
+def test_printed_units_name_the_catalogs():
+    assert units_printed_as("Gigabytes") == ("GB",) and units_printed_as("Gi") == ("GiB",)
+    assert units_printed_as("GB") == ("GB",) and units_printed_as("tokens/sec") == ("tok/s",)
+    assert set(units_printed_as("B")) == {"B", "B params"}  # "18 B", "14.7B"
+    assert units_printed_as("furlongs") == ()
+    spellings = unit_spellings()
+    assert spellings.index("ms") < spellings.index("s")  # longest first
 
 
 def test_agrees_rejects_non_numbers():

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
-from claims.terminal import is_unsafe, safe, safe_json, safe_lines
+from claims.terminal import encodable, is_unsafe, safe, safe_json, safe_lines
 
 
 @pytest.mark.parametrize(
@@ -67,3 +68,10 @@ def test_safe_json_keeps_the_data_and_leaves_no_raw_control():
     assert all(ch not in text for ch in "\x1b\x9b\x7f\u202e\u200b\U000e0041")
     assert json.loads(text) == data
     text.encode("utf-8", "surrogatepass")
+
+
+def test_encodable_replaces_lone_surrogates_and_keeps_the_rest():
+    name = os.fsdecode(b"g\xffemma/l\xfeatest \xf0\x9f\x98\x80")  # surrogateescape
+    assert encodable(name) == "g\ufffdemma/l\ufffdatest \U0001f600"
+    assert encodable(name).encode("utf-8")
+    assert encodable("plain") == "plain"

@@ -46,6 +46,7 @@ from claims.audit.plan import FigureResult
 from claims.audit.run import audit_figures
 from claims.audit.runner import AuditSession
 from claims.evidence import now_iso
+from claims.inputs.audit_digest import audit_digest, documents_digest
 from claims.inputs.audit_result import catalog_digest
 from claims.inputs.transcribed import audit_transcriptions
 from claims.tiers import OFFLINE
@@ -59,13 +60,15 @@ def summary_line(sensitive: int, total: int) -> str:
 
 def slip_counts(results: Sequence[FigureResult]) -> dict[str, dict[str, int]]:
     """Per kind of slip (unit, form, bound direction, scope): how many tried, how many
-    moved their claim's verdict."""
+    moved their claim's verdict, and of those how many its anchor caught (the run's
+    input check failed the claim's tests) rather than its checks."""
     counts: dict[str, dict[str, int]] = {}
     for result in results:
         for slip in result.slips:
-            entry = counts.setdefault(slip["kind"], {"cases": 0, "caught": 0})
+            entry = counts.setdefault(slip["kind"], {"cases": 0, "caught": 0, "by_anchor": 0})
             entry["cases"] += 1
             entry["caught"] += bool(slip["caught"])
+            entry["by_anchor"] += slip.get("by") == "anchor"
     return counts
 
 
@@ -81,6 +84,10 @@ def run_audit(
     import pytest
 
     wanted = set(claims) if claims else None
+    root = Path(tests).resolve().parent
+    # Taken before the run: a file edited while the audit runs makes the kept result
+    # not match the checkout afterwards, so the next audit reruns.
+    digest = audit_digest(root)
     session = AuditSession(wanted)
     results: list[FigureResult] = []
     session.planner = lambda s: results.extend(audit_figures(s))
@@ -103,11 +110,17 @@ def run_audit(
         tail = out.getvalue()[-2000:]
         raise RuntimeError(f"the audit's pytest session did not run (exit {code}): {tail}")
 
-    transcriptions = audit_transcriptions(Path(tests).resolve().parent, documents)
+    transcriptions = audit_transcriptions(root, documents)
     sensitive = sum(r.sensitive for r in results)
 
     return {
         "finished": now_iso(),
+        # What the result was made on (claims.inputs.audit_digest): a later `claims audit`
+        # reuses it only where all three are the same, and the report shows it as the
+        # checkout's only where the digest is.
+        "digest": digest,
+        "documents": documents_digest(documents),
+        "selected": sorted(wanted) if wanted else None,
         "catalog": catalog_digest(session.catalog),
         "partial": wanted is not None,
         "claims": sorted({r.claim for r in results}),

@@ -4,9 +4,12 @@ The claim tests read a document's recorded figures through
 :func:`claims.inputs.transcribed.recorded_data`. For the baseline run the audit
 hands them the same data in containers that note every value read, so it knows,
 per test, which recorded data it read (``"W1 benchmark.cpu_ms"``). Then each value
-some test read is changed as a transcriber slips (:mod:`claims.inputs.typos`: the
-decimal point moved, else a digit one higher, else a letter changed) and only its
-readers rerun. A value whose change moves no reader's claim is listed with why.
+some test read is changed as a transcriber slips, one slip at a time (:func:`slips_of`):
+the decimal point moved (else a digit one higher, else a letter changed), its last digit
+one higher (the slip no coarse move stands for), and, in a column whose key or row names
+a unit (``cpu_ms``, ``"unit": "MB"``), the column recorded in each other unit of that
+dimension (174.3 under ``ttft_ms`` written as 0.1743, "MB" as "GB"). Only the value's
+readers rerun. A slip that moves no reader's claim is listed with why.
 
 A value a fixture takes from the catalog (:mod:`claims.catalog.references`) is
 the catalog figure itself, perturbed with the figures; it is not changed here.
@@ -16,25 +19,34 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 from claims.catalog.references import references
+from claims.figures import convert, other_units, unit_spellings, units_printed_as
 from claims.inputs import transcribed
-from claims.inputs.typos import mistakes
+from claims.inputs.typos import digit_plus_one, mistakes
 
 __all__ = [
+    "COLUMN_UNIT",
+    "LAST_DIGIT",
     "Datum",
     "Reads",
     "changed_value",
+    "column_unit",
+    "last_digit",
     "reading",
     "replaced",
+    "slips_of",
     "taken_from_the_catalog",
     "value_at",
 ]
 
 Datum = tuple[str, str]  # (document, JSON path): "W1", "benchmark.cpu_ms"
-# The slips tried, in order: the first a value admits is the one made.
+# The coarse slip tried: the first of these a value admits is the one made.
 SLIP_ORDER = ("10x", "digit +1", "letter")
+LAST_DIGIT = "last digit"
+COLUMN_UNIT = "column unit"
 
 
 class Reads:
@@ -156,6 +168,81 @@ def changed_value(value: Any) -> tuple[str, Any] | None:
         if kind in made:
             return kind, made[kind]
     return None
+
+
+def last_digit(value: Any) -> Any:
+    """The value with its last digit one higher (9 -> 0), as typed as the value; None when
+    it has no digit or the change would not be one of its type."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = repr(value) if isinstance(value, float) else str(value)
+    variants = digit_plus_one(text)
+    if not variants:
+        return None
+    try:
+        changed: Any = type(value)(variants[-1]) if not isinstance(value, str) else variants[-1]
+    except ValueError:
+        return None
+    return None if changed == value else changed
+
+
+def column_unit(path: str) -> str | None:
+    """The unit a recorded column's key names ("benchmark.cpu_ms" -> ms, "gpu_tf32_tflops"
+    -> TFLOP/s, "bandwidth_gb_s" -> GB/s), through the unit table; None when it names none,
+    or a spelling that stands for more than one unit."""
+    key = path.rsplit(".", 1)[-1].split("[", 1)[0].lower()
+    for spelling in unit_spellings():
+        named = units_printed_as(spelling)
+        if len(named) != 1:
+            continue
+        plain = spelling.lower().replace(" ", "_").replace("/", "_")
+        if any(key.endswith("_" + form) for form in (plain, plain.replace("_", ""))):
+            return named[0]
+    return None
+
+
+def _in_unit(value: Any, unit: str, other: str) -> Any:
+    """A recorded number as it reads recorded in ``other`` instead of ``unit``, typed as
+    it was (a string stays a string); None when it is not a number."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    try:
+        number = float(str(value).replace(",", ""))
+    except ValueError:
+        return None
+    converted = convert(number, unit, other)
+    assert isinstance(converted, float)  # a number converts to a number
+    # Six significant digits, printed plainly as a transcriber writes them (174300000,
+    # not 1.743e+08).
+    rounded = Decimal(f"{converted:.6g}")
+    text = format(rounded.normalize(), "f")
+    if isinstance(value, str):
+        return text
+    return int(rounded) if isinstance(value, int) and rounded == rounded.to_integral() \
+        else float(rounded)
+
+
+def slips_of(path: str, value: Any) -> list[tuple[str, Any]]:
+    """Every slip made in one recorded value, (kind, changed value), in order: the coarse
+    one (:func:`changed_value`), the last digit one higher, the column's unit misread."""
+    out: list[tuple[str, Any]] = []
+    coarse = changed_value(value)
+    if coarse is not None:
+        out.append(coarse)
+    last = last_digit(value)
+    if last is not None and all(last != v for _, v in out):
+        out.append((LAST_DIGIT, last))
+    if path.rsplit(".", 1)[-1] == "unit" and isinstance(value, str):
+        # A row's own unit field ("unit": "MB"): the row recorded in another unit.
+        out += [(COLUMN_UNIT, other) for other in other_units(value)]
+    else:
+        unit = column_unit(path)
+        if unit is not None:
+            for other in other_units(unit):
+                moved = _in_unit(value, unit, other)
+                if moved is not None and moved != value:
+                    out.append((COLUMN_UNIT, moved))
+    return out
 
 
 @contextlib.contextmanager

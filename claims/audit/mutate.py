@@ -20,11 +20,10 @@ from decimal import Decimal
 from typing import Any, cast
 
 from claims.catalog.records import FORMS_OF_KIND, FigureForm, StatedFigure
-from claims.figures import Interval, agrees, parse_literal
+from claims.figures import Interval, agrees, other_units, parse_literal
 from claims.profiles import PROFILES
 
 __all__ = [
-    "UNIT_SLIPS",
     "corrected",
     "every_move",
     "flipped",
@@ -33,7 +32,7 @@ __all__ = [
     "near",
     "scope_slip",
     "slips",
-    "unit_slip",
+    "unit_slips",
 ]
 
 # Factors tried in turn, upwards first (a stated count or size made larger),
@@ -205,40 +204,14 @@ def near(fig: StatedFigure) -> list[StatedFigure]:
     return out
 
 
-# The unit a transcriber writes instead of the printed one: the same number read at
-# another scale (TFLOP/s as GFLOP/s, a factor as a percentage, bytes as kilobytes,
-# binary as decimal gigabytes). A check that converts its measurement into the
-# figure's unit notices; one that compares bare numbers does not.
-UNIT_SLIPS: dict[str, str] = {
-    "TFLOP/s": "GFLOP/s",
-    "GFLOP/s": "TFLOP/s",
-    "TFLOP": "GFLOP",
-    "GFLOP": "TFLOP",
-    "x": "%",
-    "%": "x",
-    "B": "KB",
-    "KB": "B",
-    "kB": "B",
-    "MB": "MiB",
-    "MiB": "MB",
-    "GB": "GiB",
-    "GiB": "GB",
-    "TB": "TiB",
-    "KiB": "KB",
-    "ms": "s",
-    "s": "ms",
-    "us": "ms",
-    "ns": "us",
-    "B params": "params",
-    "params": "B params",
-}
-
-
-def unit_slip(fig: StatedFigure) -> StatedFigure | None:
-    """The figure with its unit misread (:data:`UNIT_SLIPS`); None when it has none to slip."""
-    if fig.kind not in ("number", "range") or fig.unit not in UNIT_SLIPS:
-        return None
-    return dataclasses.replace(fig, unit=UNIT_SLIPS[fig.unit])
+def unit_slips(fig: StatedFigure) -> list[StatedFigure]:
+    """The figure with its unit misread as each other unit of its dimension, the number kept
+    (GB as B, KB, MB, GiB...; ms as s, min...; TFLOP/s as GFLOP/s...; x as %): the unit
+    table of :mod:`claims.figures` says which. [] when it has no unit, or one the table
+    gives no other unit of (W, C)."""
+    if fig.kind not in ("number", "range"):
+        return []
+    return [dataclasses.replace(fig, unit=other) for other in other_units(fig.unit)]
 
 
 def form_slips(fig: StatedFigure) -> list[StatedFigure]:
@@ -265,9 +238,7 @@ def scope_slip(fig: StatedFigure, run_profile: str) -> StatedFigure:
 def slips(fig: StatedFigure, run_profile: str) -> list[tuple[str, StatedFigure]]:
     """Every transcriber's slip of a figure other than its value: (kind, slipped figure)."""
     out: list[tuple[str, StatedFigure]] = []
-    unit = unit_slip(fig)
-    if unit is not None:
-        out.append(("unit", unit))
+    out += [("unit", slipped) for slipped in unit_slips(fig)]
     for slipped in form_slips(fig):
         both = {fig.form, slipped.form} == {"at-most", "at-least"}
         out.append(("bound direction" if both else "form", slipped))

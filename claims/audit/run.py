@@ -28,10 +28,11 @@ from __future__ import annotations
 from typing import Any
 
 from claims.audit.data import (
+    LAST_DIGIT,
     Datum,
     Reads,
-    changed_value,
     reading,
+    slips_of,
     taken_from_the_catalog,
     value_at,
 )
@@ -137,10 +138,23 @@ def _near(session: AuditSession, base: Baseline, plans: list[Planned]) -> None:
             plan.result.how = MOVED_ALL
 
 
-def _slip_reason(kind: str, slipped: str, plan: Planned, base: Baseline) -> str:
+def _slip_reason(
+    kind: str, slipped: str, plan: Planned, base: Baseline, session: AuditSession
+) -> str:
     """Why a slip of this kind left the claim's verdict where it was."""
+    unpinned = ""
+    if kind == "unit":
+        anchor = session.anchor_of(plan.claim.id, plan.figure.name)
+        # The anchor's unit (or its reads, the whole display) is what catches a unit slip
+        # whatever the check does; without one, only a check that converts can.
+        unpinned = (
+            "its anchor pins no printed unit (the document prints none right after the "
+            "number: a JSON field, a label or metric name before it, a word), and "
+            if anchor is None or (anchor.unit is None and anchor.reads is None) else ""
+        )
     if plan.result.before in (Verdict.REFUTED, Verdict.KNOWN_ERRATUM, Verdict.ERROR):
-        return f"the claim is already {plan.result.before} offline; a slip cannot undo that"
+        return (f"{unpinned}the claim is already {plan.result.before} offline; a slip cannot "
+                "undo that")
     records = [base.records[i.nodeid] for i in plan.items if i.nodeid in base.records]
     recorded_only = bool(records) and all(r.get("source") == "recorded" for r in records)
     if kind == "scope":
@@ -149,20 +163,25 @@ def _slip_reason(kind: str, slipped: str, plan: Planned, base: Baseline) -> str:
                     "machine whatever the scope says")
         return "no offline check of it ran on another model or machine than the scope names"
     if kind == "unit":
-        return ("its check hands over a bare number (no unit=), so the figure's unit is not "
-                "read; a measurement taken in the wrong unit would pass")
+        return (f"{unpinned}its check hands over a bare number (no unit=), so the figure's "
+                "unit is not read; a measurement taken in the wrong unit would pass")
     return f"every measurement also meets the figure read as {slipped}"
 
 
 def _slips(session: AuditSession, base: Baseline, plans: list[Planned], profile: str) -> None:
-    """Stage 4: each compared figure's unit, form, bound direction and scope slipped."""
+    """Stage 4: each compared figure's unit, form, bound direction and scope slipped, and
+    run as a run over the slipped catalog runs: its anchor check included (``pinned``), so
+    a slip the figure's anchor objects to fails its document's claim tests. Which of the
+    two caught a slip is recorded (``by``)."""
     todo = [
         (plan, kind, fig)
         for plan in plans
         if plan.result.reason is None
         for kind, fig in slips(plan.figure, profile)
     ]
-    groups = [Group(items=p.items, claim=p.claim.id, figure=fig) for p, _, fig in todo]
+    groups = [
+        Group(items=p.items, claim=p.claim.id, figure=fig, pinned=True) for p, _, fig in todo
+    ]
     session.run(groups)
     for (plan, kind, fig), group in zip(todo, groups, strict=True):
         after = verdict_after(plan.claim.id, base, group.records)
@@ -176,12 +195,29 @@ def _slips(session: AuditSession, base: Baseline, plans: list[Planned], profile:
             "slipped": shown,
             "after": after,
             "caught": caught,
-            "why": None if caught else _slip_reason(kind, fig.form, plan, base),
+            "by": None if not caught else "anchor" if group.pin else "check",
+            "why": None if caught else _slip_reason(kind, fig.form, plan, base, session),
         })
 
 
+def _anchored_note(session: AuditSession, doc: str, path: str) -> str:
+    """What stands guard over a recorded value no claim test judges: its anchor, with which
+    the transcription check compares it with the document when the documents are given."""
+    try:
+        anchor = transcribed.load_anchors(session.root, doc).get(path)
+    except (OSError, ValueError, KeyError):
+        anchor = None
+    if anchor is None:
+        return ""
+    return (f"; it is anchored at {anchor.get('seed')} line {anchor.get('line')}, where the "
+            "transcription check compares it with the document when the documents are "
+            "given (--claims-documents)")
+
+
 def audit_recorded_data(session: AuditSession, base: Baseline, reads: Reads) -> dict[str, Any]:
-    """Each recorded value some claim test read, changed; caught when a reader's claim moves.
+    """Each recorded value some claim test read, slipped every way :func:`slips_of` makes
+    (the decimal point, the last digit, the column's unit), one slip per rerun of its
+    readers; caught when a reader's claim moves.
 
     A value a fixture takes from the catalog is a figure, audited as one: not changed here.
     """
@@ -194,26 +230,35 @@ def audit_recorded_data(session: AuditSession, base: Baseline, reads: Reads) -> 
     todo: list[tuple[Datum, str, Any, list[Any]]] = []
     skipped = 0
     if not readers:
-        return {"values": 0, "caught": 0, "not_slipped": 0, "survivors": []}
+        return {"values": 0, "slips": 0, "caught": 0, "not_slipped": 0, "by_kind": {},
+                "survivors": []}
+    values = 0
     for datum in sorted(readers):
         doc, path = datum
         raw = transcribed.raw_data(session.root, doc)
         if path in taken_from_the_catalog(raw):
             continue
-        slip = changed_value(value_at(raw, path))
-        if slip is None:
+        made = slips_of(path, value_at(raw, path))
+        if not made:
             skipped += 1
             continue
-        todo.append((datum, *slip, readers[datum]))
+        values += 1
+        todo += [(datum, kind, value, readers[datum]) for kind, value in made]
     groups = [Group(items=items, datum=datum, value=value) for datum, _, value, items in todo]
     session.run(groups)
     survivors: list[dict[str, Any]] = []
+    by_kind: dict[str, dict[str, int]] = {}
     caught = 0
+    judged: dict[Datum, str] = {}  # a slip of the value that moved a claim: which, and how
     for (datum, kind, value, items), group in zip(todo, groups, strict=True):
+        counts = by_kind.setdefault(kind, {"cases": 0, "caught": 0})
+        counts["cases"] += 1
         claims = sorted({c for rec in group.records.values() for c in rec.get("claims", [])})
         moved = [c for c in claims if verdict_after(c, base, group.records) != base.claims.get(c)]
         if moved:
             caught += 1
+            counts["caught"] += 1
+            judged.setdefault(datum, f"its {kind} slip moved {moved[0]}")
             continue
         checks = [
             i.nodeid for i in items
@@ -226,9 +271,20 @@ def audit_recorded_data(session: AuditSession, base: Baseline, reads: Reads) -> 
             "its readers show it (attached, observed or used as context) without judging it"
         )
         survivors.append({"datum": f"{datum[0]} {datum[1]}", "slip": kind,
-                          "changed": str(value), "readers": len(items), "why": why})
-    return {"values": len(todo), "caught": caught, "not_slipped": skipped,
-            "survivors": survivors}
+                          "changed": str(value), "readers": len(items), "why": why,
+                          "_datum": datum})
+    for survivor in survivors:
+        datum = survivor.pop("_datum")
+        fine = survivor["slip"] in (LAST_DIGIT, "digit +1")
+        if fine and datum in judged and not survivor["why"].startswith(tuple("0123456789")):
+            # Judged, but not this finely: a nanosecond count whose rate the document
+            # prints to a tenth, a token id any valid id stands in for.
+            survivor["why"] = (
+                f"its readers judge it ({judged[datum]}), but not to this precision: the "
+                "slip stays within what the figures and checks that use it allow")
+        survivor["why"] += _anchored_note(session, *datum)
+    return {"values": values, "slips": len(todo), "caught": caught, "not_slipped": skipped,
+            "by_kind": by_kind, "survivors": survivors}
 
 
 def audit_figures(session: AuditSession) -> list[FigureResult]:

@@ -22,8 +22,9 @@ import pytest
 from claims.audit.data import Datum, Reads, replaced
 from claims.catalog import Catalog
 from claims.catalog.records import StatedFigure
+from claims.inputs.anchors import FigureAnchor, load_anchors, printed_disagreement
 from claims.plugin.check_record import after_teardown
-from claims.plugin.keys import CATALOG, PROFILE, RECORD_KEY
+from claims.plugin.keys import CATALOG, PROBLEM, PROFILE, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.pytest_private import run_unlogged
 from claims.records import PendingCheck
@@ -92,6 +93,12 @@ class Group:
     # Or one recorded value changed (claims.audit.data): where, and what it reads instead.
     datum: Datum | None = None
     value: Any = None
+    # Run as a run over the edited catalog would be, input checks included: a figure that
+    # no longer says what its anchor pins (claims.inputs.anchors) fails the claim tests
+    # of its document before they measure. For a transcriber's slips; a value moved to
+    # see whether a check reads it is judged on the checks alone.
+    pinned: bool = False
+    pin: str | None = None  # the anchor's objection, when it made one
 
 
 class AuditSession:
@@ -106,6 +113,25 @@ class AuditSession:
         self.reads: Reads | None = None  # while set, notes which recorded data each test reads
         # What changing each recorded value a test read did (claims.audit.run).
         self.recorded_data: dict[str, Any] | None = None
+        self._anchors: dict[tuple[str, str], FigureAnchor] | None = None
+
+    def anchor_of(self, claim_id: str, figure: str) -> FigureAnchor | None:
+        """Where the document prints a figure of the bundled catalog (None: not anchored)."""
+        if self._anchors is None:
+            self._anchors = {
+                a.key: a for doc in self.catalog.documents for a in load_anchors(doc.id)
+            }
+        return self._anchors.get((claim_id, figure))
+
+    def pin_problem(self, claim_id: str, figure: StatedFigure) -> str | None:
+        """What the run's anchor check would say of the catalog with ``figure`` in place, in
+        the words it fails a claim test with (claims.plugin.inputs); None: nothing."""
+        anchor = self.anchor_of(claim_id, figure.name)
+        why = None if anchor is None else printed_disagreement(figure, anchor)
+        if anchor is None or why is None:
+            return None
+        return (f"transcribed fixtures: {claim_id} figure {figure.name!r} no longer says what "
+                f"the document prints at {anchor.seed}:{anchor.line}: {why}")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -153,6 +179,10 @@ class AuditSession:
             swap: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
             if group.claim is not None and group.figure is not None:
                 swap = swapped(self.catalog, group.claim, group.figure)
+                if group.pinned:
+                    group.pin = self.pin_problem(group.claim, group.figure)
+                    if group.pin is not None:
+                        swap = _with_problem(swap, item, group.claim, group.pin)
             elif group.datum is not None:
                 swap = replaced(group.datum, group.value)
             if self.reads is not None:
@@ -162,6 +192,26 @@ class AuditSession:
             rec = _record(reports)
             if rec is not None:
                 group.records[item.nodeid] = rec
+
+
+@contextlib.contextmanager
+def _with_problem(
+    swap: contextlib.AbstractContextManager[None], item: pytest.Item, claim_id: str,
+    problem: str,
+) -> Iterator[None]:
+    """``swap``, with the input problem a run would find set on ``item`` when it is a test
+    of the figure's document (as claims.plugin.collection sets it), then taken off."""
+    doc = claim_id.split("-", 1)[0]
+    mine = any(cid.split("-", 1)[0] == doc for cid in claim_ids(item))
+    before = item.stash.get(PROBLEM, None)
+    with swap:
+        if mine and before is None:
+            item.stash[PROBLEM] = problem
+        try:
+            yield
+        finally:
+            if mine and before is None:
+                del item.stash[PROBLEM]
 
 
 class _Parents:

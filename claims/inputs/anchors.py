@@ -50,7 +50,7 @@ from pathlib import Path
 
 from claims.catalog.loader import Catalog
 from claims.catalog.records import Claim, Document, StatedFigure
-from claims.figures import parse_literal
+from claims.figures import parse_literal, unit_spellings, units_printed_as
 from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
 
 __all__ = [
@@ -63,14 +63,21 @@ __all__ = [
     "figure_problems",
     "load_anchors",
     "misplaced_figures",
+    "pinned_unit",
+    "printed_after",
     "printed_disagreement",
+    "printed_unit",
     "propose",
+    "unit_pin",
 ]
 
 # The bundled catalog folder (claims/catalog/), where each document's anchors file sits.
 CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalog"
 BEFORE_CHARS = 24
-_FIELDS = {"claim", "figure", "seed", "file", "line", "before", "text", "says", "reads", "note"}
+# How far above a table's cell its column header may be printed (a few rows of a table).
+TABLE_HEADER_CHARS = 400
+_FIELDS = {"claim", "figure", "seed", "file", "line", "before", "text", "unit", "says", "reads",
+           "note"}
 # Where a document's bundled text lies (an anchor's ``file`` is a path under it).
 LAB_DIR = Path("fixtures") / "lab"
 # The checkout this package sits in, where fixtures/ is (the plugin passes its own root).
@@ -106,6 +113,11 @@ class FigureAnchor:
     note: str | None = None
     # The document's bundled text file (under fixtures/lab) that prints it, instead of a seed.
     file: str | None = None
+    # The unit as the document prints it right after ``text`` ("GB", "tokens/sec", "Gi"),
+    # read through claims.figures.units_printed_as: a number's text pins its value, this
+    # pins its unit, so a catalog figure whose unit slipped (GB written GiB, ms written s)
+    # no longer says what the document prints. None: the document prints no unit there.
+    unit: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -158,12 +170,12 @@ def load_anchors(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> list[FigureAnc
         says = entry.get("says")
         if says is not None and not isinstance(says, bool):
             raise AnchorError(f"{where}: says must be true or false")
-        for key in ("reads", "note"):
+        for key in ("reads", "note", "unit"):
             if key in entry and (not isinstance(entry[key], str) or not entry[key]):
                 raise AnchorError(f"{where}: {key} must be a non-empty string")
         out.append(FigureAnchor(entry["claim"], entry["figure"], entry.get("seed", ""), line,
                                 entry["before"], entry["text"], says, entry.get("reads"),
-                                entry.get("note"), entry.get("file")))
+                                entry.get("note"), entry.get("file"), entry.get("unit")))
     return out
 
 
@@ -185,6 +197,8 @@ def dump_anchors(doc_id: str, anchors: Iterable[FigureAnchor]) -> str:
                   f"figure = {_toml_str(a.figure)}", place,
                   f"line = {a.line}", f"before = {_toml_str(a.before)}",
                   f"text = {_toml_str(a.text)}"]
+        if a.unit is not None:
+            lines.append(f"unit = {_toml_str(a.unit)}")
         if a.says is not None:
             lines.append(f"says = {'true' if a.says else 'false'}")
         if a.reads is not None:
@@ -227,6 +241,10 @@ def printed_disagreement(fig: StatedFigure, anchor: FigureAnchor) -> str | None:
         if anchor.reads != fig.display:
             return f"stated {fig.display!r}, read from {text!r} as {anchor.reads!r}"
         return None
+    if anchor.unit is not None and (
+        fig.kind not in ("number", "range") or fig.unit not in units_printed_as(anchor.unit)
+    ):
+        return f"stated in {fig.unit or 'no unit'}, printed in {anchor.unit!r}"
     if fig.kind == "number":
         assert fig.text is not None
         if not _same_number(fig.text, _numbers(text)):
@@ -346,6 +364,72 @@ def figure_problems(catalog: Catalog, catalog_dir: Path = CATALOG_DIR,
     return problems
 
 
+# What may stand between a number and its unit in the documents: the other end of a
+# range it opens ("60–70%", "120–140 tokens/sec": the unit is printed once, for both),
+# spaces, LaTeX's "$...\\text{ GB}$", an opening parenthesis.
+_UNIT_LEAD = re.compile(r"^(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?[\s$({]*(?:\\text\{\s*)?")
+
+
+def printed_unit(after: str) -> str | None:
+    """The unit a printed number is followed by ("GB", "tokens/sec", "Gi"), as the unit
+    table spells it (claims.figures.unit_spellings); None when no unit follows."""
+    rest = _UNIT_LEAD.sub("", after, count=1)
+    for spelling in unit_spellings():
+        if rest.startswith(spelling) and not rest[len(spelling):len(spelling) + 1].isalpha():
+            return spelling
+    return None
+
+
+def printed_after(seed: Seed, anchor: FigureAnchor) -> str | None:
+    """What the document prints right after the anchor's text (None: the text is not
+    printed at the anchor)."""
+    text = squash(anchor.text)
+    start = seed.text.find(anchor.before + text)
+    while start != -1:
+        at = start + len(anchor.before)
+        if seed.line_at(at) == anchor.line:
+            return seed.text[at + len(text): at + len(text) + 48]
+        start = seed.text.find(anchor.before + text, start + 1)
+    return None
+
+
+def unit_pin(fig: StatedFigure, after: str | None) -> str | None:
+    """The ``unit`` an anchor of ``fig`` records: the printed unit after its text, when
+    that names the figure's unit (a printed unit naming another one is for review, not a
+    pin: the proposal leaves it out and the catalog or the anchor is corrected by hand)."""
+    if fig.kind not in ("number", "range") or not fig.unit or after is None:
+        return None
+    spelling = printed_unit(after)
+    return spelling if spelling is not None and fig.unit in units_printed_as(spelling) else None
+
+
+def _unit_in_text(text: str) -> str:
+    """What follows the first number inside an anchor's text ("over 4 GB" -> " GB"), for a
+    text that prints the unit itself."""
+    m = _NUMBER.search(text)
+    return text[m.end():] if m else ""
+
+
+def pinned_unit(fig: StatedFigure, text: str, after: str | None) -> str | None:
+    """:func:`unit_pin` of the unit printed inside the anchor's text, else after it."""
+    return unit_pin(fig, _unit_in_text(squash(text))) or unit_pin(fig, after)
+
+
+def _unit_printed(seed: Seed, anchor: FigureAnchor) -> bool:
+    """Whether the document prints the anchor's unit for its text: inside it ("over 4 GB"),
+    right after it ("9.1 GB"), or, for a table's cell, as its column's header ("ttft_ms")
+    in the lines above (TABLE_HEADER_CHARS)."""
+    assert anchor.unit is not None
+    after = printed_after(seed, anchor)
+    if after is None:
+        return False
+    if anchor.unit in (printed_unit(_unit_in_text(squash(anchor.text))), printed_unit(after)):
+        return True
+    at = seed.text.find(anchor.before + squash(anchor.text) + after)
+    above = seed.text[max(0, at - TABLE_HEADER_CHARS): at]
+    return re.search(rf"[_\s(]{re.escape(anchor.unit)}(?![\w/])", above) is not None
+
+
 def misplaced_figures(catalog: Catalog, documents: Path,
                       catalog_dir: Path = CATALOG_DIR) -> tuple[int, list[dict[str, str]]]:
     """Check every anchor in the documents: (anchors checked, one problem per anchor whose
@@ -375,6 +459,10 @@ def misplaced_figures(catalog: Catalog, documents: Path,
                 problems.append({"doc": doc.id, "problem": (
                     f"{a.claim} figure {a.figure!r}: {a.seed} does not print {a.text!r} at "
                     f"line {a.line} after {a.before!r}")})
+            elif a.unit is not None and seed is not None and not _unit_printed(seed, a):
+                problems.append({"doc": doc.id, "problem": (
+                    f"{a.claim} figure {a.figure!r}: {a.seed} does not print the unit "
+                    f"{a.unit!r} after {a.text!r} at line {a.line}")})
     return checked, problems
 
 
@@ -519,5 +607,7 @@ def propose(doc: Document, claim: Claim, fig: StatedFigure,
             at = found + len(squash(value))
         text = window[:at]
     before = seed.text[max(0, offset - BEFORE_CHARS): offset]
+    after = seed.text[offset + len(text): offset + len(text) + 48]
     return FigureAnchor(claim.id, fig.name, seed.name, seed.line_at(offset), before, text,
-                        says=fig.flag if fig.kind == "bool" else None)
+                        says=fig.flag if fig.kind == "bool" else None,
+                        unit=pinned_unit(fig, text, after))

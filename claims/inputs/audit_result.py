@@ -1,4 +1,10 @@
-"""The audit's result: on the terminal, and kept as JSON for the HTML report."""
+"""The audit's result: on the terminal, and kept as JSON for the HTML report.
+
+The kept result names the checkout it was made on (``digest``,
+:func:`claims.inputs.audit_digest.audit_digest`): ``claims audit`` reuses it only on
+that checkout (:func:`current_audit`), and the report shows it as this checkout's
+only then; otherwise it says no audit matches and names the one it found.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,18 @@ from typing import Any
 
 from claims.catalog import Catalog
 from claims.evidence import write_atomic
+from claims.inputs.audit_digest import audit_digest, short
 from claims.terminal import safe
 
-__all__ = ["catalog_digest", "load_summary", "print_audit", "write_audit"]
+__all__ = [
+    "catalog_digest",
+    "current_audit",
+    "load_summary",
+    "print_audit",
+    "read_audit",
+    "reused_line",
+    "write_audit",
+]
 
 # The audit result file is ours, but it is read back like any other input: bounded.
 MAX_AUDIT_BYTES = 16 * 1024 * 1024
@@ -45,15 +60,20 @@ def print_audit(result: dict[str, Any]) -> None:
     slip_kinds = result.get("slips") or {}
     if slip_kinds:
         print("figures slipped: " + ", ".join(
-            f"{k['caught']} of {k['cases']} {kind} slips caught" for kind, k in slip_kinds.items()
+            f"{k['caught']} of {k['cases']} {kind} slips caught"
+            + (f" ({k['by_anchor']} by the anchor)" if k.get("by_anchor") else "")
+            for kind, k in slip_kinds.items()
         ))
     data = result.get("recorded_data") or {}
     for survivor in data.get("survivors") or []:
         print(safe(f"recorded value {survivor['datum']} ({survivor['slip']}: "
                    f"{survivor['changed']}) moved no claim: {survivor['why']}"))
     if data:
-        print(f"recorded data changed: {data['caught']} of {data['values']} values a claim "
-              "test reads moved a reading claim's verdict")
+        kinds = data.get("by_kind") or {}
+        shown = ", ".join(f"{k['caught']} of {k['cases']} {kind}" for kind, k in kinds.items())
+        print(f"recorded data changed: {data['caught']} of {data.get('slips', data['values'])} "
+              f"slips in {data['values']} values a claim test reads moved a reading claim's "
+              f"verdict" + (f" ({shown})" if shown else ""))
     tr = result["transcriptions"]
     kinds = tr.get("by_kind") or {}
     if kinds:
@@ -80,12 +100,9 @@ def catalog_digest(catalog: Catalog) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def load_summary(path: Path, catalog: Catalog) -> dict[str, Any] | None:
-    """What a report shows of the audit kept at ``path``; None when there is none.
-
-    An audit of another catalog is marked ``stale`` (its numbers are not this
-    catalog's), and an unreadable file is reported as such, never trusted.
-    """
+def read_audit(path: Path) -> dict[str, Any] | str | None:
+    """The audit result kept at ``path``: the result, a problem (it is not one), or None
+    (there is none). Our own file, but read back like any other input: bounded, checked."""
     try:
         with path.open("rb") as fh:
             raw = fh.read(MAX_AUDIT_BYTES + 1)
@@ -96,7 +113,51 @@ def load_summary(path: Path, catalog: Catalog) -> dict[str, Any] | None:
     except (UnicodeDecodeError, ValueError, RecursionError):
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("figures"), list):
-        return {"problem": f"{path.name} is not an audit result"}
+        return f"{path.name} is not an audit result"
+    return data
+
+
+def current_audit(
+    path: Path, digest: str, documents: str | None, claims: list[str] | None
+) -> dict[str, Any] | None:
+    """The result kept at ``path`` when it is the answer an audit would give now: made on
+    a checkout of this ``digest``, with the same documents (or none) and of the same
+    claims (None: all of them); else None."""
+    kept = read_audit(path)
+    if not isinstance(kept, dict):
+        return None
+    same = (
+        kept.get("digest") == digest
+        and kept.get("documents") == documents
+        and (sorted(claims) if claims else None) == kept.get("selected")
+        and isinstance(kept.get("defects"), list)
+        and isinstance(kept.get("transcriptions"), dict)
+        and isinstance(kept.get("summary"), str)
+    )
+    return kept if same else None
+
+
+def reused_line(kept: dict[str, Any]) -> str:
+    """What the terminal says of a kept audit reused instead of rerun."""
+    return safe(
+        f"audit: reused the result of {kept.get('finished')} (checkout digest "
+        f"{short(kept.get('digest'))}, unchanged since): nothing it reads has changed; "
+        "`python -m claims audit --force` reruns it"
+    )
+
+
+def load_summary(path: Path, root: Path) -> dict[str, Any] | None:
+    """What a report shows of the audit kept at ``path``; None when there is none.
+
+    An audit of another checkout than the one at ``root`` is marked ``stale``: its
+    numbers are not this checkout's, and the report says so instead of showing them as
+    current. An unreadable file is reported as such, never trusted.
+    """
+    data = read_audit(path)
+    if data is None:
+        return None
+    if isinstance(data, str):
+        return {"problem": data}
     figures = [f for f in data["figures"] if isinstance(f, dict)]
     insensitive = [
         {k: f.get(k) for k in ("claim", "figure", "stated", "reason")}
@@ -105,13 +166,16 @@ def load_summary(path: Path, catalog: Catalog) -> dict[str, Any] | None:
     ]
     found = data.get("transcriptions")
     tr: dict[str, Any] = found if isinstance(found, dict) else {}
+    kept = data.get("digest")
     return {
         "finished": data.get("finished"),
-        "stale": data.get("catalog") != catalog_digest(catalog),
+        "digest": kept if isinstance(kept, str) else None,
+        "stale": kept != audit_digest(root),
         "partial": bool(data.get("partial")),
         "total": len(figures),
         "sensitive": sum(bool(f.get("sensitive")) for f in figures),
         "insensitive": insensitive,
+        "slips": data.get("slips") if isinstance(data.get("slips"), dict) else {},
         "transcriptions": {
             k: tr.get(k)
             for k in ("values", "mutations", "caught", "skipped", "by_kind")

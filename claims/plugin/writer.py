@@ -8,10 +8,13 @@ writer); it exists only in the controlling process, never in an xdist worker.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import stat
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -108,6 +111,8 @@ class EvidenceWriter:
         self.root: Path | None = None
         self.catalog: Catalog | None = None
         self.pages: Path | None = None  # their index, once written
+        # A signal that arrived while the final evidence and report were written (held).
+        self.held_signal: str | None = None
 
     def _record(self, nodeid: str, rec: PendingCheck) -> None:
         prev = self.pending.get(nodeid)
@@ -211,6 +216,16 @@ class EvidenceWriter:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        # The final write keeps every check that finished since the last periodic one: a
+        # Ctrl-C in its middle would leave the older file (atomic writes). It is short,
+        # so a signal now waits for it, and the run then ends as interrupted.
+        with held_signals() as held:
+            self._finish(session, exitstatus)
+        if held:
+            self.held_signal = held[0]
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+    def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         for nodeid in list(self.pending):
             self._finalize(nodeid)
         aborted = (
@@ -306,6 +321,10 @@ class EvidenceWriter:
             terminalreporter.write_line(f"report:   {safe(self.settings.report_path)}")
         if self.pages is not None:
             terminalreporter.write_line(f"documents: {safe(self.pages)}")
+        if self.held_signal:
+            terminalreporter.write_line(
+                f"stopped: {self.held_signal} arrived while the evidence was written; "
+                "it was finished first")
 
 
 
@@ -324,6 +343,7 @@ def interrupt_on_signals() -> dict[int, Any]:
     installed: dict[int, Any] = {}
     if threading.current_thread() is not threading.main_thread():
         return installed
+    _TERMINALS.update(_terminals())
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) is not signal.SIG_DFL:
             continue
@@ -334,7 +354,81 @@ def interrupt_on_signals() -> dict[int, Any]:
 
 def _interrupt(received: int, frame: object) -> None:
     signal.signal(received, signal.SIG_DFL)
+    if received == signal.SIGHUP:
+        _leave_a_closed_terminal()
     raise KeyboardInterrupt(signal.Signals(received).name)
+
+
+def _terminals() -> set[int]:
+    """The devices of the terminals stdin, stdout and stderr are (their st_rdev)."""
+    found: set[int] = set()
+    for fd in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            if os.isatty(fd):
+                found.add(os.fstat(fd).st_rdev)
+    return found
+
+
+# The run's terminal, read when the handlers are installed: a hung-up one is no tty.
+_TERMINALS: set[int] = set()
+
+
+def _leave_a_closed_terminal() -> None:
+    """Point every descriptor of the run's terminal, now hung up, at /dev/null.
+
+    A closed terminal fails every write with EIO: pytest's interrupt path, which prints
+    as it goes, would end in an OSError traceback (exit status 1) instead of finishing
+    as interrupted. pytest's capture keeps copies of stdout and stderr, so every open
+    descriptor is looked at (/proc/self/fd; 0 to 2 where there is none).
+    """
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = [0, 1, 2]
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    st = os.fstat(fd)
+                    if (stat.S_ISCHR(st.st_mode) and st.st_rdev in _TERMINALS
+                            and not os.isatty(fd)):
+                        os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
+
+
+@contextlib.contextmanager
+def held_signals() -> Iterator[list[str]]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP for a short step that must not be cut in half.
+
+    Yields the names of the signals that arrived meanwhile (the caller ends as
+    interrupted once the step is done); the handlers before it are put back after it.
+    A signal this process ignores stays ignored. Outside the main thread (where no
+    handler can be set) it holds nothing.
+    """
+    held: list[str] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+
+    def hold(received: int, frame: object) -> None:
+        if received == signal.SIGHUP:
+            _leave_a_closed_terminal()
+        held.append("Ctrl-C" if received == signal.SIGINT else signal.Signals(received).name)
+
+    before: dict[int, Any] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        handler = signal.getsignal(signum)
+        if handler is signal.SIG_IGN or handler is None:
+            continue
+        before[signum] = handler
+        signal.signal(signum, hold)
+    try:
+        yield held
+    finally:
+        for held_signum, handler in before.items():
+            signal.signal(held_signum, handler)
 
 
 def _restore_signals(installed: dict[int, Any]) -> None:
@@ -383,8 +477,10 @@ def open_evidence(
         "inputs": config.stash.get(INPUTS, None),
     }
     log = EvidenceLog(catalog, run)
-    # `claims audit` keeps its result beside the evidence; the report shows its summary.
-    log.audit = load_summary(settings.evidence_path.parent / "audit.json", catalog)
+    # `claims audit` keeps its result beside the evidence; the report shows its summary,
+    # as this checkout's only when it was made on this checkout (its digest).
+    log.audit = load_summary(settings.evidence_path.parent / "audit.json",
+                             Path(config.rootpath))
     writer = EvidenceWriter(log, settings, tiers)
     writer.root, writer.catalog = config.rootpath, catalog
     writer.files = files

@@ -39,11 +39,23 @@ def audit_view(evidence: Mapping[str, Any]) -> dict[str, Any] | None:
             f"{tr['values']} transcribed values are caught by the anchored transcription check"
         )
     total, sensitive = count("total"), count("sensitive")
+    digest = audit.get("digest")
+    slips = audit.get("slips")
+    caught = [
+        f"{k['caught']} of {k['cases']} {kind}"
+        for kind, k in (slips.items() if isinstance(slips, Mapping) else ())
+        if isinstance(k, Mapping) and all(isinstance(k.get(n), int) for n in ("caught", "cases"))
+    ]
     return {
         "problem": None,
         "sentence": f"{sensitive} of {total} judged figures change their verdict when perturbed",
         "finished": str(audit.get("finished") or "unknown"),
+        # The checkout the audit ran on, by its first digits (claims.inputs.audit_digest).
+        "digest": digest[:12] if isinstance(digest, str) and digest else "none recorded",
+        # A stale audit's numbers are another checkout's: the template shows them only as
+        # the audit found, under the plain statement that none matches this checkout.
         "stale": bool(audit.get("stale")),
+        "slips": ", ".join(caught) + " slips caught" if caught else None,
         "partial": bool(audit.get("partial")),
         "insensitive": rows,
         "transcribed": transcribed,

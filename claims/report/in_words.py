@@ -46,9 +46,14 @@ def in_words(totals: Mapping[str, int], audit: Mapping[str, Any] | None,
                 "each stated figure's checks would notice it changed).")
     elif audit.get("problem"):
         text = f"Audit: its result could not be read ({audit['problem']})."
+    elif audit.get("stale"):
+        # Never an old audit's numbers as this checkout's.
+        text = (f"Audit: none matches this checkout (the one kept, of {audit['finished']}, "
+                f"digest {audit['digest']}, ran on other inputs; run python -m claims audit).")
     else:
-        text = f"Audit: {audit['sentence']}" + (" (of some claims only)." if audit.get("partial")
-                                                else ".")
+        text = (f"Audit: {audit['sentence']}"
+                + (" (of some claims only)" if audit.get("partial") else "")
+                + f" (audit of {audit['finished']}, checkout digest {audit['digest']}).")
     lines.append({"id": "words-audit", "text": text})
     transcription = inputs["transcription"] if inputs else None
     if transcription and transcription["ran"]:

@@ -35,6 +35,7 @@ CHART_KINDS: dict[str, str] = {
     "matmul": "Matrix multiply throughput, CPU vs GPU",
     "bits_per_param": "Bits per parameter against the quantization label",
     "kv_growth": "KV cache size against context length",
+    "precisions": "Matrix multiply rate and peak memory per precision",
 }
 
 # More rows than this would make an unreadable plot (and a heavy page).
@@ -47,6 +48,8 @@ PHASES = (
     ("decode_ms", "decode", "#4f9a6b"),
 )
 DEVICE_COLORS = {"cpu": "#8a8f94", "gpu": "#1a7f37"}
+# One colour per source of a precisions row: the document's recorded run, this machine's.
+PRECISION_SOURCES = {"recorded": "#a15c00", "measured": "#2f6fad"}
 MEASURED, FORMULA, REFERENCE = "#2f6fad", "#a15c00", "#c62828"
 
 _RC: dict[str, Any] = {
@@ -333,6 +336,60 @@ def _draw_kv(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
     ax.grid(True, alpha=0.3)
 
 
+def _draw_precisions(fig: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Rate and peak memory per precision: one bar per (precision, run) in two panels.
+
+    A row is one precision of one run: ``label`` names the run (the document's recorded
+    one, this machine's), ``source`` says which ("recorded" or "measured"), ``gflops`` its
+    rate (GFLOP/s) and ``peak_mib`` its peak memory (MiB), either of which may be absent
+    (a run that measured only one of them).
+    """
+    from matplotlib.ticker import FuncFormatter
+
+    precisions: list[str] = []
+    runs: list[tuple[str, str]] = []
+    cells: dict[tuple[str, str], tuple[float | None, float | None]] = {}
+    for row in rows:
+        precision = _text(row, "precision", "?")
+        run = (_text(row, "label", "?"), _text(row, "source", "measured"))
+        rate, peak = _maybe(row, "gflops"), _maybe(row, "peak_mib")
+        if rate is None and peak is None:
+            raise ChartError(f"a precisions row ({precision}) has neither gflops nor peak_mib")
+        if precision not in precisions:
+            precisions.append(precision)
+        if run not in runs:
+            runs.append(run)
+        cells[(precision, run[0])] = (rate, peak)
+    has_peak = any(v[1] is not None for v in cells.values())
+    axes = fig.subplots(1, 2 if has_peak else 1, squeeze=False)[0]
+    height = 0.8 / len(runs)
+    panels = [(axes[0], 0, "rate (GFLOP/s, higher is faster)", "Matrix multiply rate")]
+    if has_peak:
+        panels.append((axes[1], 1, "peak memory (MiB, max_memory_allocated)", "Peak memory"))
+    for ax, index, xlabel, title in panels:
+        for slot, (label, source) in enumerate(runs):
+            ys, values, texts = [], [], []
+            for position, precision in enumerate(precisions):
+                value = cells.get((precision, label), (None, None))[index]
+                if value is None:
+                    continue
+                ys.append(position - 0.4 + height * (slot + 0.5))
+                values.append(value)
+                texts.append(f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
+            color = PRECISION_SOURCES.get(source, "#4e5d6c")
+            bars = ax.barh(ys, values, height=height * 0.9, color=color,
+                           label=label if index == 0 else None)
+            _annotate_bars(ax, bars, texts)
+        ax.set_yticks(range(len(precisions)), [p.upper() for p in precisions])
+        ax.invert_yaxis()
+        ax.margins(x=0.3)
+        # Whole numbers with separators: no "1e6" offset far from the bars it scales.
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+    fig.legend(loc="outside lower center", ncols=max(1, len(runs)))
+
+
 _DRAW: dict[
     str,
     tuple[Callable[[Any, Sequence[Mapping[str, Any]]], None], Callable[[int], tuple[float, float]]],
@@ -341,6 +398,7 @@ _DRAW: dict[
     "matmul": (_draw_matmul, lambda n: (6.4, _height(n, base=1.0))),
     "bits_per_param": (_draw_bits, lambda n: (7.0, _height(n, per_row=0.42, base=1.3))),
     "kv_growth": (_draw_kv, lambda n: (6.0, 3.2)),
+    "precisions": (_draw_precisions, lambda n: (8.2, _height(n, per_row=0.3, base=1.6))),
 }
 
 
@@ -362,6 +420,10 @@ _SHOWS: dict[str, str] = {
     "bits_per_param": "Bits per parameter of each file (its bytes × 8 / its parameters) "
     "beside the nominal width of its quantization label (the red mark). A file sits above "
     "its label: block scales count, and a label names the type of most tensors, not all.",
+    "precisions": "Matrix-multiply rate (GFLOP/s, higher is faster) and peak memory (MiB, "
+    "torch.cuda.max_memory_allocated) of the same square multiply at FP32, FP16 and BF16: "
+    "the document's recorded run beside this machine's where it measured them. The peak is "
+    "the three matrices plus the working memory the multiply allocates.",
     "kv_growth": "KV-cache memory against context length. The formula "
     "(2 × layers × KV heads × head dim × bytes per element, per token) grows in proportion "
     "to the context: on the log-log axes used when contexts span 16× or more, a straight "

@@ -3,7 +3,7 @@
 Nothing here produces a claim verdict about a real machine: a run through a
 fake is marked simulated (:mod:`claims.simulation`). It is installed with the
 package because a user can run through the fakes too (``pytest -p
-claims.testing.fake_cuda``, README), and the fake ``ollama`` and ``nvidia-smi``
+claims.testing.fake_cuda``, docs/gpu-certification.md), and the fake ``ollama`` and ``nvidia-smi``
 executables start this package's modules.
 
 * ``fake_ollama`` - a real HTTP server on a loopback port that speaks enough of

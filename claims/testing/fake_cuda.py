@@ -22,7 +22,13 @@ listed in ``fixtures/system/README.md``):
   (:data:`FAKE_SPEEDUP`), or a fixed share of the device's published bandwidth, so
   the ratios the claims judge do not depend on how busy the machine is; the cold
   first call and the toolkit-hidden run are scripted;
-* the recorded CUDA toolkit (where nvcc is installed, what it prints).
+* the recorded CUDA toolkit (where nvcc is installed, what it prints);
+* Week 5's matmul at FP32, FP16 and BF16 (:mod:`claims.probes.machine.matmul`): the
+  probes' own code runs on :class:`CudaTorch` at a small side, and the times, launch
+  times and peaks reported are what the machine's public capture says it prints
+  (``matmul_precisions.json``: rates per precision, the launch cost, cuBLAS's workspace;
+  :func:`precision_model`); a machine without that file has no capture, and those
+  claims are "not run", saying so.
 
 Installing it declares the run simulated (:mod:`claims.simulation`): the evidence
 says so, no check through it is ever "reproduced", and its figures are invented.
@@ -42,7 +48,9 @@ import pytest
 
 from claims.catalog import load_catalog
 from claims.figures import parse_literal
-from claims.probes.machine import gpu, nvidia, system, torch_cuda
+from claims.probes.arithmetic import tensors
+from claims.probes.errors import PrerequisiteMissing
+from claims.probes.machine import gpu, matmul, nvidia, system, torch_cuda
 from claims.probes.machine.tools import ToolRun
 from claims.profiles import DGX_SPARK
 from claims.simulation import declare
@@ -67,6 +75,111 @@ def published_bandwidth(device_name: str) -> float | None:
         return None
     stated = load_catalog().get(GB10_BANDWIDTH["claim"]).figure(GB10_BANDWIDTH["figure"])
     return None if stated.text is None else float(parse_literal(stated.text).value)
+
+
+# Week 5's matmul probes run their own code on CudaTorch at this side at most (the times
+# reported are the capture's, at the side asked for): a CPU product at 4096, in FP16, takes
+# minutes.
+FAKE_CODE_SIDE = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class PrecisionModel:
+    """What a recorded machine prints for Week 5's matmul claims, from its public capture.
+
+    ``gflops``: the GPU's rate per precision (GFLOP/s) at the capture's side; a product at
+    side n takes 2n³ / rate, and never less than ``launch_s``, the host's cost of queueing
+    it (what a clock without synchronize measures). ``cpu_over_gpu``: the CPU's FP32 time
+    over the GPU's, where the capture has a CPU run (else the fake's FAKE_SPEEDUP, an
+    invented figure). ``workspace_bytes``: what cuBLAS allocates beside the matrices, so a
+    peak is the three matrices plus it.
+    """
+
+    source: str
+    gflops: dict[str, float]
+    cpu_over_gpu: float
+    launch_s: float
+    workspace_bytes: int
+
+    def seconds(self, precision: str, n: int) -> float:
+        return max(2 * n**3 / (self.gflops[precision] * 1e9), self.launch_s)
+
+
+def precision_model(machine: Path, fixtures: Path) -> PrecisionModel | None:
+    """The machine's ``matmul_precisions.json`` read into a model (None: no capture).
+
+    ``like`` names another machine's record; ``capture`` a bundled lab results.json
+    (under ``fixtures``), whose rows give the rates, the CPU time and, from the FP32 peak
+    less its three matrices, the workspace.
+    """
+    path = machine / "matmul_precisions.json"
+    if not path.exists():
+        return None
+    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if "like" in record:
+        return precision_model(machine.parent / str(record["like"]), fixtures)
+    launch = float(record["launch_ms"]) / 1e3
+    if "capture" in record:
+        run = tensors.read_results(fixtures / str(record["capture"]))
+        rates = {row.precision: float(row.gflops) for row in run.rows}
+        fp32 = run.row("fp32")
+        workspace = int(float(fp32.peak_mib) * tensors.MIB) - tensors.payload_bytes(
+            run.size, run.dtype_bytes["float32"])
+        return PrecisionModel(f"fixtures/{record['capture']}", rates,
+                              float(run.cpu_fp32_ms / fp32.median_ms), launch, workspace)
+    return PrecisionModel(f"fixtures/system/{machine.name}/matmul_precisions.json",
+                          {k: float(v) for k, v in record["gflops"].items()},
+                          FAKE_SPEEDUP["fp32"], launch, int(record["workspace_bytes"]))
+
+
+def _fake_precisions(model: PrecisionModel | None, name: str, machine: str) -> None:
+    """Week 5's probes on this machine: its own code on CudaTorch, the capture's figures."""
+    real_pass, real_launch, real_peak = (matmul.benchmark_pass, matmul.time_launch,
+                                         matmul.peak_memory)
+
+    def capture() -> PrecisionModel:
+        if model is None:
+            raise PrerequisiteMissing(
+                f"the fake machine fixtures/system/{machine} has no public capture of a matmul "
+                "at FP32, FP16 and BF16 (matmul_precisions.json): nothing to say what it prints")
+        return model
+
+    def stand_in() -> CudaTorch:
+        return CudaTorch(name, workspace_bytes=capture().workspace_bytes)
+
+    def times(seconds: float, count: int) -> tuple[float, ...]:
+        return (seconds,) * count
+
+    def benchmark_pass(torch: Any, device: str, *, n: int, warmup: int, iters: int,
+                       cpu_iters: int | None, **kwargs: Any) -> Any:
+        m = capture()
+        ran = real_pass(stand_in(), device, n=min(n, FAKE_CODE_SIDE), warmup=warmup,
+                        iters=iters, cpu_iters=cpu_iters, **kwargs)
+        gpu = {p: dataclasses.replace(t, n=n, times_s=times(m.seconds(p, n), iters))
+               for p, t in ran.gpu.items()}
+        cpu = None if ran.cpu is None else dataclasses.replace(
+            ran.cpu, n=n,
+            times_s=times(m.seconds("fp32", n) * m.cpu_over_gpu, len(ran.cpu.times_s)))
+        return dataclasses.replace(ran, gpu=gpu, cpu=cpu, extra={"simulated": m.source})
+
+    def time_launch(torch: Any, device: str, precision: str = "fp32", *, n: int, pairs: int,
+                    **kwargs: Any) -> Any:
+        m = capture()
+        ran = real_launch(stand_in(), device, precision, n=min(n, FAKE_CODE_SIDE), pairs=pairs,
+                          **kwargs)
+        return dataclasses.replace(ran, n=n, launch_s=times(m.launch_s, pairs),
+                                   synchronized_s=times(m.seconds(precision, n), pairs))
+
+    def peak_memory(torch: Any, device: str, precision: str, *, n: int, **kwargs: Any) -> Any:
+        m = capture()
+        ran = real_peak(stand_in(), device, precision, n=min(n, FAKE_CODE_SIDE), **kwargs)
+        payload = tensors.payload_bytes(n, ran.element_size)
+        return dataclasses.replace(ran, n=n, peak_bytes=payload + m.workspace_bytes,
+                                   before_bytes=0)
+
+    matmul.benchmark_pass = benchmark_pass
+    matmul.time_launch = time_launch
+    matmul.peak_memory = peak_memory
 
 
 def load_machine(machine: Path) -> dict[str, Any]:
@@ -246,6 +359,7 @@ def install(machine: Path | None = None) -> None:
 
     gpu.bench_matmul = bench_matmul
     gpu.bench_copy = bench_copy
+    _fake_precisions(precision_model(where, recordings.fixtures_dir()), name, where.name)
     gpu.cold_in_fresh_process = cold_in_fresh_process
     torch_cuda.runtime_without_toolkit = runtime_without_toolkit
 
@@ -268,16 +382,27 @@ class CudaTorch:
     but report ``cuda:0``; ``cuda.synchronize`` counts its calls, so a test can check
     that every timed CUDA region was synchronized. Everything else is real torch,
     including the TF32 flags the matmul probe sets and restores.
+
+    Its CUDA allocator statistics count what a caching allocator would: every "cuda"
+    tensor made, moved or returned by a matmul holds its bytes rounded up to 512 (the
+    allocator's smallest block) until it is freed, and the first matmul allocates
+    ``workspace_bytes`` for good, as cuBLAS's workspace is (torch keeps it for the
+    handle's life). ``memory_allocated``, ``max_memory_allocated``,
+    ``reset_peak_memory_stats`` and ``empty_cache`` read and reset those counts.
     """
 
-    def __init__(self, name: str = "NVIDIA GB10") -> None:
+    BLOCK = 512  # bytes: the caching allocator rounds every block up to a multiple of it
+
+    def __init__(self, name: str = "NVIDIA GB10", *, workspace_bytes: int = 0) -> None:
         import torch
+
+        owner = self
 
         class HostTensor(torch.Tensor):
             def to(self, *args: Any, **kwargs: Any) -> Any:
                 target = args[0] if args else kwargs.get("device")
                 if str(target).startswith("cuda"):
-                    return self.as_subclass(CudaTensor)
+                    return owner._held(self.as_subclass(CudaTensor))
                 return torch.Tensor.to(self, *args, **kwargs)
 
         class CudaTensor(HostTensor):
@@ -285,19 +410,63 @@ class CudaTorch:
             def device(self) -> Any:  # type: ignore[override]
                 return torch.device("cuda:0")
 
+            @classmethod
+            def __torch_function__(cls, func: Any, types: Any, args: Any = (),
+                                   kwargs: Any = None) -> Any:
+                product = func in (torch.Tensor.__matmul__, torch.matmul, torch.Tensor.matmul)
+                if product:
+                    owner._first_product()
+                out = super().__torch_function__(  # type: ignore[no-untyped-call]
+                    func, types, args, kwargs or {})
+                return owner._held(out) if product else out
+
         self._torch = torch
         self._host, self._tensor = HostTensor, CudaTensor
         self.synchronized = 0
+        self.workspace_bytes = workspace_bytes
+        self.allocated = 0
+        self.peak = 0
+        self._workspace = False
         self.cuda = SimpleNamespace(is_available=lambda: True, device_count=lambda: 1,
                                     get_device_name=lambda device=None: name,
-                                    synchronize=self._synchronize)
+                                    synchronize=self._synchronize,
+                                    memory_allocated=lambda device=None: self.allocated,
+                                    max_memory_allocated=lambda device=None: self.peak,
+                                    reset_peak_memory_stats=self._reset_peak,
+                                    empty_cache=lambda: None)
 
     def _synchronize(self, device: Any = None) -> None:
         self.synchronized += 1
 
+    def _reset_peak(self, device: Any = None) -> None:
+        self.peak = self.allocated
+
+    def _grow(self, size: int) -> None:
+        self.allocated += size
+        self.peak = max(self.peak, self.allocated)
+
+    def _free(self, size: int) -> None:
+        self.allocated -= size
+
+    def _held(self, tensor: Any) -> Any:
+        """Count a "cuda" tensor's bytes until it is garbage (as a block of the allocator)."""
+        import weakref
+
+        size = -(-int(tensor.nbytes) // self.BLOCK) * self.BLOCK
+        self._grow(size)
+        weakref.finalize(tensor, self._free, size)
+        return tensor
+
+    def _first_product(self) -> None:
+        if not self._workspace:
+            self._workspace = True
+            self._grow(self.workspace_bytes)
+
     def _make(self, fn: Any, *args: Any, device: Any = None, **kwargs: Any) -> Any:
         out = fn(*args, **kwargs)
-        return out.as_subclass(self._tensor if str(device).startswith("cuda") else self._host)
+        if str(device).startswith("cuda"):
+            return self._held(out.as_subclass(self._tensor))
+        return out.as_subclass(self._host)
 
     def rand(self, *args: Any, device: Any = None, **kwargs: Any) -> Any:
         return self._make(self._torch.rand, *args, device=device, **kwargs)

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claims.audit.data import Reads, changed_value, reading, replaced, value_at
+from claims.audit.data import (
+    COLUMN_UNIT,
+    LAST_DIGIT,
+    Reads,
+    changed_value,
+    column_unit,
+    last_digit,
+    reading,
+    replaced,
+    slips_of,
+    value_at,
+)
 from claims.catalog import load_catalog
 from claims.inputs import transcribed
 
@@ -48,3 +59,27 @@ def test_the_slip_made_is_the_decimal_point_else_a_digit_else_a_letter() -> None
     letter = changed_value("stop")
     assert letter is not None and letter[0] == "letter" and letter[1] != "stop"
     assert changed_value(True) is None
+
+
+def test_each_value_is_slipped_coarsely_in_its_last_digit_and_in_its_columns_unit() -> None:
+    kinds = slips_of("benchmark.rows[4].ttft_ms", "174.3")
+    assert kinds[:2] == [("10x", "1743"), (LAST_DIGIT, "174.4")]
+    # A column recorded in seconds where the document printed milliseconds, and so on for
+    # every other time unit: the number as it reads in that unit.
+    column = [v for k, v in kinds if k == COLUMN_UNIT]
+    assert "0.1743" in column and "174300" in column and len(column) == 5
+    assert last_digit(3817895000) == 3817895001 and last_digit("phi4") == "phi5"
+    assert last_digit("stop") is None and last_digit(True) is None
+    # A row's unit field is the column's unit: recorded as each other byte unit.
+    row_unit = [v for k, v in slips_of("ollama_list.rows[0].unit", "MB") if k == COLUMN_UNIT]
+    assert row_unit == ["B", "KB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"]
+
+
+def test_a_columns_unit_is_read_from_its_key_through_the_unit_table() -> None:
+    assert column_unit("benchmark.cpu_ms") == "ms"
+    assert column_unit("benchmark.gpu_tf32_tflops") == "TFLOP/s"
+    assert column_unit("tokens_per_second_example.bandwidth_gb_s") == "GB/s"
+    assert column_unit("quant_table.rows[0].size_8b_gb") == "GB"
+    assert column_unit("x.efficiency_percent") == "%"
+    assert column_unit("generate_reply.eval_duration") is None
+    assert column_unit("x.parameters_billion") is None  # billions of what: not one unit

@@ -10,7 +10,7 @@ from claims.audit.mutate import (
     near,
     scope_slip,
     slips,
-    unit_slip,
+    unit_slips,
 )
 from claims.catalog.records import StatedFigure
 from claims.figures import agrees
@@ -62,14 +62,20 @@ def test_near_values_step_around_the_printed_one():
     assert "59" in texts and "61" in texts and "56" in texts and "60" not in texts
 
 
-def test_a_unit_slip_keeps_the_number_and_misreads_the_scale():
-    assert unit_slip(number("17.9", unit="TFLOP/s")).unit == "GFLOP/s"  # type: ignore[union-attr]
-    assert unit_slip(number("22.5", unit="x")).unit == "%"  # type: ignore[union-attr]
-    assert unit_slip(number("275", unit="B")).unit == "KB"  # type: ignore[union-attr]
-    assert unit_slip(number("121", unit="GiB")).unit == "GB"  # type: ignore[union-attr]
-    assert unit_slip(number("3")) is None  # no unit to misread
+def test_a_unit_slip_keeps_the_number_and_misreads_it_in_each_unit_of_its_dimension():
+    def units(fig: StatedFigure) -> list[str | None]:
+        return [f.unit for f in unit_slips(fig)]
+
+    assert units(number("17.9", unit="TFLOP/s")) == ["MFLOP/s", "GFLOP/s", "PFLOP/s"]
+    assert units(number("22.5", unit="x")) == ["%"]
+    assert units(number("3.42", unit="ms")) == ["ns", "us", "s", "min", "h"]
+    # Every byte unit but the figure's own, one per scale (bytes is B, kB is KB).
+    sizes = units(number("121", unit="GiB"))
+    assert sizes == ["B", "KB", "MB", "GB", "TB", "KiB", "MiB", "TiB"]
+    assert all(f.text == "121" for f in unit_slips(number("121", unit="GiB")))
+    assert units(number("3")) == [] and units(number("4", unit="W")) == []
     text = StatedFigure(name="t", kind="text", text="gguf", unit="B")
-    assert unit_slip(text) is None
+    assert unit_slips(text) == []
 
 
 def test_form_slips_read_a_bound_the_other_way_and_an_exact_figure_as_a_bound():
@@ -78,7 +84,7 @@ def test_form_slips_read_a_bound_the_other_way_and_an_exact_figure_as_a_bound():
     ratio = number("5", form="ratio", of="decode")
     assert all(f.of is None and f.form != "ratio" for f in form_slips(ratio))
     kinds = [kind for kind, _ in slips(at_most, "generic")]
-    assert kinds == ["unit", "form", "bound direction", "scope"]
+    assert kinds == ["unit"] * 8 + ["form", "bound direction", "scope"]
 
 
 def test_a_scope_slip_drops_a_scope_or_adds_one_of_another_machine():

@@ -60,6 +60,11 @@ class FakeSession:
         self.catalog = [KV, Q]
         self.profile = "generic"
         self.runs: list[str | None] = []  # the figure of each group run
+        self.pinned_units: dict[str, str] = {}  # figure -> the unit its anchor pins
+
+    def anchor_of(self, claim_id: str, figure: str) -> object | None:
+        unit = self.pinned_units.get(figure)
+        return None if unit is None else type("Anchor", (), {"unit": unit, "reads": None})()
 
     def run(self, groups: list[Group]) -> None:
         stated = {f.name: Decimal(str(f.text)) for c in self.catalog for f in c.stated}
@@ -69,6 +74,11 @@ class FakeSession:
                 values[group.figure.name] = Decimal(str(group.figure.text))
             records = model_run(values)
             self.runs.append(group.figure.name if group.figure else None)
+            pinned = self.pinned_units.get(group.figure.name) if group.figure else None
+            if group.pinned and pinned is not None and group.figure.unit != pinned:
+                # As the runner does: the anchor objects, the claim's tests fail in set-up.
+                group.pin = f"{group.figure.name}: stated in {group.figure.unit}"
+                records = {k: {**r, "verdict": "error"} for k, r in records.items()}
             for item in group.items:
                 group.records[item.nodeid] = records[item.nodeid]
 
@@ -111,11 +121,27 @@ def test_each_compared_figure_is_slipped_and_a_slip_that_moves_nothing_says_why(
     results = {r.figure: r for r in audit_figures(session)}  # type: ignore[arg-type]
     found = results["bytes"]
     kinds = [s["kind"] for s in found.slips]
-    assert kinds == ["unit", "form", "form", "scope"]
-    # The fake's tests read the number only: the unit slip (B read as KB) moves nothing,
-    # and KV is a known erratum whatever its bytes' unit says.
-    (unit,) = [s for s in found.slips if s["kind"] == "unit"]
-    assert unit["slipped"] == "2 KB" and not unit["caught"]
-    assert "already known-erratum" in unit["why"]
+    assert kinds == ["unit"] * 8 + ["form", "form", "scope"]
+    # The fake's tests read the number only and its anchor pins no unit: a unit slip (B read
+    # as KB, GiB...) moves nothing, and KV is a known erratum whatever its bytes' unit says.
+    units = [s for s in found.slips if s["kind"] == "unit"]
+    assert units[0]["slipped"] == "2 KB" and not any(u["caught"] for u in units)
+    assert all("already known-erratum" in u["why"] and "pins no printed unit" in u["why"]
+               for u in units)
     # A figure already explained (Q's, whose claim is refuted anyway) is not slipped.
     assert results["q"].slips == []
+
+
+def test_a_unit_slip_of_an_erratum_figure_is_caught_by_the_unit_its_anchor_pins():
+    """Errata are matched by figure name, so a known erratum whose unit slipped still read as
+    the same erratum; with the unit pinned by its anchor, the run's input check fails the
+    claim's tests instead (error), which the audit counts as caught, by the anchor."""
+    session = FakeSession()
+    session.pinned_units = {"bytes": "B"}
+    results = {r.figure: r for r in audit_figures(session)}  # type: ignore[arg-type]
+    units = [s for s in results["bytes"].slips if s["kind"] == "unit"]
+    assert len(units) == 8
+    assert all(u["caught"] and u["by"] == "anchor" and u["after"] == "error" for u in units)
+    # The other slips are judged as before: the anchor has nothing to say of a scope.
+    (scope,) = [s for s in results["bytes"].slips if s["kind"] == "scope"]
+    assert scope["by"] is None and not scope["caught"]

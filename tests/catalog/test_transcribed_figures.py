@@ -42,6 +42,9 @@ DIFFERENT_THINGS = {
     ("MC", "kv_table.rows[0].num_ctx"): "a row of the KV table, not the default num_ctx",
     ("MC", "kv_table.rows[2].num_ctx"): "a row of the KV table (2.4), not Q13's context",
     ("MC", "tool_call_example.reply.message.role"): "the tool-call example's role",
+    ("MC", "chat_example.request.options.num_ctx"): (
+        "the chat example's context setting, not Q19's long context or Q41's hidden size"
+    ),
     # llama3.2:3b as a model a listing, a file or a request names, not MC's recommendation.
     ("W2", "ollama_list.rows[1].name"): "a model in W2's ollama list, not MC's code chat pick",
     ("W4", "q4_file.model"): "the model whose file W4 measures, not MC's code chat pick",

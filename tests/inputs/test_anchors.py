@@ -10,7 +10,7 @@ import pytest
 
 from claims.catalog import load_catalog
 from claims.catalog.records import StatedFigure
-from claims.figures import parse_literal
+from claims.figures import other_units, parse_literal
 from claims.inputs.anchors import (
     AnchorError,
     FigureAnchor,
@@ -20,6 +20,7 @@ from claims.inputs.anchors import (
     load_anchors,
     misplaced_figures,
     printed_disagreement,
+    printed_unit,
 )
 from claims.inputs.typos import digit_dropped, digit_plus_one, digits_swapped, letter_changed
 from tests.checkout import copy_catalog, copy_checkout, replace_once, run_pytest
@@ -167,6 +168,46 @@ def test_every_figure_anchor_catches_a_slip_in_the_figure() -> None:
     assert missed == []
 
 
+def test_every_pinned_unit_catches_each_unit_slip_of_its_figure() -> None:
+    """A figure's unit misread as any other unit of its dimension (GB as GiB, ms as s, an
+    erratum's included) no longer says what its anchor pins; and most figures with a unit
+    another could stand for have their unit pinned (or their display, by ``reads``)."""
+    catalog = load_catalog()
+    anchors = {a.key: a for d in catalog.documents for a in load_anchors(d.id)}
+    slippable = pinned = 0
+    missed = []
+    for claim in catalog:
+        for fig in claim.stated:
+            anchor = anchors.get((claim.id, fig.name))
+            if fig.kind not in ("number", "range") or not other_units(fig.unit) or not anchor:
+                continue
+            slippable += 1
+            if anchor.unit is None and anchor.reads is None:
+                continue
+            pinned += 1
+            for unit in other_units(fig.unit):
+                if printed_disagreement(replace(fig, unit=unit), anchor) is None:
+                    missed.append(f"{claim.id} {fig.name}: {fig.unit} read as {unit}")
+    assert missed == []
+    # The rest print no unit beside the number (a JSON size, "twice", a table's row).
+    assert pinned > 0.9 * slippable > 150
+
+
+def test_the_printed_unit_is_read_after_the_number() -> None:
+    assert printed_unit(" GB of VRAM") == "GB"
+    assert printed_unit("\\text{ tokens/sec}$).") == "tokens/sec"
+    assert printed_unit("–70%$ of theoretical") == "%"  # a range's unit, printed once
+    assert printed_unit("Gi 6.2Gi") == "Gi"
+    assert printed_unit(" ms (first call") == "ms"
+    assert printed_unit(" 96 23.4") is None
+    anchor = FigureAnchor("W4-X", "total", "s.txt", 3, "comes to ", "6.17", unit="GB")
+    fig = StatedFigure(name="total", kind="number", text="6.17", unit="GB")
+    assert printed_disagreement(fig, anchor) is None
+    why = printed_disagreement(replace(fig, unit="GiB"), anchor)
+    assert why == "stated in GiB, printed in 'GB'"
+    assert "unit = \"GB\"" in dump_anchors("W4", [anchor])
+
+
 def test_misplaced_figure_in_the_documents(tmp_path: Path) -> None:
     """With the documents given, an anchor whose text the document no longer prints there
     is named (a small document made for the test: the real seeds are not bundled)."""
@@ -193,6 +234,15 @@ def test_misplaced_figure_in_the_documents(tmp_path: Path) -> None:
     checked, problems = misplaced_figures(catalog, edited, catalog_dir)
     assert checked == 1 and len(problems) == 1
     assert "W4-X figure 'total'" in problems[0]["problem"] and "line 3" in problems[0]["problem"]
+    # A pinned unit the document does not print after the number is named too.
+    anchors_path("W4", catalog_dir).write_text(
+        dump_anchors("W4", [replace(anchor, unit="GB")]), "utf-8")
+    assert misplaced_figures(catalog, docs, catalog_dir) == (1, [])
+    gib = tmp_path / "gib"
+    gib.mkdir()
+    (gib / seed.name).write_text("Week 4\n\nThe index comes to 6.17 GiB.\n", "utf-8")
+    checked, problems = misplaced_figures(catalog, gib, catalog_dir)
+    assert len(problems) == 1 and "does not print the unit 'GB'" in problems[0]["problem"]
 
 
 @pytest.mark.slow

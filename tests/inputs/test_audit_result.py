@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from claims.catalog import load_catalog
-from claims.inputs.audit_result import catalog_digest, load_summary, print_audit, write_audit
+from claims.inputs.audit_digest import audit_digest
+from claims.inputs.audit_result import (
+    current_audit,
+    load_summary,
+    print_audit,
+    reused_line,
+    write_audit,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def result(digest: str) -> dict:
     return {
         "finished": "2026-12-01T10:00:00+00:00",
-        "catalog": digest,
+        "digest": digest,
+        "documents": None,
+        "selected": None,
+        "defects": [],
+        "summary": "1 of 2 judged figures change their verdict when perturbed",
         "partial": False,
         "figures": [
             {"claim": "A-B", "figure": "x", "stated": "1", "sensitive": True, "reason": None},
@@ -21,28 +34,49 @@ def result(digest: str) -> dict:
     }
 
 
-def test_summary_of_this_catalogs_audit(tmp_path):
-    catalog = load_catalog()
-    write_audit(tmp_path / "audit.json", result(catalog_digest(catalog)))
-    summary = load_summary(tmp_path / "audit.json", catalog)
+def test_summary_of_this_checkouts_audit(tmp_path):
+    digest = audit_digest(ROOT)
+    write_audit(tmp_path / "audit.json", result(digest))
+    summary = load_summary(tmp_path / "audit.json", ROOT)
     assert summary is not None
     assert (summary["total"], summary["sensitive"], summary["stale"]) == (2, 1, False)
+    assert summary["digest"] == digest
     assert summary["insensitive"] == [
         {"claim": "A-B", "figure": "y", "stated": "2", "reason": "live"}
     ]
 
 
-def test_an_audit_of_another_catalog_is_stale_and_garbage_is_a_problem(tmp_path):
-    catalog = load_catalog()
+def test_an_audit_of_another_checkout_is_stale_and_garbage_is_a_problem(tmp_path):
     write_audit(tmp_path / "audit.json", result("0" * 64))
-    summary = load_summary(tmp_path / "audit.json", catalog)
+    summary = load_summary(tmp_path / "audit.json", ROOT)
     assert summary is not None and summary["stale"] is True
+    del_digest = {k: v for k, v in result("x").items() if k != "digest"}
+    write_audit(tmp_path / "old.json", del_digest)  # kept before audits carried a digest
+    assert (load_summary(tmp_path / "old.json", ROOT) or {})["stale"] is True
     (tmp_path / "bad.json").write_bytes(b"\xff\xfe not json")
     problem = {"problem": "bad.json is not an audit result"}
-    assert load_summary(tmp_path / "bad.json", catalog) == problem
+    assert load_summary(tmp_path / "bad.json", ROOT) == problem
     (tmp_path / "list.json").write_text(json.dumps([1, 2]), "utf-8")
-    assert "problem" in (load_summary(tmp_path / "list.json", catalog) or {})
-    assert load_summary(tmp_path / "absent.json", catalog) is None
+    assert "problem" in (load_summary(tmp_path / "list.json", ROOT) or {})
+    assert load_summary(tmp_path / "absent.json", ROOT) is None
+
+
+def test_a_kept_audit_is_current_only_for_the_same_checkout_documents_and_claims(tmp_path):
+    path = tmp_path / "audit.json"
+    write_audit(path, result("d" * 64))
+    assert current_audit(path, "d" * 64, None, None) is not None
+    assert current_audit(path, "e" * 64, None, None) is None  # another checkout
+    assert current_audit(path, "d" * 64, "f" * 64, None) is None  # now with documents
+    assert current_audit(path, "d" * 64, None, ["W1-X"]) is None  # some claims only
+    write_audit(path, {**result("d" * 64), "selected": ["W1-X"], "partial": True})
+    assert current_audit(path, "d" * 64, None, ["W1-X"]) is not None
+    assert current_audit(path, "d" * 64, None, None) is None
+    # A result that lacks what the terminal prints is rerun, not trusted.
+    write_audit(path, {**result("d" * 64), "summary": None})
+    assert current_audit(path, "d" * 64, None, None) is None
+    assert current_audit(tmp_path / "absent.json", "d" * 64, None, None) is None
+    line = reused_line(result("d" * 64))
+    assert "reused the result of 2026-12-01T10:00:00+00:00" in line and "dddddddddddd" in line
 
 
 def test_the_printout_lists_what_was_perturbed_by_kind_above_the_three_summary_lines(capsys):

@@ -15,6 +15,8 @@ from typing import Any
 import httpcore  # noqa: F401  (see below)
 import pytest
 
+from tests.signals import default_signals
+
 # httpx imports httpcore lazily and caches its exception map on first use.
 # pytester's in-process runs drop modules first imported inside a run, so a second
 # run would import a fresh httpcore whose errors that map no longer knows: a
@@ -73,6 +75,7 @@ class ClaimsPytester:
             [sys.executable, "-m", "pytest", *self.base_args, *args],
             cwd=self.pytester.path, env={**os.environ, **(env or {})}, text=True,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            preexec_fn=default_signals,  # it hears a signal even if this run ignores it
         )
         self._children.append(child)
         return child

@@ -23,17 +23,31 @@ import pytest
 
 from claims.testing import fake_nvidia_smi
 from claims.testing.fake_cuda import FAKE_BANDWIDTH_SHARE
+from tests.extras import installed, needs_torch
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-GPU_TESTS = "tests/claims/w1/test_gpu.py"
-GPU_CLAIMS = {
+GPU_TESTS = ("tests/claims/w1/test_gpu.py", "tests/claims/w5/test_gpu.py")
+W1_GPU_CLAIMS = {
     "W1-ARCH", "W1-CPU", "W1-UNIFIED-MEM", "W1-SMI-FIELDS", "W1-SMI-NOT-SUPPORTED",
     "W1-CUDA-CEILING", "W1-NVCC", "W1-TORCH-OWN-RUNTIME", "W1-TORCH-VALIDATE",
     "W1-SPEEDUP-RANGE", "W1-TF32-FASTER", "W1-COLD-KERNEL", "W1-SHARED-BANDWIDTH",
 }
+# Week 5's matmul claims are decided on a recorded machine from its public capture
+# (fixtures/system/<machine>/matmul_precisions.json: a GB10, an H100, an RTX 5090); a machine
+# without one leaves them "not run", saying so.
+W5_MATMUL_CLAIMS = {
+    "W5-16BIT-FASTER", "W5-GPU-FASTER-THAN-CPU", "W5-ORDER-STABLE", "W5-PEAK-MEMORY",
+    "W5-NO-SYNC-LAUNCH", "W5-MEMORY-SQUARE",
+}
+# W5-ENV-DEVICE and W5-ENV-DRIVER are left out of these runs: every figure they state is the
+# Spark's (a GB10, its driver and memory total, the last two particular to the author's),
+# so off a Spark they have nothing to judge; the simulated Spark of
+# tests/scripts/test_gpu_certify.py runs them.
+W5_GPU_CLAIMS = W5_MATMUL_CLAIMS | {"W5-ENV-TORCH", "W5-TRANSFER"}
+GPU_CLAIMS = W1_GPU_CLAIMS | W5_GPU_CLAIMS
 
 
 def _run(tmp_path: Path, *args: str, path: str, extra_env: dict[str, str] | None = None
@@ -43,9 +57,11 @@ def _run(tmp_path: Path, *args: str, path: str, extra_env: dict[str, str] | None
            **(extra_env or {})}
     env.pop("PYTEST_XDIST_WORKER", None)
     env.pop("PYTEST_ADDOPTS", None)
-    cmd = [sys.executable, "-m", "pytest", GPU_TESTS, "-m", "gpu", "-p", "no:xdist",
+    chosen = [] if any(a.startswith("--claim=") for a in args) else [
+        f"--claim={cid}" for cid in sorted(GPU_CLAIMS)]
+    cmd = [sys.executable, "-m", "pytest", *GPU_TESTS, "-m", "gpu", "-p", "no:xdist",
            "-p", "no:cacheprovider", f"--claims-evidence={evidence}",
-           f"--claims-report-html={tmp_path / 'report.html'}", *args]
+           f"--claims-report-html={tmp_path / 'report.html'}", *chosen, *args]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
                           check=False)
     data = json.loads(evidence.read_text(encoding="utf-8")) if evidence.exists() else {}
@@ -106,8 +122,8 @@ def _assert_simulated_pass(evidence: dict[str, Any], *, allowed: dict[str, str] 
         for check in live:
             assert check["simulated"] is True, (cid, check)
             want = (allowed or {}).get(cid)
-            if want == "not-applicable":
-                assert check["outcome"] == "skipped" and check["status"] == "not-applicable", check
+            if want in ("not-applicable", "not-run"):
+                assert check["outcome"] == "skipped" and check["status"] == want, check
             else:
                 assert check["outcome"] == "passed", (cid, check.get("message"),
                                                       [m for m in check["measurements"]
@@ -117,6 +133,13 @@ def _assert_simulated_pass(evidence: dict[str, Any], *, allowed: dict[str, str] 
     return claims
 
 
+# What the tier says is missing first: torch with CUDA, else (torch installed) the driver.
+# The offline install has no torch; scripts/test.sh installs it (the gpu extra).
+NO_TORCH = "gpu tier needs torch with CUDA"
+NO_DRIVER = "gpu tier needs an NVIDIA driver: nvidia-smi is not on PATH"
+MISSING = NO_DRIVER if installed("torch") else NO_TORCH
+
+
 def test_without_a_gpu_every_claim_is_not_run_with_the_reason(tmp_path, no_gpu_path):
     proc, evidence = _run(tmp_path, "--claims-profile=generic", path=no_gpu_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -124,7 +147,7 @@ def test_without_a_gpu_every_claim_is_not_run_with_the_reason(tmp_path, no_gpu_p
     assert set(claims) == GPU_CLAIMS
     for claim in claims.values():
         assert claim["verdict"] == "not-run", claim
-        assert "nvidia-smi is not on PATH" in (claim["reason"] or ""), claim
+        assert MISSING in (claim["reason"] or ""), claim
     assert evidence["run"]["tier_status"]["gpu"]["available"] is False
 
 
@@ -133,14 +156,11 @@ def test_require_live_fails_naming_the_missing_prerequisite(tmp_path, no_gpu_pat
         tmp_path, "--claims-profile=generic", "--claims-require-live", path=no_gpu_path
     )
     assert proc.returncode == 1
-    expected = (
-        "--claims-require-live: not run: gpu tier needs an NVIDIA driver: "
-        "nvidia-smi is not on PATH"
-    )
-    assert expected in proc.stdout
+    assert f"--claims-require-live: not run: {MISSING}" in proc.stdout
     assert all(c["verdict"] == "not-run" for c in _claims(evidence).values())
 
 
+@needs_torch
 def test_fake_device_decides_every_claim_generic(tmp_path, fake_gpu_path):
     proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
                           path=fake_gpu_path, extra_env={"CLAIMS_COPY_MIB": "8"})
@@ -175,6 +195,7 @@ def test_fake_device_decides_every_claim_generic(tmp_path, fake_gpu_path):
     assert "Simulated run." in html and "reproduced on any machine" in html
 
 
+@needs_torch
 @pytest.mark.parametrize("machine, free_h", [("gb10", "121Gi"), ("gb10-580.95", "119Gi")])
 def test_a_simulated_spark_passes_under_the_spark_profile(tmp_path, machine, free_h):
     path, env = _fake_path(tmp_path, machine)
@@ -218,6 +239,7 @@ def test_a_simulated_spark_passes_under_the_spark_profile(tmp_path, machine, fre
     assert evidence["run"]["profile_choice"]["reason"] == "named with --claims-profile dgx-spark"
 
 
+@needs_torch
 def test_the_cuda_toolkit_wheel_form_counts_as_torchs_own_runtime(tmp_path):
     path, env = _fake_path(tmp_path, "gb10-580.95")
     _, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
@@ -235,6 +257,7 @@ def test_the_cuda_toolkit_wheel_form_counts_as_torchs_own_runtime(tmp_path):
     assert wheels["note"].startswith("includes the post's"), wheels["note"]
 
 
+@needs_torch
 def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
     path, env = _fake_path(tmp_path, "h100")
     proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
@@ -257,14 +280,16 @@ def test_several_discrete_gpus_match_torchs_device_by_identity(tmp_path):
     assert rate["measured"] > 0  # reported, not judged: an H100 has dedicated memory
 
 
+@needs_torch
 def test_a_mig_slice_is_matched_to_its_gpu_and_judged_as_a_slice(tmp_path):
     path, env = _fake_path(tmp_path, "a100-mig")
     mig = "MIG-66666666-6666-6666-6666-666666666666"
     proc, evidence = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
                           path=path, extra_env={**env, "CUDA_VISIBLE_DEVICES": mig})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    claims = _assert_simulated_pass(evidence, allowed={"W1-SHARED-BANDWIDTH": "not-applicable",
-                                                       "W1-NVCC": "not-applicable"})
+    claims = _assert_simulated_pass(evidence, allowed={
+        "W1-SHARED-BANDWIDTH": "not-applicable", "W1-NVCC": "not-applicable",
+        **dict.fromkeys(W5_MATMUL_CLAIMS, "not-run")})  # no public capture of an A100's
     row = _measurement(claims["W1-UNIFIED-MEM"], "nvidia-smi row of torch's device 0")
     assert row["measured"] == "0" and "PCI bus id" in row["note"]
     pool = _measurement(claims["W1-UNIFIED-MEM"],
@@ -278,6 +303,7 @@ def test_a_mig_slice_is_matched_to_its_gpu_and_judged_as_a_slice(tmp_path):
 
 
 
+@needs_torch
 def test_auto_detects_a_simulated_spark_and_says_why(tmp_path):
     path, env = _fake_path(tmp_path, "gb10-580.95")
     proc, evidence = _run(tmp_path, "--claims-profile=auto", "-p", "claims.testing.fake_cuda",
@@ -288,6 +314,7 @@ def test_auto_detects_a_simulated_spark_and_says_why(tmp_path):
     assert f"profile: dgx-spark ({choice['reason']})" in proc.stdout
 
 
+@needs_torch
 def test_require_live_fails_when_auto_cannot_ask_nvidia_smi(tmp_path):
     path, env = _fake_path(tmp_path, "gb10")
     broken = tmp_path / "broken"
@@ -319,29 +346,32 @@ def test_require_live_fails_when_auto_cannot_ask_nvidia_smi(tmp_path):
 R, NA, NR = "reproduced", "not-applicable", "not-run"
 _ALL = sorted(GPU_CLAIMS)
 _DISCRETE = {**dict.fromkeys(_ALL, R), "W1-NVCC": NA, "W1-SHARED-BANDWIDTH": NA}
+# A machine with no public capture of a matmul at the three precisions: Week 5's matmul
+# claims are not run there (the fake has nothing to say it prints).
+_UNCAPTURED = {**_DISCRETE, **dict.fromkeys(W5_MATMUL_CLAIMS, NR)}
 MACHINE_TABLE: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     # machine: (profile, environment, claim -> conclusion)
     "gb10": ("dgx-spark", {}, dict.fromkeys(_ALL, R)),
     "gb10-580.95": ("dgx-spark", {}, dict.fromkeys(_ALL, R)),
     # Datacenter boxes: no toolkit recorded, dedicated memory.
-    "h200-570": ("generic", {}, _DISCRETE),
-    "h200-580": ("generic", {}, _DISCRETE),
+    "h200-570": ("generic", {}, _UNCAPTURED),
+    "h200-580": ("generic", {}, _UNCAPTURED),
     "h100": ("generic", {}, _DISCRETE),  # one of 256 CPUs offline: W1-CPU still holds
     "a100-mig": ("generic", {"CUDA_VISIBLE_DEVICES": "MIG-66666666-6666-6666-6666-666666666666"},
-                 _DISCRETE),
+                 _UNCAPTURED),
     # nvidia-smi sees the GPUs, torch is a CPU build: the tier cannot run, and says why.
     "h200-cpu-torch": ("generic", {}, dict.fromkeys(_ALL, NR)),
     # R610's nvidia-smi (KMD Version / CUDA UMD Version, deprecated -q names): read as R580's.
-    "h200-610": ("generic", {}, _DISCRETE),
+    "h200-610": ("generic", {}, _UNCAPTURED),
     # WSL2's "CUDA Version: ERR!": only the claims that need the CUDA version are not run,
     # saying the driver reported none.
-    "wsl2-rtx3060": ("generic", {}, {**_DISCRETE, "W1-SMI-FIELDS": NR, "W1-CUDA-CEILING": NR}),
+    "wsl2-rtx3060": ("generic", {}, {**_UNCAPTURED, "W1-SMI-FIELDS": NR, "W1-CUDA-CEILING": NR}),
     # Consumer Blackwell (sm_120, R595, PyPI's cu130 torch): read as the other discrete GPUs.
     "rtx5090-595": ("generic", {}, _DISCRETE),
     # Pascal (sm_61, R550, cu126): the same, except that it has no TF32 tensor cores.
-    "p4-550": ("generic", {}, {**_DISCRETE, "W1-TF32-FASTER": NA}),
+    "p4-550": ("generic", {}, {**_UNCAPTURED, "W1-TF32-FASTER": NA}),
     # Volta (sm_70) on R525, the table layout before R535: no TF32 either.
-    "v100-525": ("generic", {}, {**_DISCRETE, "W1-TF32-FASTER": NA}),
+    "v100-525": ("generic", {}, {**_UNCAPTURED, "W1-TF32-FASTER": NA}),
     # NVML cannot reach the driver: every claim is not run, naming the state and remedy.
     "nvml-mismatch": ("generic", {}, dict.fromkeys(_ALL, NR)),
     "no-devices": ("generic", {}, dict.fromkeys(_ALL, NR)),
@@ -361,6 +391,7 @@ def _conclusion(claim: dict[str, Any]) -> str:
     return str(check.get("simulated_conclusion", check["verdict"]))
 
 
+@needs_torch
 @pytest.mark.parametrize("machine", sorted(MACHINE_TABLE))
 def test_each_recorded_machine_reaches_the_verdicts_a_reviewer_expects(tmp_path, machine):
     profile, extra, expected = MACHINE_TABLE[machine]
@@ -394,6 +425,7 @@ def _variant(tmp_path: Path, base: str, change: Any) -> Path:
     return target
 
 
+@needs_torch
 def test_a_newer_minor_of_the_ceilings_cuda_runs_on_the_driver(tmp_path):
     # NVIDIA's minor-version compatibility: a cu132 torch and a 13.1 toolkit on an R580
     # driver (ceiling 13.0) are a healthy stack, not a refutation.
@@ -419,6 +451,7 @@ def test_a_newer_minor_of_the_ceilings_cuda_runs_on_the_driver(tmp_path):
 
 @pytest.mark.parametrize("variable, value", [("NVIDIA_TF32_OVERRIDE", "1"),
                                              ("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1")])
+@needs_torch
 def test_a_tf32_override_leaves_the_fp32_series_not_run_by_name(tmp_path, variable, value):
     # The variable is the user's to unset (a prerequisite), not the machine's profile.
     path, env = _fake_path(tmp_path, "h200-580")
@@ -445,12 +478,14 @@ def pytest_runtest_call(item):
 """
 
 
+@needs_torch
 def test_ctrl_c_in_a_terminal_leaves_the_running_check_not_run_and_keeps_the_rest(tmp_path):
     import pty
     import signal
-    import termios
     import threading
     import time
+
+    from tests.signals import own_terminal
 
     plugins = tmp_path / "plugins"
     plugins.mkdir()
@@ -463,18 +498,13 @@ def test_ctrl_c_in_a_terminal_leaves_the_running_check_not_run_and_keeps_the_res
             "PYTHONPATH": os.pathsep.join([str(plugins), os.environ.get("PYTHONPATH", "")])}
     for key in ("PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS"):
         full.pop(key, None)
-    cmd = [sys.executable, "-m", "pytest", GPU_TESTS, "-m", "gpu", "-p", "no:xdist",
+    cmd = [sys.executable, "-m", "pytest", *GPU_TESTS, "-m", "gpu", "-p", "no:xdist",
            "-p", "no:cacheprovider", "-p", "hang_plugin", "-p", "claims.testing.fake_cuda",
            "--claims-profile=generic", f"--claims-evidence={evidence}",
            f"--claims-report-html={tmp_path / 'report.html'}"]
     master, slave = pty.openpty()
-
-    def own_terminal() -> None:  # a session of its own, the pty its controlling terminal
-        os.setsid()
-        import fcntl
-
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
+    # A session of its own, the pty its controlling terminal, the signals a terminal's
+    # command has (this run may have been started with SIGINT ignored: tests/signals.py).
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full, stdin=slave, stdout=slave, stderr=slave,
                             preexec_fn=own_terminal)
     os.close(slave)
@@ -518,3 +548,62 @@ def test_ctrl_c_in_a_terminal_leaves_the_running_check_not_run_and_keeps_the_res
         (check,) = _live(claims[cid])
         assert check["outcome"] == "passed", (cid, check)
         assert check["simulated_conclusion"] == "reproduced", (cid, check)
+
+
+def _decision(claim: dict[str, Any], name: str) -> dict[str, Any]:
+    """A timing rule's attachment (its values, looks and stated chance of error)."""
+    for check in claim["checks"]:
+        for attachment in check["attachments"]:
+            if attachment["label"] == f"{name}: timing rule":
+                return dict(json.loads(attachment["content"]))
+    raise KeyError(f"{claim['id']} has no timing rule {name!r}")
+
+
+# What each captured machine prints for Week 5's matmul claims, from its public capture
+# (fixtures/system/README.md): FP32 over FP16 and over BF16 time, the synchronized over the
+# launch-only time at n = 4096, and the peak beside the three FP32 matrices (MiB).
+W5_CAPTURES = {
+    # The lab's own results.json: 18,473.0, 88,807.9 and 87,202.3 GFLOP/s; 224.0 MiB.
+    "gb10": ("dgx-spark", 88807.9 / 18473.0, 87202.3 / 18473.0,
+             2 * 4096**3 / 18473.0e9 / 30e-6, 224.0),
+    # zzc0721/torch-performance-test-data#79: 51.88, 760.04 and 788.72 TFLOP/s.
+    "h100": ("generic", 760.04 / 51.88, 788.72 / 51.88, 2 * 4096**3 / 51.88e12 / 30e-6, 224.0),
+    # zzc0721/torch-performance-test-data#15: 65.03, 218.79 and 183.71 TFLOP/s.
+    "rtx5090-595": ("generic", 218.79 / 65.03, 183.71 / 65.03, 2 * 4096**3 / 65.03e12 / 30e-6,
+                    224.0),
+}
+
+
+@pytest.mark.parametrize("machine", sorted(W5_CAPTURES))
+def test_week5_claims_on_a_captured_machine_print_its_capture(tmp_path, machine):
+    profile, fp16, bf16, launch, fp32_peak = W5_CAPTURES[machine]
+    path, env = _fake_path(tmp_path, machine)
+    proc, evidence = _run(tmp_path, f"--claims-profile={profile}", "-p",
+                          "claims.testing.fake_cuda",
+                          *(f"--claim={cid}" for cid in sorted(W5_GPU_CLAIMS)),
+                          path=path, extra_env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    claims = {cid: c for cid, c in _claims(evidence).items() if cid in W5_GPU_CLAIMS}
+    assert {cid: _conclusion(c) for cid, c in claims.items()} == dict.fromkeys(W5_GPU_CLAIMS, R)
+    for name, want in (("FP32 time over FP16 time, per pass", fp16),
+                       ("FP32 time over BF16 time, per pass", bf16)):
+        rule = _decision(claims["W5-16BIT-FASTER"], name)
+        assert rule["outcome"] == "holds" and rule["false_refutation_chance"] <= 0.01, rule
+        assert rule["values"][0] == pytest.approx(want, rel=1e-6)
+    rule = _decision(claims["W5-NO-SYNC-LAUNCH"],
+                     "synchronized time over the unsynchronized one, per pair")
+    assert rule["values"][0] == pytest.approx(launch, rel=1e-6)
+    assert rule["false_refutation_chance"] <= 0.01
+    peak = _measurement(claims["W5-PEAK-MEMORY"], "FP32 peak")
+    assert peak["measured"] == fp32_peak
+    # The author's figures are judged on the Spark only: shown beside elsewhere.
+    assert peak["compared"] is False
+    square = _measurement(claims["W5-MEMORY-SQUARE"], "growth exponent")
+    assert square["measured"] == 2.0 and square["holds"] is True and square["compared"] is True
+    # The precisions chart sets the document's run beside this machine's.
+    charts = [ch for c in claims["W5-16BIT-FASTER"]["checks"] for ch in c["charts"]]
+    (chart,) = [ch for ch in charts if ch["kind"] == "precisions"]
+    sources = {(r["source"], r["precision"]) for r in chart["rows"]}
+    assert sources == {(s, p) for s in ("recorded", "measured") for p in ("fp32", "fp16", "bf16")}
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "the document&#39;s run" in html or "the document's run" in html

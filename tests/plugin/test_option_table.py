@@ -1,7 +1,7 @@
 """The plugin's option table (claims.plugin.options.OPTIONS) is the one declaration of the
-suite's options: README.md names each one and no other, the CLI takes the ones it shares
-from it, and the evidence's settings record (claims.records.Options) holds what the
-settings read from them write.
+suite's options: docs/options.md names each one, neither the README nor a page of docs/
+names another, the CLI takes the ones it shares from it, and the evidence's settings
+record (claims.records.Options) holds what the settings read from them write.
 """
 
 from __future__ import annotations
@@ -30,19 +30,27 @@ OPTION_NAME = re.compile(r"--(?:no-claims|claims|ollama)(?:-[a-z0-9]+)+|--claim\
 ADDED_BY_SERVE = {"ollama_serve", "user_ollama_host", "user_models_dir"}
 
 
+PAGE = ROOT / "docs" / "options.md"
+
+
+def _names(*pages: Path) -> set[str]:
+    return {name for page in pages for name in OPTION_NAME.findall(page.read_text("utf-8"))}
+
+
 def _readme_names() -> set[str]:
-    return set(OPTION_NAME.findall((ROOT / "README.md").read_text("utf-8")))
+    """The options the README and the pages of docs/ name."""
+    return _names(ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 
 
-def test_the_readmes_option_table_is_generated_from_the_table_and_fresh():
-    text = (ROOT / "README.md").read_text("utf-8")
+def test_the_option_pages_table_is_generated_from_the_table_and_fresh():
+    text = PAGE.read_text("utf-8")
     block = text.split(README_BEGIN, 1)[1].split(README_END, 1)[0]
     assert block.strip() == markdown_table(), "stale: run python scripts/options-table.py"
 
 
-def test_the_readme_names_every_visible_option():
+def test_the_option_page_names_every_visible_option():
     visible = {spec.flag for spec in OPTIONS if not spec.hidden}
-    assert visible - _readme_names() == set()
+    assert visible - _names(PAGE) == set()
 
 
 def test_the_readme_names_no_option_the_table_lacks():

@@ -56,10 +56,29 @@ def _fifo_manifest(root: Path) -> Path:
     return root
 
 
+def _names_not_utf8(root: Path) -> Path:
+    """The store a real Ollama 0.31.2 wrote, with a manifest and a blob whose names are
+    bytes that are not UTF-8 (Linux allows them; Python reads them as lone surrogates,
+    which pytest-xdist's channel cannot carry: issue 44, item 5)."""
+    from claims.probes.files.artifacts import gemma_expected_sha256, gemma_gguf
+    from claims.testing.recorded_store import assemble, recorded_store_dir
+
+    assemble(recorded_store_dir(), root, gemma_gguf(), gemma_expected_sha256())
+    library = os.fsencode(root / "manifests" / "registry.ollama.ai" / "library")
+    os.makedirs(library + b"/g\xffemma")
+    with open(library + b"/gemma3/270m", "rb") as src, \
+            open(library + b"/g\xffemma/l\xfeatest", "wb") as dst:
+        dst.write(src.read())
+    with open(os.fsencode(root / "blobs") + b"/sha256-\xff\xfe", "wb") as blob:
+        blob.write(b"not a model")
+    return root
+
+
 STORES: dict[str, Callable[[Path], Path]] = {
     "terminal-attack": hostile_phi4_store,
     "manifests-link-to-root": _linked_to_root,
     "fifo-manifest": _fifo_manifest,
+    "names-not-utf8": _names_not_utf8,
 }
 
 

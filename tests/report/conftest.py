@@ -139,6 +139,14 @@ BITS_ROWS = [
      "note": "its largest tensor, token_embd.weight (63% of the parameters), is Q8_0"},
     {"file": "sha256-fd7b6731c33c", "label": "Q4_K_M", "bits_per_param": 4.91},
 ]
+PRECISION_ROWS = [
+    {"label": "NVIDIA GB10 (the document's run)", "source": "recorded", "precision": p,
+     "gflops": g, "peak_mib": m}
+    for p, g, m in (("fp32", 18473.0, 224.0), ("fp16", 88807.9, 128.0), ("bf16", 87202.3, 128.0))
+] + [
+    {"label": "this machine", "source": "measured", "precision": p, "gflops": g, "peak_mib": m}
+    for p, g, m in (("fp32", 51880.0, 224.0), ("fp16", 760040.0, 128.0), ("bf16", 788720.0, 128.0))
+]
 KV_ROWS = [
     {"context": c, "measured_bytes": c * 98304 + 4096, "formula_bytes": c * 98304,
      "stated_bytes": c * 96000}
@@ -404,7 +412,8 @@ def _claims() -> list[dict[str, Any]]:
                 note="figure stated for the dgx-spark profile",
             ),
         ],
-        charts=[{"kind": "matmul", "title": "4096x4096 matmul", "rows": MATMUL_ROWS}],
+        charts=[{"kind": "matmul", "title": "4096x4096 matmul", "rows": MATMUL_ROWS},
+                {"kind": "precisions", "title": None, "rows": PRECISION_ROWS}],
     )
     gpu["notes"] = ["TF32 disabled explicitly"]
     add(

@@ -8,6 +8,7 @@ from claims.testing.evidence import empty_evidence
 
 AUDIT = {
     "finished": "2026-12-01T10:00:00+00:00",
+    "digest": "0123456789abcdef" * 4,
     "stale": False,
     "partial": False,
     "total": 291,
@@ -21,6 +22,7 @@ AUDIT = {
         }
     ],
     "transcriptions": {"values": 10, "mutations": 30, "caught": 30},
+    "slips": {"unit": {"cases": 921, "caught": 888}, "scope": {"cases": "x", "caught": 1}},
 }
 
 
@@ -39,11 +41,20 @@ def test_the_summary_sentence_and_the_reasons_are_shown_escaped():
     assert "277 of 291 judged figures change their verdict when perturbed" in html
     assert "figure stated for phi4 &lt;script&gt;" in html
     assert "30 of 30 single-character changes" in html
+    # The slips by kind, a malformed count left out rather than trusted.
+    assert "888 of 921 unit slips caught" in html and "of x" not in html
+    # The audit behind the numbers is named: its date and the checkout's digest.
+    assert "2026-12-01T10:00:00+00:00" in html and "digest\n0123456789ab" in html
 
 
 def test_a_stale_or_unreadable_audit_says_so():
     html = render_html({**empty_evidence(), "audit": {**AUDIT, "stale": True}})
-    assert "another version of the catalog" in html
+    section = html[html.index('<section id="audit">'):]
+    section = section[: section.index("</section>")]
+    assert "No audit matches this checkout" in section
+    # The old audit is named, but never shown as current: no headline, no reasons table.
+    assert "digest 0123456789ab" in section
+    assert "<strong>277 of 291" not in section and "<details>" not in section
     bad = audit_view({**empty_evidence(), "audit": {"problem": "audit.json is not an audit"}})
     assert bad == {"problem": "audit.json is not an audit"}
     # Wrong types from a hand-edited file are shown as zero, not trusted.

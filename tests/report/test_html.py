@@ -32,7 +32,7 @@ def test_synthetic_evidence_follows_the_schema_and_covers_every_verdict(evidence
     outcomes = {k["outcome"] for c in evidence["claims"] for k in c["checks"]}
     assert outcomes == set(get_args(Outcome))
     kinds = {ch["kind"] for c in evidence["claims"] for k in c["checks"] for ch in k["charts"]}
-    assert {"ttft", "matmul", "bits_per_param", "kv_growth"} <= kinds
+    assert {"ttft", "matmul", "bits_per_param", "kv_growth", "precisions"} <= kinds
 
 
 def test_every_verdict_is_shown_on_a_claim(page, evidence):
@@ -153,14 +153,15 @@ def test_raw_evidence_sits_in_collapsed_details(page):
 def test_plots_appear_in_figures_and_beside_their_claims(page):
     figures = page[page.index('<section id="figures">') : page.index('<section id="run">')]
     assert (
-        figures.count("<svg") == 5
-    )  # ttft x2, bits, matmul, kv; the two broken charts explain why
+        figures.count("<svg") == 6
+    )  # ttft x2, bits, matmul, precisions, kv; the two broken charts explain why
     assert figures.count("This chart could not be drawn") == 2
     # Numbered in reading order: what this run measured, then the documents' own.
-    for number, claim in ((1, "D1-COLD-WARM"), (2, "D1-ERRATUM"), (3, "D2-MATMUL"), (4, "D2-KV")):
+    for number, claim in ((1, "D1-COLD-WARM"), (2, "D1-ERRATUM"), (3, "D2-MATMUL"),
+                          (4, "D2-MATMUL"), (5, "D2-KV")):
         assert f'id="figure-{number}"' in figures
         assert f'id="figure-{number}-{claim}"' in page
-    assert 'id="figure-7-D1-RECORDED-TTFT"' in page
+    assert 'id="figure-8-D1-RECORDED-TTFT"' in page
 
 
 def test_a_broken_chart_costs_only_its_own_plot(page):

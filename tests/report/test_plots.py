@@ -229,3 +229,29 @@ def test_the_kv_chart_is_log_log_with_the_documents_values_beside_the_formula():
             for c in (2048, 8192, 32768, 131072)]
     svg = render_chart({"kind": "kv_growth", "title": None, "rows": rows})
     assert "the document" in svg and "log scale" in svg
+
+
+def test_precisions_chart_sets_the_documents_run_beside_this_machines(charts):
+    svg = render_chart(charts["precisions"], "live")
+    assert "Matrix multiply rate" in svg and "Peak memory" in svg
+    assert "NVIDIA GB10 (the document" in svg
+    assert "this machine" in svg
+    # Every bar is labelled with its value: the document's 224 MiB and 88,808 GFLOP/s.
+    assert "224" in svg and "88,808" in svg
+    assert "FP16" in svg and "BF16" in svg and "FP32" in svg
+    text = caption(charts["precisions"])
+    assert "max_memory_allocated" in text and "recorded run beside this machine" in text
+
+
+def test_precisions_chart_without_memory_draws_the_rate_alone():
+    svg = render_chart({"kind": "precisions", "rows": [
+        {"label": "this machine", "source": "measured", "precision": "fp32", "gflops": 1.0e4},
+        {"label": "this machine", "source": "measured", "precision": "fp16", "gflops": 5.0e4},
+    ]})
+    assert "Matrix multiply rate" in svg and "Peak memory" not in svg
+
+
+def test_precisions_row_with_neither_figure_is_refused():
+    with pytest.raises(ChartError, match="neither gflops nor peak_mib"):
+        render_chart({"kind": "precisions", "rows": [
+            {"label": "x", "source": "measured", "precision": "fp16", "gflops": "fast"}]})

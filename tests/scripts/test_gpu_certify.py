@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 
 from claims.testing import fake_nvidia_smi
+from tests.extras import needs_torch
+from tests.signals import default_signals
 
 # Subprocesses or timings: left out of the quick loop (tests/README.md).
 pytestmark = pytest.mark.slow
@@ -106,6 +108,7 @@ def _evidence(kept: Path) -> dict[str, Any]:
     return loaded
 
 
+@needs_torch  # the fake CUDA machine stands in for a GPU, not for torch
 def test_a_whole_run_against_a_simulated_spark_keeps_log_evidence_and_report(tmp_path):
     env = {**_fake_machine_env(tmp_path, "gb10-580.95"), "SKIP_INSTALL": "1",
            "VENV": str(_wrapper_venv(tmp_path / "venv")), "PROFILE": "dgx-spark"}
@@ -120,6 +123,15 @@ def test_a_whole_run_against_a_simulated_spark_keeps_log_evidence_and_report(tmp
     assert any("fake CUDA" in f for f in evidence["run"]["simulated"])
     verdicts = {c["id"]: c["verdict"] for c in evidence["claims"] if c["id"].startswith("W1-")}
     assert "reproduced" not in verdicts.values() and "refuted" not in verdicts.values(), verdicts
+    # Week 5's gpu claims ran in the same session, each live check simulated and passed
+    # (the Spark's capture is the lab's own results.json).
+    w5 = {c["id"]: c for c in evidence["claims"] if c["id"] in (
+        "W5-16BIT-FASTER", "W5-GPU-FASTER-THAN-CPU", "W5-ORDER-STABLE", "W5-PEAK-MEMORY",
+        "W5-NO-SYNC-LAUNCH", "W5-MEMORY-SQUARE")}
+    assert len(w5) == 6
+    for cid, claim in w5.items():
+        live = [k for k in claim["checks"] if k["source"] == "live"]
+        assert live and all(k["outcome"] == "passed" and k["simulated"] for k in live), cid
     assert "Simulated run." in (kept / "report.html").read_text(encoding="utf-8")
     assert "running pytest (profile dgx-spark" in log and "exit status 0" in log
 
@@ -147,6 +159,7 @@ def pytest_collection_finish(session):
 '''
 
 
+@needs_torch  # the fake CUDA machine stands in for a GPU, not for torch
 def test_a_pytest_session_past_its_limit_is_stopped_and_the_report_still_written(tmp_path):
     plugins = tmp_path / "plugins"
     plugins.mkdir()
@@ -422,11 +435,13 @@ def _assert_interrupted_run_kept(tmp_path: Path, status: int) -> None:
     assert f"exit status {status};" in log
 
 
+@needs_torch  # the fake CUDA machine stands in for a GPU, not for torch
 def test_ctrl_c_in_a_terminal_stops_pytest_through_its_interrupt_path(tmp_path):
     env, marker = _interruptible_env(tmp_path)
     pid, fd = pty.fork()
     if pid == 0:  # the child: a session of its own, the pty its controlling terminal
         try:
+            default_signals()  # as a terminal's command has them (tests/signals.py)
             os.chdir(ROOT)
             os.execvpe("bash", ["bash", str(SCRIPT), "-p", "slow_plugin", "-p",
                                 "claims.testing.fake_cuda"], env)
@@ -466,6 +481,7 @@ def test_ctrl_c_in_a_terminal_stops_pytest_through_its_interrupt_path(tmp_path):
     _assert_interrupted_run_kept(tmp_path, 130)
 
 
+@needs_torch  # the fake CUDA machine stands in for a GPU, not for torch
 def test_sigterm_stops_pytest_through_its_interrupt_path_too(tmp_path):
     env, marker = _interruptible_env(tmp_path)
     proc = subprocess.Popen(["bash", str(SCRIPT), "-p", "slow_plugin", "-p",

@@ -31,6 +31,7 @@ if [ "$1" = "-m" ] && [ "$2" = pip ]; then
   if [ "$3" = wheel ]; then
     for a in "$@"; do
       if [ "$prev" = --wheel-dir ]; then
+        echo $$ >"$PIP_CALLS.build-pid"
         echo "[ 50%] Building C object" ; sleep "${FAKE_BUILD_S:-0}"
         touch "$a/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"
       fi
@@ -142,6 +143,49 @@ def test_a_long_build_says_it_is_still_running_with_its_progress(tmp_path):
     still = [line for line in out.splitlines() if "still building llama-cpp-python" in line]
     assert len(still) >= 2, out
     assert "build step [ 50%]" in still[-1], still
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the AVX2 build is for x86-64 only")
+@pytest.mark.parametrize("how", ["Ctrl-C", "SIGTERM"])
+def test_a_signal_during_a_long_build_stops_the_build_and_the_script(tmp_path, how):
+    # A `&` command of a script starts with SIGINT ignored: the build outlived a Ctrl-C.
+    import pty
+    import signal
+    import time
+
+    from tests.signals import own_terminal
+
+    repo = _checkout(tmp_path)
+    calls = tmp_path / "pip-calls.txt"
+    env = {**os.environ, "VENV": str(_venv(tmp_path / "venv")), "PIP_CALLS": str(calls),
+           "REAL_PYTHON": sys.executable, "CLAIMS_WHEEL_CACHE": str(tmp_path / "wheels"),
+           "FAKE_BUILD_S": "300"}
+    master, follower = pty.openpty()
+    proc = subprocess.Popen(["bash", "-c", 'source scripts/_venv.sh "engine"'], cwd=repo,
+                            env=env, stdin=follower, stdout=follower, stderr=follower,
+                            preexec_fn=own_terminal)
+    os.close(follower)
+    build_pid = Path(f"{calls}.build-pid")
+    try:
+        deadline = time.monotonic() + 120  # a hang detector: the fake build takes 300 s
+        while not build_pid.exists() or not build_pid.read_text().strip():
+            assert proc.poll() is None and time.monotonic() < deadline, "no build started"
+            time.sleep(0.1)
+        build = int(build_pid.read_text())
+        if how == "Ctrl-C":
+            os.write(master, b"\x03")
+        else:
+            proc.send_signal(signal.SIGTERM)
+        status = proc.wait(timeout=120)
+        while Path(f"/proc/{build}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert status == (130 if how == "Ctrl-C" else 143)
+    assert not Path(f"/proc/{build}").exists(), "the build outlived the script"
 
 
 def test_shellcheck_finds_nothing_in_the_scripts():

@@ -597,6 +597,3 @@ def read_model_run(path: Path) -> dict[str, Any]:
         else:
             out[field] = [str(v) for v in f.items(field)]
     return out
-
-
-# ---- gpu tier (week5gpu) ----

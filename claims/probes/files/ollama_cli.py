@@ -1,4 +1,5 @@
-"""Tables the ollama CLI prints, read back: a row by its header, and ``ollama ps``'s UNTIL.
+"""What the ollama CLI prints, read back: the commands ``ollama --help`` lists, a table's
+row by its header, and ``ollama ps``'s UNTIL.
 
 ``ollama ps`` prints when each loaded model expires as a humanised time
 (Ollama's ``format.HumanTime``: whole minutes, rounded down, below an hour:
@@ -10,11 +11,48 @@ minutes left, the unit a keep-alive is stated in.
 from __future__ import annotations
 
 import re
+import shutil
+from dataclasses import dataclass
 
 from claims.figures import Interval
 from claims.probes.errors import InputError
+from claims.probes.machine.tools import run_tool
 
-__all__ = ["table_row", "until_minutes"]
+__all__ = ["HELP_TIMEOUT_S", "CliHelp", "cli_help", "listed_commands", "table_row",
+           "until_minutes"]
+
+# ollama --help answers at once; a CLI that takes longer is not answering.
+HELP_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class CliHelp:
+    """What ``ollama --help`` printed (stdout, then stderr) and the commands it lists."""
+
+    executable: str
+    text: str
+    commands: tuple[str, ...]
+
+
+def listed_commands(text: str) -> list[str]:
+    """The first word of each line under "Available Commands:" (up to "Flags:"), in order.
+
+    Without that heading every line's first word is taken: what the CLI printed is
+    then shown as it is, and the claim's commands are not found in it."""
+    section = text.split("Available Commands:", 1)[-1].split("Flags:", 1)[0]
+    return [line.split()[0] for line in section.splitlines() if line.strip()]
+
+
+def cli_help(timeout: float = HELP_TIMEOUT_S) -> CliHelp | None:
+    """``ollama --help`` from the ``ollama`` on PATH (None when there is none).
+
+    Its exit status is not judged: the listing is the measurement."""
+    exe = shutil.which("ollama")
+    if exe is None:
+        return None
+    run = run_tool([exe, "--help"], timeout=timeout, check=False)
+    text = run.stdout + run.stderr
+    return CliHelp(exe, text, tuple(listed_commands(text)))
 
 _MINUTES = re.compile(r"(\d+) minutes from now\Z")
 _SECONDS = re.compile(r"(\d+) seconds? from now\Z")

@@ -21,6 +21,8 @@ __all__ = [
     "owner_environment",
     "owner_pid",
     "parse_proc_net",
+    "process_listeners",
+    "socket_inodes",
 ]
 
 _LISTEN = "0A"  # TCP_LISTEN in the kernel's state column
@@ -77,14 +79,15 @@ def parse_proc_net(text: str, path: str = "/proc/net/tcp") -> list[Listener]:
     return found
 
 
-def listeners(port: int, tables: tuple[Path, ...] = PROC_NET) -> list[Listener]:
-    """Every local address listening on ``port`` (IPv4 and IPv6)."""
+def listeners(port: int | None, tables: tuple[Path, ...] = PROC_NET) -> list[Listener]:
+    """Every local address listening on ``port`` (IPv4 and IPv6; None: on any port)."""
     readable = [t for t in tables if t.is_file()]
     if not readable:
         raise PrerequisiteMissing("no /proc/net/tcp: listening addresses are read on Linux only")
     out: list[Listener] = []
     for table in readable:
-        out.extend(s for s in parse_proc_net(table.read_text(), str(table)) if s.port == port)
+        out.extend(s for s in parse_proc_net(table.read_text(), str(table))
+                   if port is None or s.port == port)
     return out
 
 
@@ -104,6 +107,35 @@ def owner_environment(inode: int, names: tuple[str, ...]) -> dict[str, str] | No
     items = raw.decode("utf-8", "replace").split("\0")
     env = dict(item.split("=", 1) for item in items if "=" in item)
     return {k: env[k] for k in names if k in env}
+
+
+def socket_inodes(pid: int, proc: Path = Path("/proc")) -> set[int]:
+    """The inodes of the sockets process ``pid`` holds open (its fd links ``socket:[N]``).
+
+    An fd closed while it is read, or a process that cannot be read, gives fewer or none:
+    the set is what could be seen.
+    """
+    found: set[int] = set()
+    try:
+        fds = list((proc / str(pid) / "fd").iterdir())
+    except OSError:
+        return found
+    for fd in fds:
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target.endswith("]") and target[8:-1].isdigit():
+            found.add(int(target[8:-1]))
+    return found
+
+
+def process_listeners(pid: int, port: int | None, tables: tuple[Path, ...] = PROC_NET,
+                      proc: Path = Path("/proc")) -> list[Listener]:
+    """The sockets listening on ``port`` (None: on any port) that process ``pid`` holds
+    open (not another's)."""
+    held = socket_inodes(pid, proc)
+    return [s for s in listeners(port, tables) if s.inode in held]
 
 
 def owner_pid(inode: int) -> int | None:

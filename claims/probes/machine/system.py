@@ -47,6 +47,7 @@ __all__ = [
     "CpuInventory",
     "CpuModel",
     "LscpuInfo",
+    "MemoryPool",
     "cgroup_cpu_limit",
     "count_cpu_list",
     "cpu_inventory",
@@ -56,6 +57,7 @@ __all__ = [
     "gpu_summary",
     "machine_arch",
     "memory_bytes",
+    "memory_pool",
     "nvidia_smi_rows_or_none",
     "os_name",
     "package_version",
@@ -497,6 +499,41 @@ def parse_free(text: str, *, source: str = "free -h") -> dict[str, dict[str, str
     if "Mem" not in rows or "total" not in rows["Mem"]:
         raise InputError("no 'Mem:' row with a total", path=source, field="Mem")
     return rows
+
+
+FREE_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class MemoryPool:
+    """The system's memory as the kernel and ``free -h`` report it.
+
+    ``total`` and ``available`` are bytes (/proc/meminfo's MemTotal and MemAvailable);
+    ``implied`` is what ``free -h`` prints for ``total`` by procps's rounding
+    (:func:`free_h_size`), ``printed`` what it did print ("121Gi"; None without a
+    ``free`` on PATH), ``transcript`` its command and output.
+    """
+
+    total: int
+    available: int | None
+    implied: str
+    printed: str | None = None
+    transcript: str | None = None
+
+
+def memory_pool(timeout: float = FREE_TIMEOUT_S) -> MemoryPool:
+    """MemTotal and MemAvailable from /proc/meminfo, and ``free -h``'s total beside them.
+
+    ``free`` runs with LC_ALL=C so its units and decimal point are procps's own.
+    """
+    meminfo = parse_meminfo(read_proc("meminfo"))
+    total = meminfo["MemTotal"]
+    implied = free_h_size(total // 1024)
+    if not shutil.which("free"):
+        return MemoryPool(total, meminfo.get("MemAvailable"), implied)
+    run = run_tool(["free", "-h"], timeout=timeout, env={**os.environ, "LC_ALL": "C"})
+    printed = parse_free(run.stdout)["Mem"]["total"]
+    return MemoryPool(total, meminfo.get("MemAvailable"), implied, printed, run.transcript())
 
 
 # --- GPU (through nvidia-smi) --------------------------------------------------------------

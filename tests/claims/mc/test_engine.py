@@ -215,30 +215,29 @@ def test_repeat_penalty_rule_in_llama_cpps_sampler(check):
     from claims.probes.live.engine import apply_penalties, penalty_window
 
     check.fact("engine", f"llama-cpp-python {llama_cpp.__version__}")
-    penalty = 1.5
+    penalty = check.premise("example penalty")  # Q14's 1.15
     # Token ids are list positions: 0 and 1 were seen (1 three times), 2 and 3 were not.
     logits = [2.0, -2.0, 3.0, -3.0]
     history = [0, 1, 1, 1]
     after = apply_penalties(logits, history, last_n=64, repeat=penalty)
     check.attach(
-        "logits before / after, history [0, 1, 1, 1], repeat_penalty 1.5",
+        f"logits before / after, history [0, 1, 1, 1], repeat_penalty {penalty:g}",
         {"before": logits, "after": after},
         kind="json",
     )
     # llama.cpp computes in float32: the rule's results, computed the same way, are exact.
     divided = float(np.float32(logits[0]) / np.float32(penalty))
     multiplied = float(np.float32(logits[1]) * np.float32(penalty))
-    check.measure(
-        f"seen token, positive logit {logits[0]}",
-        after[0],
-        holds=after[0] == divided,
-        expected=f"{divided:.6g} (divided by the penalty)",
+    check.against(
+        "positive logit divided",
+        after[0] == divided,
+        note=f"seen token, logit {logits[0]} -> {after[0]:.6g}; divided: {divided:.6g}",
     )
-    check.measure(
-        f"seen token, negative logit {logits[1]}",
-        after[1],
-        holds=after[1] == multiplied,
-        expected=f"{multiplied:.6g} (multiplied by the penalty, once despite 3 occurrences)",
+    check.against(
+        "negative logit multiplied",
+        after[1] == multiplied,
+        note=f"seen token, logit {logits[1]} -> {after[1]:.6g}; multiplied once despite 3 "
+        f"occurrences: {multiplied:.6g}",
     )
     check.measure(
         "unseen tokens", after[2:], holds=after[2:] == logits[2:], expected=str(logits[2:])

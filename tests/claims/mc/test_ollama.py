@@ -378,6 +378,32 @@ def test_ps_lists_loaded_models(live, check):
 
 
 
+@pytest.mark.claim("MC-NUM-GPU-ALL")
+def test_num_gpu_999_puts_every_layer_in_vram(live, check):
+    from claims.testkit import needs_flag, not_applicable
+
+    needs_flag(live.settings.allow_unload, "--ollama-allow-unload",
+               "reloading the model with a num_gpu option")
+    live.client.load(live.model_name)
+    default = live.ps_entry()
+    if default is None or not default.get("size_vram"):
+        not_applicable(
+            "the model's default load puts nothing in VRAM (size_vram "
+            f"{None if default is None else default.get('size_vram')}): the server has no GPU "
+            "it can offload to"
+        )
+    layers = int(check.premise("num_gpu for every layer"))
+    live.client.load(live.model_name, options={"num_gpu": layers})
+    entry = live.ps_entry()
+    size = None if entry is None else entry.get("size")
+    vram = None if entry is None else entry.get("size_vram")
+    check.against(
+        "every layer in VRAM",
+        isinstance(size, int) and size > 0 and vram == size,
+        note=f"/api/ps after loading with num_gpu {layers}: size {size}, size_vram {vram}",
+    )
+
+
 @pytest.mark.claim("MC-NO-AUTH")
 def test_no_authentication(live, check):
     from claims.probes.live.ollama_api import ServerHTTPError

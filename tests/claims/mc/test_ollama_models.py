@@ -58,6 +58,9 @@ def test_nomic_embed_text_vector_width(live, check):
     vector = live.client.embed(name, "a short passage to embed")["embeddings"][0]
     check.against("nomic-embed-text dimensions", len(vector), model=name,
                   note="length of the vector /api/embed returned")
+    check.not_judged("another embedding model's width", "an example width of no named model")
+    check.not_judged("generative hidden size", "Llama 3 8B's hidden size, a property of that "
+                     "model's configuration (hub tier), not of an embedding model on this server")
     for key, width in widths.items():
         check.measure(f"{key} vs the vector's length", width, holds=width == len(vector),
                       expected=str(len(vector)))

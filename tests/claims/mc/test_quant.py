@@ -147,12 +147,15 @@ def test_weight_sizes_follow_the_tables_bits(check, catalog):
 def test_savings_versus_16_bits(check):
     # The stated widths (4, 5, 8 bits against 16) are the document's; ggml's real block
     # sizes are only observed beside them.
-    for bits in (8, 5, 4):
-        check.against("saving", (1 - bits / 16) * 100, unit="%", note=f"{bits} bits instead of 16")
+    source = check.premise("width quantized from")
+    for bits in (float(b) for b in check.premise_values("widths quantized to")):
+        check.against("saving", (1 - bits / source) * 100, unit="%",
+                      note=f"{bits:g} bits instead of {source:g}")
     for block_type in ("Q8_0", "Q5_K", "Q4_K"):
         real = float(bits_per_weight(block_type))
         check.observe(
-            f"saving with {block_type} ({real} bits)", round((1 - real / 16) * 100, 3), unit="%"
+            f"saving with {block_type} ({real} bits)", round((1 - real / source) * 100, 3),
+            unit="%",
         )
 
 
@@ -168,6 +171,7 @@ def test_fp16_moves_about_twice_the_bytes_of_q8_0(check):
         note=f"{fp16.nbytes} B as F16 / {q8.nbytes} B as Q8_0 for {w.size} weights",
     )
     check.against("Q8_0 bytes per parameter", q8.nbytes / w.size, unit="B")
+    check.against("FP16 bytes per parameter", fp16.nbytes / w.size, unit="B")
     check.observe(
         "exact ratio from block sizes", float(bits_per_weight("F16") / bits_per_weight("Q8_0"))
     )

@@ -122,6 +122,8 @@ def test_prefill_is_far_faster_per_token_than_decode(check, recorded):
         expected=f"at least {bar:g}x: decode far slower per token",
         recorded=True,
     )
+    check.not_judged("typical decode rate", "a typical range for no named model or hardware; "
+                     "the decode rate of Week 2's recorded run is shown above")
 
 
 @pytest.mark.offline

@@ -91,24 +91,20 @@ def test_cpu_cores_by_type(check):
 
 @pytest.mark.claim("W1-UNIFIED-MEM")
 def test_memory_pool(check, smi):
-    import shutil
-
     from claims.probes.machine.nvidia import is_reported
-    from claims.probes.machine.system import free_h_size, parse_free, parse_meminfo, read_proc
-    from claims.probes.machine.tools import run_tool
+    from claims.probes.machine.system import memory_pool
     from claims.probes.machine.torch_cuda import device_facts
 
-    meminfo = parse_meminfo(read_proc("meminfo"))
-    total = meminfo["MemTotal"]
+    pool = memory_pool()
+    total = pool.total
     check.observe("MemTotal", total, unit="bytes")
-    shown = free_h_size(total // 1024)
-    if shutil.which("free"):
-        run = run_tool(["free", "-h"], timeout=5.0, env={**os.environ, "LC_ALL": "C"})
-        check.attach("free -h", run.transcript())
-        printed = parse_free(run.stdout)["Mem"]["total"]
-        check.measure("free -h prints what MemTotal implies", printed, holds=printed == shown,
-                      expected=shown, note="cross-check of the probe's free -h rounding")
-        shown = printed
+    shown = pool.implied
+    if pool.printed is not None:
+        check.attach("free -h", pool.transcript)
+        check.measure("free -h prints what MemTotal implies", pool.printed,
+                      holds=pool.printed == shown, expected=shown,
+                      note="cross-check of the probe's free -h rounding")
+        shown = pool.printed
     # The author's free -h figure: shown beside this machine's, judged only on the post's record.
     check.against("free -h total", shown)
     check.against("pool size", total / 2**30, unit="GiB")
@@ -124,7 +120,7 @@ def test_memory_pool(check, smi):
     check.observe("device memory (torch)", dev.total_memory, unit="bytes")
     # Free memory beside the total, as the post advises tracking it on a Spark.
     check.observe("free device memory (torch.cuda.mem_get_info)", dev.free_memory, unit="bytes")
-    check.observe("MemAvailable", meminfo.get("MemAvailable"), unit="bytes")
+    check.observe("MemAvailable", pool.available, unit="bytes")
     if dev.free_memory is not None:
         check.measure("free device memory is at most the device's total", dev.free_memory,
                       holds=0 <= dev.free_memory <= dev.total_memory, unit="bytes",

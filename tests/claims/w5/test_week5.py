@@ -37,8 +37,6 @@ from claims.probes.arithmetic.tensors import FORMATS, MIB, MatmulRun
 from claims.testing import lab
 from claims.testkit import Check, InputError, Interval, not_run
 
-pytestmark = pytest.mark.offline
-
 FOLDER = "week-05-pytorch-tensors"
 # The catalog's names for the formats (W4's precision table uses the same labels).
 LABELS = {"fp32": "FP32", "fp16": "FP16", "bf16": "BF16"}
@@ -79,6 +77,7 @@ def _torch() -> Any:
 
 # ---- bytes per element and per tensor ------------------------------------------------
 @pytest.mark.claim("W5-DTYPE-BYTES")
+@pytest.mark.offline
 def test_bytes_per_element_from_the_bit_layouts(check: Check) -> None:
     for key, fmt in FORMATS.items():
         check.against(f"{LABELS[key]} bytes", fmt.element_bytes, unit="B",
@@ -96,6 +95,7 @@ def test_bytes_per_element_from_the_bit_layouts(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-DTYPE-BYTES", source="recorded")
+@pytest.mark.offline
 def test_bytes_per_element_recorded(check: Check) -> None:
     run = _run()
     check.fact("lab evidence", lab.PROVENANCE)
@@ -105,6 +105,7 @@ def test_bytes_per_element_recorded(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-DTYPE-BYTES-WEEK4")
+@pytest.mark.offline
 def test_bytes_per_element_match_week4(check: Check) -> None:
     """Week 5's stated sizes beside Week 4's, both read from the catalog."""
     pairs = {}
@@ -116,6 +117,7 @@ def test_bytes_per_element_match_week4(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-1024-BYTES")
+@pytest.mark.offline
 def test_same_shape_three_precisions(check: Check) -> None:
     side = round(check.premise("side"))
     shape = (side, side)
@@ -135,6 +137,7 @@ def test_same_shape_three_precisions(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-SAME-BYTES-OTHER-SPLIT")
+@pytest.mark.offline
 def test_same_bytes_different_split(check: Check) -> None:
     fp16, bf16 = FORMATS["fp16"], FORMATS["bf16"]
     check.against("same bytes", fp16.element_bytes == bf16.element_bytes,
@@ -155,6 +158,7 @@ def _finfo_lines() -> str:
 
 
 @pytest.mark.claim("W5-FP16-RANGE")
+@pytest.mark.offline
 def test_fp16_range_and_step(check: Check) -> None:
     fp16, bf16 = FORMATS["fp16"], FORMATS["bf16"]
     check.attach("the README's finfo loop, from the bit layouts", _finfo_lines())
@@ -164,6 +168,7 @@ def test_fp16_range_and_step(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-BF16-RANGE")
+@pytest.mark.offline
 def test_bf16_range_and_step(check: Check) -> None:
     fp32, fp16, bf16 = FORMATS["fp32"], FORMATS["fp16"], FORMATS["bf16"]
     check.against("BF16 max over FP32 max", bf16.largest / fp32.largest, unit="x",
@@ -174,6 +179,7 @@ def test_bf16_range_and_step(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-FINFO-MEANING", source="live")
+@pytest.mark.offline
 def test_finfo_is_largest_value_and_gap_above_one(check: Check) -> None:
     torch = _torch()
     check.fact("torch", torch.__version__)
@@ -187,6 +193,12 @@ def test_finfo_is_largest_value_and_gap_above_one(check: Check) -> None:
                       expected=f"{fmt.largest!r} (largest finite, from the bit pattern)")
         check.measure(f"{fmt.name}: finfo.eps", fi.eps, holds=fi.eps == fmt.step_near_one,
                       expected=f"{fmt.step_near_one!r} (next value above 1, minus 1)")
+        # Which power of two has finfo.eps as its gap to the next value: the README's
+        # "near 1" (each binade's gap is twice the one below, so exactly one matches).
+        near = [2.0 ** e for e in range(-8, 9)
+                if fmt.decode(fmt.encode(2.0 ** e) + 1) - 2.0 ** e == fi.eps]
+        check.against("step taken near", near[0] if len(near) == 1 else float("nan"),
+                      note=f"{fmt.name}: the power of two whose gap is finfo.eps, of {near}")
 
 
 # ---- the benchmark's arithmetic on the records --------------------------------------
@@ -201,6 +213,7 @@ def _rate(n: int, seconds: Interval) -> Interval:
 
 
 @pytest.mark.claim("W5-GFLOPS-FORMULA", source="recorded")
+@pytest.mark.offline
 def test_each_row_is_2n3_over_its_time(check: Check) -> None:
     run = _run()
     check.fact("lab evidence", lab.PROVENANCE)
@@ -213,6 +226,7 @@ def test_each_row_is_2n3_over_its_time(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-GPU-FP32-RATE", source="recorded")
+@pytest.mark.offline
 def test_gpu_fp32_rate(check: Check) -> None:
     run, model = _run(), _model_run()
     fp32 = run.row("fp32")
@@ -226,6 +240,7 @@ def test_gpu_fp32_rate(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-CPU-RATE", source="recorded")
+@pytest.mark.offline
 def test_cpu_rate(check: Check) -> None:
     run = _run()
     check.against("CPU FP32 rate", _rate(run.size, _ms(run.cpu_fp32_ms) / 1000),
@@ -233,6 +248,7 @@ def test_cpu_rate(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-SPEEDUP", source="recorded")
+@pytest.mark.offline
 def test_gpu_over_cpu(check: Check) -> None:
     run, model = _run(), _model_run()
     check.against("GPU over CPU", _ms(run.cpu_fp32_ms) / _ms(run.row("fp32").median_ms),
@@ -241,12 +257,19 @@ def test_gpu_over_cpu(check: Check) -> None:
                   note="results.json gpu_speedup_fp32")
     check.against("GPU over CPU", float(model["results.gpu_speedup_fp32"]), unit="x",
                   note="model-run.yaml results.gpu_speedup_fp32")
+    # The benchmark divides its unrounded CPU time by the GPU median it rounded to 3
+    # decimals and rounds to one: the printed times' intervals admit that quotient.
+    check.against("recorded speedup", _ms(run.cpu_fp32_ms) / _ms(run.row("fp32").median_ms),
+                  unit="x", note="results.json cpu_fp32_ms / fp32 median_ms")
+    check.against("recorded speedup", float(run.gpu_speedup_fp32 or 0), unit="x",
+                  note="results.json gpu_speedup_fp32")
     rates = (check.premise_interval("GPU FP32 rate", claim="W5-GPU-FP32-RATE")
              / check.premise_interval("CPU FP32 rate", claim="W5-CPU-RATE"))
     check.against("GPU over CPU", rates, unit="x", note="the two rates the sentence before states")
 
 
 @pytest.mark.claim("W5-16BIT-TIME", source="recorded")
+@pytest.mark.offline
 def test_16bit_time_and_speedup(check: Check) -> None:
     run = _run()
     fp32 = _ms(run.row("fp32").median_ms)
@@ -259,6 +282,7 @@ def test_16bit_time_and_speedup(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-PAYLOAD")
+@pytest.mark.offline
 def test_payload_of_three_matrices(check: Check) -> None:
     run = _run()
     matrices = round(check.premise("matrices"))
@@ -273,6 +297,7 @@ def test_payload_of_three_matrices(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-PEAK-DROP", source="recorded")
+@pytest.mark.offline
 def test_peak_allocation(check: Check) -> None:
     run, model = _run(), _model_run()
     fp32 = run.row("fp32").peak_mib
@@ -298,6 +323,7 @@ def test_peak_allocation(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-ITERATIONS", source="recorded")
+@pytest.mark.offline
 def test_iteration_counts(check: Check) -> None:
     run, model = _run(), _model_run()
     source = _path("benchmark_matmul.py").read_text("utf-8")
@@ -312,11 +338,29 @@ def test_iteration_counts(check: Check) -> None:
         raise InputError(f"{_path('model-run.yaml')}: notes state no iteration counts")
     check.against("GPU iterations", int(gpu.group(1)), note="model-run.yaml notes")
     check.against("CPU iterations", int(cpu.group(1)), note="model-run.yaml notes")
+    check.against("GPU iterations",
+                  int(_printed("results.json", r"GPU rows are the median of (\d+) iterations",
+                               "GPU iteration count in its note")), note="results.json note")
+    check.against("CPU iterations",
+                  int(_printed("results.json", r"CPU row is the median of (\d+)",
+                               "CPU iteration count in its note")), note="results.json note")
+    check.against("GPU warmup", run.warmup, note="results.json warmup")
+    # The printed commands pass no --warmup, so the run's warmup is the script's default.
+    default = tensors.script_defaults(source).get("warmup")
+    if not isinstance(default, int):
+        raise InputError(f"{_path('benchmark_matmul.py')}: --warmup has no whole-number default")
+    check.against("GPU warmup", default, note="benchmark_matmul.py's --warmup default")
+    commands = {name: _printed(name, r"(--size \d+ --iters \d+[^'\n]*)'", "benchmark command")
+                for name in ("README.md", "model-run.yaml")}
+    check.measure("the printed commands leave --warmup at its default", commands,
+                  holds=not any("--warmup" in c for c in commands.values()),
+                  expected="no --warmup in README.md's or model-run.yaml's command")
     check.measure("a warmup before timing", run.warmup, holds=run.warmup > 0,
                   expected="at least one warmup matmul (results.json warmup)")
 
 
 @pytest.mark.claim("W5-FILES-AGREE", source="recorded")
+@pytest.mark.offline
 def test_files_agree(check: Check) -> None:
     run, model = _run(), _model_run()
     readme, report = "README.md", "system-report.md"
@@ -375,6 +419,7 @@ def test_files_agree(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-RESULTS-ANNOTATED", source="recorded")
+@pytest.mark.offline
 def test_results_are_the_benchmark_output_annotated(check: Check) -> None:
     run = _run()
     source = _path("benchmark_matmul.py").read_text("utf-8")
@@ -400,6 +445,7 @@ def _readme_table() -> list[str]:
 
 
 @pytest.mark.claim("W5-FILES-TABLE", source="recorded")
+@pytest.mark.offline
 def test_files_the_readme_lists(check: Check) -> None:
     listed = _readme_table()
     folder = sorted(p.name for p in (lab.lab_dir() / FOLDER).iterdir() if p.is_file())
@@ -410,6 +456,7 @@ def test_files_the_readme_lists(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-FP32-TWICE")
+@pytest.mark.offline
 def test_fp32_twice_fp16_at_any_size(check: Check) -> None:
     fp32, fp16 = FORMATS["fp32"].element_bytes, FORMATS["fp16"].element_bytes
     # Sizes from one element to past the benchmark's (a square's bytes grow with n²).
@@ -428,6 +475,7 @@ def test_fp32_twice_fp16_at_any_size(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-REUSES-WEEK1", source="recorded")
+@pytest.mark.offline
 def test_torch_build_is_week1s(check: Check) -> None:
     check.against("torch", check.premise_text("torch version", claim="W1-TORCH-VALIDATE"),
                   note="Week 1's torch build (W1-TORCH-VALIDATE in the catalog)")
@@ -445,6 +493,7 @@ def _script_output(name: str) -> str:
 
 
 @pytest.mark.claim("W5-TENSOR-REPORTS", source="live")
+@pytest.mark.offline
 def test_tensor_reports(check: Check) -> None:
     torch = _torch()
     check.fact("torch", torch.__version__)
@@ -491,6 +540,7 @@ def _block(output: str, title: str) -> list[str]:
 
 
 @pytest.mark.claim("W5-ELEMENTWISE-BROADCAST", source="live")
+@pytest.mark.offline
 def test_elementwise_and_broadcast(check: Check) -> None:
     import ast
 
@@ -556,6 +606,7 @@ def _recorded_calls(module: ModuleType, spans: list[float]) -> Iterator[list[str
 
 
 @pytest.mark.claim("W5-TIMING-METHOD", source="live")
+@pytest.mark.offline
 def test_warmup_then_synchronized_median(check: Check) -> None:
     _torch()
     bench = _module("benchmark_matmul")
@@ -578,6 +629,7 @@ def test_warmup_then_synchronized_median(check: Check) -> None:
 
 
 @pytest.mark.claim("W5-FLOP-COUNT", source="live")
+@pytest.mark.offline
 def test_matmul_flop_count(check: Check) -> None:
     torch = _torch()
     from torch.utils.flop_counter import FlopCounterMode
@@ -596,6 +648,3 @@ def test_matmul_flop_count(check: Check) -> None:
     theirs, ours = bench.gflops(run.size, seconds), tensors.gflops(run.size, seconds)
     check.measure("the script's gflops() for results.json's fp32 row", theirs, unit="GFLOP/s",
                   holds=theirs == ours, expected=f"{ours:.3f} (2n³ / s / 1e9, the same operations)")
-
-
-# ---- gpu tier (week5gpu) ----

@@ -23,8 +23,8 @@ from claims.probes.errors import InputError
 from claims.probes.files import ollama_store as osp
 from claims.testing.store_builder import HOSTILE_CASES, HostileStore, build_hostile_store
 
-# The README: hostile input gets "a specific error ... within a second". That target is
-# reported as a warning; the test fails only at ten times it, which no load on a
+# docs/self-measurement.md: hostile input gets "a specific error ... within a second".
+# That target is reported as a warning; the test fails only at ten times it, which no load on a
 # shared 2-core machine explains but a read that waits on a FIFO or walks a huge
 # file does (one busy run measured 1.13 s for a case that takes milliseconds idle).
 TARGET_S = 1.0

@@ -1,6 +1,6 @@
 """Blob verification speed, measured side by side with coreutils' sha256sum.
 
-Target (README, "What the suite measures about itself"): the store probe
+Target (docs/self-measurement.md): the store probe
 hashes a blob at no less than 0.8x the throughput of ``sha256sum`` on the same
 file. The file is the 253 MB Gemma 3 270M GGUF; both tools read it from a warm
 page cache, alternately, and the best of three runs of each is compared (the

@@ -23,6 +23,8 @@ from claims.probes.live.listeners import (
     owner_environment,
     owner_pid,
     parse_proc_net,
+    process_listeners,
+    socket_inodes,
 )
 
 LINUX = PROC_NET[0].is_file()
@@ -137,3 +139,28 @@ def test_a_socket_nobody_holds_has_no_owner():
     assert owner_pid(0) is None
     assert owner_environment(0, ("PATH",)) is None
 
+
+
+@needs_proc
+def test_a_process_listeners_are_its_own_sockets_on_that_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as mine, \
+            socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
+        mine.bind(("127.0.0.1", 0))
+        mine.listen()
+        port = mine.getsockname()[1]
+        (found,) = process_listeners(os.getpid(), port)
+        assert (found.address, found.port) == ("127.0.0.1", port)
+        assert found.inode in socket_inodes(os.getpid())
+        other.bind(("127.0.0.1", 0))  # held, but not listening on that port
+        assert process_listeners(os.getpid(), other.getsockname()[1]) == []
+
+
+def test_socket_inodes_reads_the_fd_links_and_skips_the_rest(tmp_path):
+    fd = tmp_path / "42" / "fd"
+    fd.mkdir(parents=True)
+    (fd / "3").symlink_to("socket:[272956]")
+    (fd / "4").symlink_to("/dev/null")
+    (fd / "5").symlink_to("socket:[not-a-number]")
+    (fd / "6").symlink_to("pipe:[99]")
+    assert socket_inodes(42, proc=tmp_path) == {272956}
+    assert socket_inodes(43, proc=tmp_path) == set()  # no such process: nothing seen

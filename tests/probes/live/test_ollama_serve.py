@@ -593,3 +593,28 @@ def test_the_default_bind_needs_port_11434_free(servers: PrivateServers):
     finally:
         if blocker is not None:
             blocker.close()
+
+
+def test_rename_gguf_changes_one_letter_of_general_name_and_nothing_else(tmp_path):
+    import gguf
+
+    from claims.probes.files.gguf_file import read_header
+    from claims.probes.live.ollama_serve import rename_gguf
+    from claims.testing.store_builder import write_tiny_gguf
+
+    plain = write_tiny_gguf(tmp_path / "plain.gguf")
+    assert rename_gguf(plain) is None  # no general.name: nothing to change
+    named = tmp_path / "named.gguf"
+    writer = gguf.GGUFWriter(str(named), "llama")
+    writer.add_name("Tiny")
+    writer.add_block_count(1)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    before = named.read_bytes()
+    assert rename_gguf(named) == "TinX"
+    after = named.read_bytes()
+    assert len(after) == len(before)
+    assert sum(a != b for a, b in zip(before, after, strict=True)) == 1
+    assert read_header(named).get("general.name") == "TinX"
+    assert rename_gguf(named) == "TinY"  # an X becomes a Y: always another name

@@ -1,6 +1,6 @@
 """The TTFT instrument against a loopback server with known injected delays.
 
-Target (README, "What the suite measures about itself"): client-observed TTFT
+Target (docs/self-measurement.md): client-observed TTFT
 within 2 ms of a known injected first-token delay on loopback, judged on the
 median of a few runs.
 """
@@ -27,8 +27,8 @@ from claims.probes.live.timing import (
 from claims.testing.fake_ollama import FakeOllama
 
 TARGET_MS = 2.0
-# The 2 ms target (the README's) is reported, not a pass/fail budget: on a shared 2-core
-# machine the client's wake-up alone can pass it (2.28 ms was seen in a CI run while
+# The 2 ms target (docs/self-measurement.md's) is reported, not a pass/fail budget: on a
+# shared 2-core machine the client's wake-up alone can pass it (2.28 ms was seen in a CI run while
 # another job held both cores). The suite fails only at ten times the target, which a
 # real regression (the clock stopped after parsing a chunk, or at a later chunk: the
 # fake streams one every 10 ms) still crosses.

@@ -270,3 +270,41 @@ def test_usable_cpus_is_the_affinity_mask_capped_by_the_quota(monkeypatch):
     assert system.usable_cpus() == 2  # 1.5 CPUs of quota keep two threads busy
     monkeypatch.setattr(system, "cgroup_cpu_limit", lambda root=None: None)
     assert system.usable_cpus() == 64  # the mask, not os.cpu_count()
+
+
+def _fake_free(tmp_path: Path, printed: str) -> str:
+    """A PATH whose only ``free`` prints ``printed`` (a recorded free -h listing)."""
+    (tmp_path / "free.txt").write_text(printed, encoding="utf-8")
+    tool = tmp_path / "bin" / "free"
+    tool.parent.mkdir()
+    cat = shutil.which("cat")
+    tool.write_text(f"#!/bin/sh\nexec {cat} {tmp_path / 'free.txt'}\n", encoding="utf-8")
+    tool.chmod(0o755)
+    return str(tool.parent)
+
+
+def test_memory_pool_reads_meminfo_and_what_free_prints(tmp_path, monkeypatch):
+    meminfo = "MemTotal:       127535224 kB\nMemAvailable:   119000000 kB\n"
+    monkeypatch.setattr(system, "read_proc", lambda name: meminfo)
+    monkeypatch.setenv("PATH", _fake_free(tmp_path, read("w1-post/free_h.txt")))
+    pool = system.memory_pool()
+    assert pool.total == 127535224 * 1024 and pool.available == 119000000 * 1024
+    assert pool.implied == system.free_h_size(127535224)
+    assert pool.printed == system.parse_free(read("w1-post/free_h.txt"))["Mem"]["total"]
+    assert pool.transcript is not None and "free -h" in pool.transcript
+
+
+def test_memory_pool_without_free_is_meminfo_alone(tmp_path, monkeypatch):
+    monkeypatch.setattr(system, "read_proc", lambda name: "MemTotal: 1024 kB\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    pool = system.memory_pool()
+    assert (pool.total, pool.available, pool.printed, pool.transcript) == (
+        1024 * 1024, None, None, None)
+    assert pool.implied == system.free_h_size(1024)
+
+
+def test_memory_pool_names_free_output_it_cannot_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(system, "read_proc", lambda name: "MemTotal: 1024 kB\n")
+    monkeypatch.setenv("PATH", _fake_free(tmp_path, "nothing like a table\n"))
+    with pytest.raises(InputError, match="free -h"):
+        system.memory_pool()

@@ -11,7 +11,9 @@ runner. The suite does that to servers of its own, never to the user's:
 * :mod:`.environment` – the environment it gets and the settings it reports;
 * :mod:`.build` – its runner's llama.cpp build, from its log or ``llama-server --version``;
 * :mod:`.processes`, :mod:`.ports` – its runner children, free loopback ports;
-* :mod:`.concurrency` – whether concurrent requests were served together.
+* :mod:`.concurrency` – whether concurrent requests were served together;
+* :mod:`.requests` – plain requests whose reply is the measurement (an ``Origin``'s
+  status, a generation in flight).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from claims.probes.live.ollama_serve.processes import (
     runner_form,
     runners,
 )
+from claims.probes.live.ollama_serve.requests import InFlight, origin_replies, version_status
 from claims.probes.live.ollama_serve.server import OllamaServe, log_tail
 from claims.probes.live.ollama_serve.session import (
     DEFAULT_GROUP,
@@ -53,6 +56,7 @@ from claims.probes.live.ollama_serve.session import (
 from claims.probes.live.ollama_serve.store import (
     SharedStore,
     import_gguf,
+    rename_gguf,
     share_store,
     store_snapshot,
 )
@@ -62,6 +66,7 @@ __all__ = [
     "DEFAULT_GROUP",
     "ChildProcess",
     "Group",
+    "InFlight",
     "OllamaServe",
     "PortInUse",
     "PrivateServers",
@@ -80,9 +85,11 @@ __all__ = [
     "import_gguf",
     "log_tail",
     "max_overlap",
+    "origin_replies",
     "parse_runner_build",
     "parse_server_config",
     "port_is_free",
+    "rename_gguf",
     "runner_binary",
     "runner_form",
     "runner_version",
@@ -90,4 +97,5 @@ __all__ = [
     "server_environment",
     "share_store",
     "store_snapshot",
+    "version_status",
 ]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from claims.probes.errors import ProbeError
 from claims.probes.files.ollama_store import OllamaStore
 from claims.probes.live.ollama_serve.errors import ServeError
 
-__all__ = ["SharedStore", "import_gguf", "share_store", "store_snapshot"]
+__all__ = ["SharedStore", "import_gguf", "rename_gguf", "share_store", "store_snapshot"]
 
 CREATE_TIMEOUT_S = 600.0
 
@@ -137,6 +138,41 @@ def share_store(user_root: Path, private_root: Path) -> SharedStore:
     result.method = "hard links"
     result.linked_blobs = len(linked)
     return result
+
+
+# A GGUF's metadata comes first, general.name among its first keys.
+_HEAD_BYTES = 1 << 20
+_GGUF_STRING = 8  # the value type of a string in GGUF metadata
+
+
+def rename_gguf(path: Path) -> str | None:
+    """Change the last letter of a GGUF's ``general.name`` in place; the new name, or None
+    when the file has no such string in its first MiB.
+
+    Same length, so no offset moves: the file stays a valid GGUF with other bytes (another
+    SHA-256, so another blob and another runner when a server imports it). Bytes appended
+    to a GGUF do not do: ``ollama create`` stores the GGUF it parsed.
+    """
+    key = b"general.name"
+    with open(path, "r+b") as fh:
+        head = fh.read(_HEAD_BYTES)
+        at = head.find(struct.pack("<Q", len(key)) + key)
+        if at < 0:
+            return None
+        pos = at + 8 + len(key)
+        if len(head) < pos + 12:
+            return None
+        kind, length = struct.unpack_from("<IQ", head, pos)
+        if kind != _GGUF_STRING or not 0 < length < 256:
+            return None
+        start = pos + 12
+        value = head[start : start + length]
+        if len(value) != length:
+            return None
+        last = b"X" if value[-1:] != b"X" else b"Y"
+        fh.seek(start + length - 1)
+        fh.write(last)
+    return (value[:-1] + last).decode("utf-8", "replace")
 
 
 def import_gguf(

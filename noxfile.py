@@ -1,5 +1,5 @@
 """The version matrix: the offline certification and the quick loop on each Python the
-suite supports (requires-python in pyproject.toml; README, "Pythons").
+suite supports (requires-python in pyproject.toml; README, "Two commands").
 
     nox                 # every interpreter found here, one after another
     nox -s "matrix(3.12)" # one of them

@@ -18,13 +18,13 @@ say() { printf 'as-user: %s\n' "$*"; }
 
 id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
 base=$(mktemp -d)
+trap 'rm -rf "$base"' EXIT
 chmod 755 "$base"
 checkout="$base/proj dir/mäin"
 mkdir -p "$base/proj dir"
 git clone --quiet "$PWD" "$checkout"
 mkdir -p "$base/cache dir ü"
 chown -R "$user" "$base/proj dir" "$base/cache dir ü"
-trap 'rm -rf "$base"' EXIT
 say "user $user ($(su "$user" -s /bin/sh -c id)), checkout '$checkout', $("$python" --version) ($python), HOME=/nonexistent"
 
 # Runs the certification as the user, in the background under nohup; sets $status, $log.

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import nox
 
@@ -110,33 +111,34 @@ def matrix(session: nox.Session) -> None:
     steps: list[tuple[str, float]] = []
     start = time.monotonic()
 
-    mark = time.monotonic()
-    # The README's own command, in this session's environment; its report stays there too.
-    session.run(
-        "bash", "scripts/certify-offline.sh", "-p", "no:cacheprovider",
-        "--claims-evidence", f"{venv}/reports/evidence.json",
-        "--claims-report-html", f"{venv}/reports/report.html",
-        env={"VENV": venv, "PYTHON": str(session.python)}, external=True,
-    )
-    steps.append(("offline certification", time.monotonic() - mark))
+    def step(what: str, *args: str, **kwargs: Any) -> None:
+        mark = time.monotonic()
+        try:
+            session.run(*args, **kwargs)
+        finally:
+            steps.append((what, time.monotonic() - mark))
 
-    mark = time.monotonic()
-    session.install("--editable", ".[dev]", *filter(None, [TORCH.get(minor)]))
-    steps.append(("dev extra install", time.monotonic() - mark))
-
-    mark = time.monotonic()
-    session.run(
-        "python", "-m", "pytest", "-m", "not slow",
-        "-n", os.environ.get("WORKERS", "auto"), "-q", "-p", "no:cacheprovider",
-        "--claims-evidence", f"{venv}/quick/evidence.json",
-        "--claims-report-html", f"{venv}/quick/report.html",
-        *session.posargs,
-    )
-    steps.append(("quick loop", time.monotonic() - mark))
-
-    line = (f"Python {patch}: " + ", ".join(f"{what} {s:.0f} s" for what, s in steps)
-            + f"; in all {time.monotonic() - start:.0f} s")
-    session.log(line)
-    TIMINGS.parent.mkdir(parents=True, exist_ok=True)
-    with TIMINGS.open("a", encoding="utf-8") as fh:
-        fh.write(line + "\n")
+    try:
+        # The README's own command, in this session's environment; its report stays there.
+        step("offline certification",
+             "bash", "scripts/certify-offline.sh", "-p", "no:cacheprovider",
+             "--claims-evidence", f"{venv}/reports/evidence.json",
+             "--claims-report-html", f"{venv}/reports/report.html",
+             env={"VENV": venv, "PYTHON": str(session.python)}, external=True)
+        step("dev extra install",
+             "python", "-m", "pip", "install", "--editable", ".[dev]",
+             *filter(None, [TORCH.get(minor)]))
+        step("quick loop",
+             "python", "-m", "pytest", "-m", "not slow",
+             "-n", os.environ.get("WORKERS", "auto"), "-q", "-p", "no:cacheprovider",
+             "--claims-evidence", f"{venv}/quick/evidence.json",
+             "--claims-report-html", f"{venv}/quick/report.html",
+             *session.posargs)
+    finally:
+        # Said and kept whether the session passed or not: CI prints the file at its end.
+        line = (f"Python {patch}: " + ", ".join(f"{what} {s:.0f} s" for what, s in steps)
+                + f"; in all {time.monotonic() - start:.0f} s")
+        session.log(line)
+        TIMINGS.parent.mkdir(parents=True, exist_ok=True)
+        with TIMINGS.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")

@@ -22,7 +22,9 @@ with VENV and PYTHON pointing at it, then installs the dev extra (and torch==2.1
 the reason) and runs ``pytest -m "not slow"``. The engine extra (llama-cpp-python, a
 5-20 min native build per interpreter) is left out: scripts/test.sh builds it once, for
 the main environment. Each session prints what each step took and appends it to
-.nox/matrix-timings.txt.
+.nox/matrix-timings.txt. ``WORKERS=N`` sets the quick loop's xdist workers (default auto,
+as in scripts/test.sh); ``nox -- ARGS`` passes ARGS to its pytest; NOX_QUIET_DISCOVERY=1
+leaves out the list of interpreters (tests/test_noxfile.py imports this file).
 """
 
 from __future__ import annotations

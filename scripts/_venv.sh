@@ -194,3 +194,19 @@ else
   echo "$stamp" >"$stamp_file"
   done_in
 fi
+
+# The suite's cache folder (CLAIMS_CACHE_DIR, else XDG_CACHE_HOME, else ~/.cache): checked
+# once before the runs, so a user who cannot write it reads one message naming it and what
+# to set, not the same stop from the audit and from each pytest call. Exits 4 (pytest's
+# usage error: nothing ran).
+require_cache() {
+  "$VENV/bin/python" -c '
+import sys
+from claims.probes.files.artifacts import CacheUnwritable, cache_dir
+from claims.terminal import safe
+try:
+    cache_dir()
+except CacheUnwritable as exc:
+    sys.exit("claims-suite: " + safe(str(exc)))
+' || exit 4
+}

@@ -13,6 +13,7 @@
 # checked against their SHA-256 manifest on every run; with CLAIMS_DOCUMENTS=DIR
 # (the folder of the source documents) they are also checked against the documents.
 source "$(dirname "$0")/_venv.sh" ""
+require_cache
 set +e
 mkdir -p reports
 audit_args=(-o reports/audit.json)

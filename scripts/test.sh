@@ -15,6 +15,7 @@
 # (tests/audit/test_audit.py runs `claims audit --force`); certify-offline.sh reuses it.
 # shellcheck disable=SC2086  # unquoted on purpose: TORCH_SPEC="" passes no argument
 source "$(dirname "$0")/_venv.sh" "engine,hub,dev,openai,ollama" ${TORCH_SPEC-torch==2.13.0}
+require_cache
 WORKERS="${WORKERS:-auto}"
 TEST_REPORTS="${TEST_REPORTS:-test-reports}"
 # Style and types first: they are part of what "the tests pass" means here.

@@ -49,6 +49,7 @@ from claims.evidence import now_iso
 from claims.inputs.audit_digest import audit_digest, documents_digest
 from claims.inputs.audit_result import catalog_digest
 from claims.inputs.transcribed import audit_transcriptions
+from claims.probes.files.artifacts import cache_dir
 from claims.tiers import OFFLINE
 
 __all__ = ["FigureResult", "run_audit", "slip_counts", "summary_line"]
@@ -103,6 +104,9 @@ def run_audit(
         "no:randomly",
         *pytest_args,
     ]
+    # The cache folder first (CacheUnwritable, which the CLI prints as one line): the
+    # session would stop on it with a usage error that says less from in here.
+    cache_dir()
     out = io.StringIO()
     with contextlib.redirect_stdout(out) if quiet else contextlib.nullcontext():
         code = pytest.main(args, plugins=[session])

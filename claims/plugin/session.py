@@ -13,7 +13,9 @@ catalog or an unknown ``--claim`` is a usage error), chooses the machine profile
 notes any fake in use, and keeps each on ``config.stash`` under the keys of
 :mod:`claims.plugin.keys` (the fixtures call it too, so it runs at most once).
 :func:`activate` does that, checks the run's inputs (:mod:`claims.plugin.inputs`)
-and, in the controlling process, opens the evidence log (:mod:`claims.plugin.writer`).
+and, in the controlling process, that the cache folder can be written (one usage
+error naming it and what to set, not a traceback per test) and opens the evidence
+log (:mod:`claims.plugin.writer`).
 """
 
 from __future__ import annotations
@@ -97,6 +99,22 @@ def load_session(config: pytest.Config) -> None:
     config.stash[PROFILE] = choice.name
 
 
+def _check_cache() -> None:
+    """Stop the run with one message when the cache folder cannot be written.
+
+    The offline checks assemble the Gemma GGUF and the cl100k vocabulary there; without
+    this, each would end in its own PermissionError traceback. Checked once, in the
+    process that reports (xdist's workers inherit the same environment).
+    """
+    from claims.probes.files.artifacts import CacheUnwritable, cache_dir
+    from claims.terminal import safe
+
+    try:
+        cache_dir()
+    except CacheUnwritable as exc:
+        raise pytest.UsageError(f"claims-suite: {safe(str(exc))}") from None
+
+
 def activate(config: pytest.Config, *, late: bool = False) -> None:
     """Make the plugin act on this session (``late``: after pytest_sessionstart)."""
     if is_active(config):
@@ -105,6 +123,8 @@ def activate(config: pytest.Config, *, late: bool = False) -> None:
     from claims.plugin.writer import open_evidence
 
     load_session(config)
+    if not is_worker(config):
+        _check_cache()
     config.stash[ACTIVE] = True
     if not is_controller(config):
         from claims.plugin.sanitize import WarningSanitizer

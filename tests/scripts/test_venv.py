@@ -197,3 +197,28 @@ def test_shellcheck_finds_nothing_in_the_scripts():
     proc = subprocess.run([exe, "-x", "--severity=info", *scripts], cwd=ROOT / "scripts",
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_an_unwritable_cache_stops_the_scripts_once_with_what_to_set(tmp_path):
+    repo, venv = _checkout(tmp_path), _venv(tmp_path / "venv")
+    _setup(repo, venv, "", tmp_path)  # installed: require_cache runs after this
+    blocker = tmp_path / "home is a file"
+    blocker.write_text("", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAIMS_CACHE_DIR", "XDG_CACHE_HOME")}
+    script = 'source scripts/_venv.sh ""; require_cache; echo "after the check"'
+    # The fake's `import claims` is the real interpreter's, from this checkout.
+    common = {**env, "VENV": str(venv), "PIP_CALLS": str(tmp_path / "calls"),
+              "REAL_PYTHON": sys.executable, "PYTHONPATH": str(ROOT)}
+
+    refused = subprocess.run(["bash", "-c", script], cwd=repo, env={**common, "HOME": str(blocker)},
+                             capture_output=True, text=True, timeout=120, check=False)
+    named = subprocess.run(["bash", "-c", script], cwd=repo,
+                           env={**common, "HOME": str(blocker),
+                                "CLAIMS_CACHE_DIR": str(tmp_path / "cache dir ü")},
+                           capture_output=True, text=True, timeout=120, check=False)
+
+    out = refused.stdout + refused.stderr
+    assert refused.returncode == 4, out
+    assert out.count("cannot be used") == 1 and "Set CLAIMS_CACHE_DIR" in out, out
+    assert "Traceback" not in out and "after the check" not in out, out
+    assert named.returncode == 0 and "after the check" in named.stdout, named.stderr

@@ -5,7 +5,13 @@
   verifies its published SHA-256. The verification is remembered by (size,
   mtime, sha256) in a sidecar file, so later sessions pay a ``stat``, not a hash.
 
-The cache folder is ``$CLAIMS_CACHE_DIR`` or ``~/.cache/claims-suite``.
+The cache folder (:func:`cache_dir`) is ``$CLAIMS_CACHE_DIR``; else
+``$XDG_CACHE_HOME/claims-suite`` (the XDG base-directory convention, an absolute path
+only); else ``~/.cache/claims-suite``. The first of these that is set is the one used: a
+folder the user named is never passed over for another. When it cannot be created or
+written (a container user without a home, HOME on a read-only volume),
+:class:`CacheUnwritable` says which folder, why, and what to set; the plugin stops the
+run with that one message before any test (:mod:`claims.plugin.session`).
 """
 
 from __future__ import annotations
@@ -24,10 +30,47 @@ GEMMA_MODEL_NAME = "gemma3:270m"
 HASH_BLOCK = 4 * 1024 * 1024
 
 
+CACHE_ENV = "CLAIMS_CACHE_DIR"
+
+
+class CacheUnwritable(PrerequisiteMissing):
+    """The cache folder cannot be created or written by this user."""
+
+
+def _cache_location() -> tuple[Path, str]:
+    """(the cache folder, what chose it), by the precedence in the module's docstring."""
+    named = os.environ.get(CACHE_ENV)
+    if named:
+        return Path(named), f"${CACHE_ENV}"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "claims-suite", "$XDG_CACHE_HOME"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):  # no HOME and no password-database entry
+        raise CacheUnwritable(
+            f"no cache folder: this user has no home folder; set {CACHE_ENV} to a folder "
+            "this user can write"
+        ) from None
+    return home / ".cache" / "claims-suite", "the home folder's .cache"
+
+
 def cache_dir() -> Path:
-    base = os.environ.get("CLAIMS_CACHE_DIR")
-    path = Path(base) if base else Path.home() / ".cache" / "claims-suite"
-    path.mkdir(parents=True, exist_ok=True)
+    """The suite's cache folder, created if missing (:class:`CacheUnwritable` if it cannot be
+    created or written: the message names it and what to set)."""
+    path, chosen_by = _cache_location()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        # Root passes permission bits, not a read-only mount: os.access sees both.
+        problem = None if os.access(path, os.W_OK | os.X_OK) else "not writable by this user"
+    except OSError as exc:
+        problem = exc.strerror or type(exc).__name__
+    if problem is not None:
+        raise CacheUnwritable(
+            f"the cache folder {path} (from {chosen_by}) cannot be used: {problem}. Set "
+            f"{CACHE_ENV} (or XDG_CACHE_HOME) to a folder this user can write: the suite keeps "
+            "the assembled Gemma 3 270M GGUF (253 MB) and the cl100k vocabulary there"
+        )
     return path
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -291,7 +292,12 @@ def test_version_tuple_refuses_non_versions(text):
 
 
 def _script(path: Path, body: str) -> Path:
-    path.write_text(f"#!{sys.executable}\n{body}", encoding="utf-8")
+    """An executable running ``body`` with this interpreter. Not a ``#!`` line naming it:
+    the kernel splits that line at a space, so a checkout under "proj dir" would break it."""
+    code = path.with_name(path.name + ".py")
+    code.write_text(body, encoding="utf-8")
+    path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(code))} "
+                    '"$@"\n', encoding="utf-8")
     path.chmod(0o755)
     return path
 

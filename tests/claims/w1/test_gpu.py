@@ -282,6 +282,7 @@ def test_nvcc_installed_off_path(check, smi, observe_version):
     check.attach(f"{exe} --version", run.transcript())
     observe_version(check, "nvcc release", version.release)
     observe_version(check, "nvcc build", f"V{version.build}")
+    observe_version(check, "toolkit version", version.build)
     check.fact("cuda.nvcc", version.build)
     ceiling = smi.header.cuda_version
     if ceiling is None:

@@ -192,6 +192,7 @@ def test_recorded_nvcc_off_path(check, w1_post):
     version = parse_nvcc_version(full_out)
     check.against("nvcc release", version.release)
     check.against("nvcc build", f"V{version.build}")
+    check.against("toolkit version", version.build)
     ceiling = parse_smi_header(w1_post("nvidia_smi.txt")).cuda_version
     assert ceiling is not None
     check.measure("the toolkit's release matches the driver's ceiling", version.release,

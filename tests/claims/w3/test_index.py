@@ -21,6 +21,14 @@ def test_index_total_is_two_bytes_per_parameter(check, qwen_files):
         "remainder of total_size / 2", rem, holds=rem == 0, expected="0 (whole BF16 values)"
     )
     check.against("parameters", params, note="total_size / 2 bytes per BF16 value")
+    check.against("parameters in billions", params, unit="params")
+    try:
+        import torch
+    except ImportError:
+        check.not_judged("bytes per parameter", "torch is not installed to size a BF16 element")
+    else:
+        check.against("bytes per parameter", torch.empty(0, dtype=torch.bfloat16).element_size(),
+                      unit="B", note="torch: one bfloat16 element")
 
 
 @pytest.mark.claim("W3-SHARDS", source="recorded")

@@ -9,10 +9,12 @@ and total_size from model.safetensors.index.json.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
+from claims.probes.files.lab_notes import read_roadmap
 from claims.testing import lab
 from claims.testkit import Interval
 
@@ -214,3 +216,54 @@ def test_lab_small_file_sizes(check) -> None:
     check.against("config.json bytes", files["config.json"], unit="B", note="the Hub's listing")
     check.against("generation_config.json bytes", files["generation_config.json"], unit="B",
                   note="the Hub's listing")
+
+
+@pytest.mark.claim("W3-SPECIAL-TOKENS", source="recorded")
+def test_phi4_marker_ids_as_week_two_decoded(check, catalog, recorded) -> None:
+    lines = recorded("W2")["inspect_tokenizer_lines"]
+    check.attach("Week 2's tokenizer inspection (fixtures/recorded/W2.json)", lines, kind="json")
+    ids = [int(m[1]) for line in lines if (m := re.fullmatch(r"token (\d+): '<\|im_\w+\|>'", line))]
+    fig = catalog.get("W3-SPECIAL-TOKENS").figure("Phi-4 marker ids")
+    stated = (int(str(fig.low)), int(str(fig.high)))
+    shown = (min(ids), max(ids)) if ids else None
+    check.measure("Phi-4 marker ids: lowest and highest <|im_...|> id", shown,
+                  holds=shown == stated, expected=f"{fig.display}, exactly")
+
+
+def _week_titled(titles: dict[int, str], words: str) -> int | None:
+    """The first week whose roadmap title names ``words`` (case folded)."""
+    return next((w for w, t in sorted(titles.items()) if words.casefold() in t.casefold()), None)
+
+
+# Each pointer of the post to a later week, and the words the roadmap's title of that week
+# must hold for the pointer to be right.
+_POINTERS = {
+    "memory week": "memory",
+    "tensors week": "tensors",
+    "tokenization week": "tokenization",
+    "attention week": "attention",
+    "transformer week": "transformer architecture",
+    "sampling week": "sampling",
+    "context length week": "context length",
+    "tool calling week": "tool calling",
+}
+
+
+@pytest.mark.claim("W3-SERIES-PLAN", source="recorded")
+def test_lab_roadmap_places_week_three(check) -> None:
+    folder = lab.lab_dir() / "roadmap"
+    roadmap = read_roadmap(folder)
+    check.fact("lab roadmap", f"{lab.PROVENANCE}: roadmap/week-NN.md, each naming its phase")
+    titles = {w: (folder / f"week-{w:02d}.md").read_text("utf-8").splitlines()[0]
+              for w in roadmap.phase_of_week}
+    check.attach("roadmap titles", titles, kind="json")
+    check.against("week", _week_titled(titles, "Hugging Face"),
+                  note="the week whose title names Hugging Face, the post's subject")
+    week = round(check.premise("week"))
+    check.against("phase of week 3", roadmap.phase_of_week.get(week), note=f"week-{week:02d}.md")
+    check.against("phases", len(roadmap.phase_weeks()))
+    check.against("weeks", roadmap.weeks)
+    for figure, words in _POINTERS.items():
+        check.against(figure, _week_titled(titles, words),
+                      note=f"the first week whose title names {words!r}")
+

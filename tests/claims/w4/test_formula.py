@@ -185,6 +185,14 @@ def test_formula_matches_real_buffer_sizes(check):
         expected="equal for every count and precision",
         note=counterexample,
     )
+    # The divisor as the post prints it: bits over it are each format's element size.
+    divisor = check.premise("bits per byte")
+    check.against("bits per byte", np.iinfo(np.uint8).bits, note="numpy: the bits of a uint8")
+    for precision, np_type in sorted(np_types.items()):
+        size = np.dtype(np_type).itemsize
+        check.measure(f"{precision}: bits / {divisor:g}", PRECISION_BITS[precision] / divisor,
+                      holds=PRECISION_BITS[precision] / divisor == size, unit="B",
+                      expected=f"{size} B, numpy's element size")
     # Exact on a real checkpoint: the Qwen index total (W3, W4-QWEN-EXACT).
     exact = weight_bytes_exact(round(check.premise(**QWEN)), PRECISION_BITS["bf16"])
     total = check.premise("weight bytes", claim="W4-QWEN-EXACT")
@@ -202,6 +210,7 @@ def test_70b_at_int4(check, recorded):
     n = weight_bytes_exact(_nominal_70b(check), PRECISION_BITS["int4"])
     check.against("weight bytes", int(n), unit="B")
     check.against("weight GB", float(n), unit="B")
+    check.against("weight GB in prose", float(n), unit="B")
     check.against("weight GiB", float(n), unit="B")
     check.attach(
         "calculator output as printed", "\n".join(recorded("W4")["calculator_runs"][0]["output"])

@@ -8,11 +8,13 @@ compared with it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from claims.probes.arithmetic.memory import PRECISION_BITS, weight_bytes_exact
+from claims.probes.files.lab_notes import read_roadmap
 from claims.probes.live.engine.bits import nominal_bits
 from claims.testing import lab
 from claims.testkit import convert
@@ -123,3 +125,52 @@ def test_lab_hub_count(check) -> None:
     check.against("revision", w3["revision"], note="Week 3's lab results, same revision")
     check.against("parameters", w3["total_parameters"])
     check.against("BF16 parameters", w3["parameter_groups"].get("BF16"))
+
+
+def _week_titled(titles: dict[int, str], words: str) -> int | None:
+    """The first week whose roadmap title names ``words`` (case folded)."""
+    return next((w for w, t in sorted(titles.items()) if words.casefold() in t.casefold()), None)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", text.casefold()) if len(w) > 4}
+
+
+def _week_sharing_words(titles: dict[int, str], title: str) -> int:
+    """The roadmap week whose title shares the most words (five letters or more) with
+    ``title``; the earliest on a tie."""
+    return max(sorted(titles), key=lambda w: len(_words(titles[w]) & _words(title)))
+
+
+@pytest.mark.claim("W4-SERIES-PLAN", source="recorded")
+def test_lab_roadmap_places_week_four(check, catalog) -> None:
+    folder = lab.lab_dir() / "roadmap"
+    roadmap = read_roadmap(folder)
+    check.fact("lab roadmap", f"{lab.PROVENANCE}: roadmap/week-NN.md, each naming its phase")
+    titles = {w: (folder / f"week-{w:02d}.md").read_text("utf-8").splitlines()[0]
+              for w in roadmap.phase_of_week}
+    check.attach("roadmap titles", titles, kind="json")
+    # The post's week: the roadmap week whose title shares the most words with the post's.
+    post = next(d.title for d in catalog.documents if d.id == "W4")
+    check.against("week", _week_sharing_words(titles, post),
+                  note=f"the roadmap title sharing most words with {post!r}")
+    week = round(check.premise("week"))
+    check.against("phase of week 4", roadmap.phase_of_week.get(week), note=f"week-{week:02d}.md")
+    check.against("phases", len(roadmap.phase_weeks()))
+    check.against("weeks", roadmap.weeks)
+    check.against("last week of phase 1", roadmap.phase_weeks()[roadmap.phase_of_week[week]][1])
+    # The post names the quantization phase by its weeks: the phase holding the first of
+    # them must be one of its own (not week 4's) and span exactly those weeks.
+    low = int(str(catalog.get("W4-SERIES-PLAN").figure("quantization weeks").low))
+    phase = roadmap.phase_of_week[low]
+    check.measure("a phase of its own, after week 4's", phase,
+                  holds=phase != roadmap.phase_of_week[week], expected="not week 4's phase")
+    first, last = roadmap.phase_weeks()[phase]
+    fig = catalog.get("W4-SERIES-PLAN").figure("quantization weeks")
+    stated = (int(str(fig.low)), int(str(fig.high)))
+    check.measure("quantization weeks: that phase's first and last week", f"{first}–{last}",
+                  holds=(first, last) == stated, expected=f"{fig.display}, exactly")
+    check.against("tensors week", _week_titled(titles, "tensors"),
+                  note="the first week whose title names tensors")
+    check.against("KV cache week", _week_titled(titles, "KV cache"),
+                  note="the first week whose title names the KV cache")

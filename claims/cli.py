@@ -391,7 +391,8 @@ def _coverage_pages(args: argparse.Namespace, acc: Any) -> None:
         verdicts = verdicts_of(load_evidence(evidence))  # EvidenceError names the file
     else:
         note = f"No evidence at {evidence}: verdicts are not shown."
-    report = Path(args.claims_report_html) if args.claims_report_html else evidence.parent / "report.html"
+    report = (Path(args.claims_report_html) if args.claims_report_html
+              else evidence.parent / "report.html")
     index = write_pages(acc, Path(args.html), verdicts, report, note)
     print(f"annotated documents written: {safe(index)}")
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from claims.catalog.loader import Catalog, load_catalog
 from claims.catalog.references import figure_value
@@ -75,10 +75,10 @@ def transcribed_files(root: Path, listed: Iterable[str] = ()) -> dict[str, str]:
         path = recorded / f"{doc}.json"
         if refs and path.is_file():
             try:
-                named = json.loads(path.read_text("utf-8")).get(refs) or {}
+                referenced: Any = json.loads(path.read_text("utf-8")).get(refs) or {}
             except (OSError, ValueError):
-                named = {}
-            for rel in named.values() if isinstance(named, dict) else ():
+                referenced = {}
+            for rel in referenced.values() if isinstance(referenced, dict) else ():
                 files[str(rel)] = doc
     return files
 

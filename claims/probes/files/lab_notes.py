@@ -11,7 +11,7 @@ week and phase numbers; temperatures in °C, power in W, utilisation in %.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from claims.probes.errors import InputError
@@ -46,10 +46,12 @@ def _read(path: Path) -> str:
 
 @dataclass(frozen=True)
 class Roadmap:
-    """Week -> phase as the roadmap's week files say, and the CUDA track's first week."""
+    """Week -> phase as the roadmap's week files say, the CUDA track's first week, and
+    week -> the title each week file opens with (its first line)."""
 
     phase_of_week: dict[int, int]
     cuda_track_start: int | None
+    titles: dict[int, str] = field(default_factory=dict)
 
     @property
     def weeks(self) -> int:
@@ -63,23 +65,31 @@ class Roadmap:
             spans[phase] = (first, week)
         return spans
 
+    def first_week_titled(self, words: str) -> int | None:
+        """The first week whose title names ``words`` (case folded); None if none does."""
+        return next((w for w, t in sorted(self.titles.items())
+                     if words.casefold() in t.casefold()), None)
+
 
 def read_roadmap(folder: Path) -> Roadmap:
     """Read ``roadmap/``: every ``week-NN.md`` must name exactly one phase."""
     phases: dict[int, int] = {}
+    titles: dict[int, str] = {}
     for path in sorted(folder.glob("week-*.md")):
         m = _WEEK_FILE.search(path.name)
         if m is None:
             continue
-        found = _PHASE.findall(_read(path))
+        text = _read(path)
+        found = _PHASE.findall(text)
         if len(found) != 1:
             raise InputError(f"names {len(found)} phases, expected one", path=str(path))
         phases[int(m.group(1))] = int(found[0])
+        titles[int(m.group(1))] = text.splitlines()[0] if text else ""
     if not phases:
         raise InputError("no week-NN.md files", path=str(folder))
     cuda = folder / "cuda-track.md"
     start = _CUDA_START.search(_read(cuda)) if cuda.is_file() else None
-    return Roadmap(phases, int(start.group(1)) if start else None)
+    return Roadmap(phases, int(start.group(1)) if start else None, titles)
 
 
 @dataclass(frozen=True)

@@ -28,20 +28,14 @@ def test_roadmap_weeks_and_phases(check) -> None:
         check.against(f"phase {phase} weeks", last, note=f"last week {last}")
     check.against("CUDA track start week", roadmap.cuda_track_start,
                   note="cuda-track.md: Level 1 starts around that week")
-    titles = {w: (lab.lab_dir() / "roadmap" / f"week-{w:02d}.md").read_text("utf-8")
-              .splitlines()[0] for w in roadmap.phase_of_week}
-    check.attach("roadmap titles", titles, kind="json")
-    check.against("week", _first_week_titled(titles, "environment"),
+    check.attach("roadmap titles", roadmap.titles, kind="json")
+    check.against("week", roadmap.first_week_titled("environment"),
                   note="the week whose title names the environment, the post's subject")
     week = round(check.premise("week"))
     check.against("phase of week 1", roadmap.phase_of_week.get(week), note=f"week-{week:02d}.md")
-    check.against("first model week", _first_week_titled(titles, "first model"),
+    check.against("first model week", roadmap.first_week_titled("first model"),
                   note="the first week whose title names running a first model")
 
-
-def _first_week_titled(titles: dict[int, str], words: str) -> int | None:
-    """The first week whose roadmap title names ``words`` (case folded)."""
-    return next((w for w, t in sorted(titles.items()) if words.casefold() in t.casefold()), None)
 
 
 @pytest.mark.claim("W1-KERNEL", source="recorded")

@@ -230,10 +230,6 @@ def test_phi4_marker_ids_as_week_two_decoded(check, catalog, recorded) -> None:
                   holds=shown == stated, expected=f"{fig.display}, exactly")
 
 
-def _week_titled(titles: dict[int, str], words: str) -> int | None:
-    """The first week whose roadmap title names ``words`` (case folded)."""
-    return next((w for w, t in sorted(titles.items()) if words.casefold() in t.casefold()), None)
-
 
 # Each pointer of the post to a later week, and the words the roadmap's title of that week
 # must hold for the pointer to be right.
@@ -254,16 +250,14 @@ def test_lab_roadmap_places_week_three(check) -> None:
     folder = lab.lab_dir() / "roadmap"
     roadmap = read_roadmap(folder)
     check.fact("lab roadmap", f"{lab.PROVENANCE}: roadmap/week-NN.md, each naming its phase")
-    titles = {w: (folder / f"week-{w:02d}.md").read_text("utf-8").splitlines()[0]
-              for w in roadmap.phase_of_week}
-    check.attach("roadmap titles", titles, kind="json")
-    check.against("week", _week_titled(titles, "Hugging Face"),
+    check.attach("roadmap titles", roadmap.titles, kind="json")
+    check.against("week", roadmap.first_week_titled("Hugging Face"),
                   note="the week whose title names Hugging Face, the post's subject")
     week = round(check.premise("week"))
     check.against("phase of week 3", roadmap.phase_of_week.get(week), note=f"week-{week:02d}.md")
     check.against("phases", len(roadmap.phase_weeks()))
     check.against("weeks", roadmap.weeks)
     for figure, words in _POINTERS.items():
-        check.against(figure, _week_titled(titles, words),
+        check.against(figure, roadmap.first_week_titled(words),
                       note=f"the first week whose title names {words!r}")
 

@@ -127,10 +127,6 @@ def test_lab_hub_count(check) -> None:
     check.against("BF16 parameters", w3["parameter_groups"].get("BF16"))
 
 
-def _week_titled(titles: dict[int, str], words: str) -> int | None:
-    """The first week whose roadmap title names ``words`` (case folded)."""
-    return next((w for w, t in sorted(titles.items()) if words.casefold() in t.casefold()), None)
-
 
 def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", text.casefold()) if len(w) > 4}
@@ -147,8 +143,7 @@ def test_lab_roadmap_places_week_four(check, catalog) -> None:
     folder = lab.lab_dir() / "roadmap"
     roadmap = read_roadmap(folder)
     check.fact("lab roadmap", f"{lab.PROVENANCE}: roadmap/week-NN.md, each naming its phase")
-    titles = {w: (folder / f"week-{w:02d}.md").read_text("utf-8").splitlines()[0]
-              for w in roadmap.phase_of_week}
+    titles = roadmap.titles
     check.attach("roadmap titles", titles, kind="json")
     # The post's week: the roadmap week whose title shares the most words with the post's.
     post = next(d.title for d in catalog.documents if d.id == "W4")
@@ -170,7 +165,7 @@ def test_lab_roadmap_places_week_four(check, catalog) -> None:
     stated = (int(str(fig.low)), int(str(fig.high)))
     check.measure("quantization weeks: that phase's first and last week", f"{first}–{last}",
                   holds=(first, last) == stated, expected=f"{fig.display}, exactly")
-    check.against("tensors week", _week_titled(titles, "tensors"),
+    check.against("tensors week", roadmap.first_week_titled("tensors"),
                   note="the first week whose title names tensors")
-    check.against("KV cache week", _week_titled(titles, "KV cache"),
+    check.against("KV cache week", roadmap.first_week_titled("KV cache"),
                   note="the first week whose title names the KV cache")

@@ -23,6 +23,15 @@ def test_roadmap_phases_and_cuda_start(tmp_path: Path) -> None:
     assert roadmap.cuda_track_start == 2
 
 
+def test_roadmap_titles_and_the_first_week_titled(tmp_path: Path) -> None:
+    for n, title in ((1, "Environment setup"), (2, "Your first model"), (3, "First model, again")):
+        (tmp_path / f"week-{n:02d}.md").write_text(f"# Week {n}: {title}\n**Phase 1: x**\n")
+    roadmap = read_roadmap(tmp_path)
+    assert roadmap.titles[2] == "# Week 2: Your first model"
+    assert roadmap.first_week_titled("FIRST MODEL") == 2  # case folded, the earliest week
+    assert roadmap.first_week_titled("tokenization") is None
+
+
 def test_roadmap_refuses_a_week_of_two_phases(tmp_path: Path) -> None:
     _week(tmp_path, 1, "**Phase 1: x**\n**Phase 2: y**")
     with pytest.raises(InputError, match="names 2 phases"):

@@ -23,12 +23,16 @@ from claims.accounting.copies import copied_blocks
 from claims.accounting.measure import account
 from claims.accounting.texts import document_sources
 from claims.catalog import load_catalog
+from claims.inputs.anchors import CATALOG_DIR
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claims-documents", metavar="DIR",
                         default=os.environ.get("CLAIMS_DOCUMENTS"))
+    parser.add_argument("--catalog-dir", metavar="DIR", type=Path, default=CATALOG_DIR,
+                        help="read the anchors and ledgers from this folder (default: the "
+                        "bundled catalog's)")
     parser.add_argument("docs", nargs="+", help="documents to look in, by catalog id")
     args = parser.parse_args(argv)
     if not args.claims_documents:
@@ -36,7 +40,8 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     catalog = load_catalog()
-    acc = account(catalog, Path(args.claims_documents), Path.cwd(), args.docs)
+    acc = account(catalog, Path(args.claims_documents), Path.cwd(), args.docs,
+                  catalog_dir=args.catalog_dir)
     open_figures = {(f.at.source, f.at.line) for f in acc.figures if f.status == "unaccounted"}
     for d in acc.documents:
         sources = [acc.sources[s] for s in document_sources(d.document)]

@@ -54,7 +54,6 @@ from claims.figures import parse_literal, unit_spellings, units_printed_as
 from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
 
 __all__ = [
-    "CHECKOUT",
     "LAB_DIR",
     "AnchorError",
     "FigureAnchor",
@@ -80,8 +79,6 @@ _FIELDS = {"claim", "figure", "seed", "file", "line", "before", "text", "unit", 
            "note"}
 # Where a document's bundled text lies (an anchor's ``file`` is a path under it).
 LAB_DIR = Path("fixtures") / "lab"
-# The checkout this package sits in, where fixtures/ is (the plugin passes its own root).
-CHECKOUT = Path(__file__).resolve().parents[2]
 # Small counts the documents print as words ("two shards", "four times").
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -307,10 +304,13 @@ def _bundled_text(root: Path, doc: Document, anchor: FigureAnchor,
 
 
 def figure_problems(catalog: Catalog, catalog_dir: Path = CATALOG_DIR,
-                    root: Path = CHECKOUT) -> list[dict[str, str]]:
+                    root: Path | None = None) -> list[dict[str, str]]:
     """Figures without exactly one anchor, anchors of no figure, figures that do not
     say what their printed text says, and anchors in a bundled text file (``root``'s
-    fixtures/lab) that it does not print there; one ``{"doc", "file", "problem"}`` each."""
+    fixtures/lab; default: the working directory, the checkout a run is made from, never
+    the folder beside this package) that it does not print there; one
+    ``{"doc", "file", "problem"}`` each."""
+    root = Path.cwd() if root is None else root
     problems: list[dict[str, str]] = []
     texts: dict[str, Seed | str] = {}
     by_doc: dict[str, dict[tuple[str, str], list[FigureAnchor]]] = {}

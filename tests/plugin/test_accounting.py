@@ -71,8 +71,11 @@ def test_a_newer_revision_with_a_new_figure_is_counted_in_the_note(tmp_path: Pat
     docs = tmp_path / "docs"
     shutil.copytree(DOCUMENTS, docs)
     seed = docs / "003_7edf31972a8b2ffd.txt"  # MC's alone
-    # A sentence added at the end: no line above moves, so every anchor still holds.
-    seed.write_text(seed.read_text("utf-8") + "Revised: it now loads in 1234567 ms.\n", "utf-8")
+    # A sentence added on a line of its own at the end (the seed ends without a newline):
+    # no line above moves, so every anchor and ledger entry still holds.
+    text = seed.read_text("utf-8")
+    sep = "" if text.endswith("\n") else "\n"
+    seed.write_text(text + sep + "Revised: it now loads in 1234567 ms.\n", "utf-8")
     after = account_documents(ROOT, docs, catalog)
     assert after["ran"] is True
 

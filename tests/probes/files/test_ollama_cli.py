@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,9 @@ def _ollama_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str
 
 
 def test_cli_help_runs_the_ollama_on_path(tmp_path, monkeypatch) -> None:
-    _ollama_on_path(tmp_path, monkeypatch, f"while read -r l; do echo \"$l\"; done < {HELP}")
+    # Quoted: the checkout's path may hold spaces and non-ASCII letters.
+    _ollama_on_path(tmp_path, monkeypatch,
+                    f"while read -r l; do echo \"$l\"; done < {shlex.quote(str(HELP))}")
     shown = cli_help()
     assert shown is not None and shown.executable == str(tmp_path / "bin" / "ollama")
     assert list(shown.commands) == listed_commands(HELP.read_text("utf-8"))

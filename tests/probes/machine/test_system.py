@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import subprocess
 from collections import Counter
@@ -278,7 +279,8 @@ def _fake_free(tmp_path: Path, printed: str) -> str:
     tool = tmp_path / "bin" / "free"
     tool.parent.mkdir()
     cat = shutil.which("cat")
-    tool.write_text(f"#!/bin/sh\nexec {cat} {tmp_path / 'free.txt'}\n", encoding="utf-8")
+    listing = shlex.quote(str(tmp_path / "free.txt"))  # a temp folder may hold spaces too
+    tool.write_text(f"#!/bin/sh\nexec {shlex.quote(str(cat))} {listing}\n", encoding="utf-8")
     tool.chmod(0o755)
     return str(tool.parent)
 

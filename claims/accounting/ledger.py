@@ -33,10 +33,11 @@ where it says.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from claims.inputs.anchors import array_of_tables
 
 __all__ = ["KINDS", "LedgerEntry", "LedgerError", "ledger_tail", "load_ledger"]
 
@@ -196,15 +197,7 @@ def _entry(path: Path, number: int, entry: Any) -> LedgerEntry:
 
 def load_ledger(path: Path) -> list[LedgerEntry]:
     """The ``[[ledger]]`` entries of an anchors file (none if it has none or is absent)."""
-    if not path.is_file():
-        return []
-    try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise LedgerError(f"{path.name}: {exc}") from None
-    raw = data.get("ledger", [])
-    if not isinstance(raw, list):
-        raise LedgerError(f"{path.name}: [[ledger]] must be an array of tables")
+    raw = array_of_tables(path, "ledger", LedgerError)
     return [_entry(path, i, entry) for i, entry in enumerate(raw, 1)]
 
 

@@ -47,6 +47,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from claims.catalog.loader import Catalog
 from claims.catalog.records import Claim, Document, StatedFigure
@@ -58,6 +59,7 @@ __all__ = [
     "AnchorError",
     "FigureAnchor",
     "anchors_path",
+    "array_of_tables",
     "dump_anchors",
     "figure_problems",
     "load_anchors",
@@ -130,18 +132,26 @@ def anchors_path(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> Path:
     return catalog_dir / f"{doc_id}.anchors.toml"
 
 
-def load_anchors(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> list[FigureAnchor]:
-    """One document's anchors, validated (AnchorError names the file and entry)."""
-    path = anchors_path(doc_id, catalog_dir)
+def array_of_tables(path: Path, key: str, error: type[Exception]) -> list[Any]:
+    """The ``[[key]]`` entries of an anchors file, as TOML reads them (none if the file is
+    absent): its anchors, or its ledger (claims.accounting.ledger). An unreadable file or
+    a ``key`` that is not an array of tables raises ``error`` naming the file."""
     if not path.is_file():
         return []
     try:
         data = tomllib.loads(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise AnchorError(f"{path.name}: {exc}") from None
-    raw = data.get("anchor", [])
+        raise error(f"{path.name}: {exc}") from None
+    raw = data.get(key, [])
     if not isinstance(raw, list):
-        raise AnchorError(f"{path.name}: [[anchor]] must be an array of tables")
+        raise error(f"{path.name}: [[{key}]] must be an array of tables")
+    return raw
+
+
+def load_anchors(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> list[FigureAnchor]:
+    """One document's anchors, validated (AnchorError names the file and entry)."""
+    path = anchors_path(doc_id, catalog_dir)
+    raw = array_of_tables(path, "anchor", AnchorError)
     out: list[FigureAnchor] = []
     for i, entry in enumerate(raw):
         where = f"{path.name}, anchor {i + 1}"

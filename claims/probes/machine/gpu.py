@@ -58,6 +58,7 @@ __all__ = [
     "ImplausibleRate",
     "MatmulResult",
     "Peak",
+    "TimedSeries",
     "bandwidth_peak_for",
     "bench_copy",
     "bench_matmul",
@@ -171,8 +172,23 @@ def tflops(n: int, seconds: float) -> float:
     return matmul_flops(n) / seconds / 1e12
 
 
+class TimedSeries:
+    """A series of timed runs of one operation (``times_s``, seconds each) and its median,
+    in seconds and in milliseconds; mixed into each result dataclass that holds one."""
+
+    times_s: tuple[float, ...]
+
+    @property
+    def median_s(self) -> float:
+        return float(statistics.median(self.times_s))
+
+    @property
+    def median_ms(self) -> float:
+        return self.median_s * 1e3
+
+
 @dataclass(frozen=True)
-class MatmulResult:
+class MatmulResult(TimedSeries):
     """One timing series of ``a @ b`` and the settings it ran under."""
 
     device: str  # "cpu" or "cuda"
@@ -187,14 +203,6 @@ class MatmulResult:
     warmup: int
     times_s: tuple[float, ...]
     timer: str  # what took the times ("perf_counter_ns", "pytest-benchmark")
-
-    @property
-    def median_s(self) -> float:
-        return float(statistics.median(self.times_s))
-
-    @property
-    def median_ms(self) -> float:
-        return self.median_s * 1e3
 
     @property
     def tflops(self) -> float:
@@ -432,7 +440,7 @@ def bandwidth_peak_for(device_name: str) -> BandwidthPeak | None:
 
 
 @dataclass(frozen=True)
-class CopyResult:
+class CopyResult(TimedSeries):
     """One timing series of ``dst.copy_(src)`` for two buffers on one device."""
 
     device: str
@@ -440,10 +448,6 @@ class CopyResult:
     nbytes: int  # the size of one buffer
     warmup: int
     times_s: tuple[float, ...]
-
-    @property
-    def median_s(self) -> float:
-        return float(statistics.median(self.times_s))
 
     @property
     def gb_per_s(self) -> float:

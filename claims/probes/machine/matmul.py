@@ -13,7 +13,6 @@ shares with the offline claims (gflops, payload_bytes) is
 from __future__ import annotations
 
 import math
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Any
 
 from claims.probes.arithmetic.tensors import MIB, gflops, payload_bytes
 from claims.probes.errors import PrerequisiteMissing
+from claims.probes.machine.gpu import TimedSeries
 
 # The benchmark's three precisions, by its own names, and the torch dtype each is.
 PRECISION_DTYPES: dict[str, str] = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
@@ -60,8 +60,20 @@ def _operands(torch: Any, device: str, precision: str, n: int, seed: int) -> tup
     return a, b
 
 
+def _warmed_up(torch: Any, device: str, precision: str, n: int, seed: int, warmup: int
+               ) -> tuple[Callable[[], None], Any, Any]:
+    """The device's synchronizer and the two operands, after ``warmup`` untimed products
+    drained to the end: the first timed product waits behind none of them."""
+    sync = _synchronizer(torch, device)
+    a, b = _operands(torch, device, precision, n, seed)
+    for _ in range(warmup):
+        a @ b
+    sync()
+    return sync, a, b
+
+
 @dataclass(frozen=True)
-class MatmulTiming:
+class MatmulTiming(TimedSeries):
     """The timed products of one precision on one device: seconds each (``times_s``).
 
     ``median_ms`` is their median in milliseconds and ``gflops`` the rate it implies
@@ -74,14 +86,6 @@ class MatmulTiming:
     warmup: int
     times_s: tuple[float, ...]
     synchronized: bool = True
-
-    @property
-    def median_s(self) -> float:
-        return float(statistics.median(self.times_s))
-
-    @property
-    def median_ms(self) -> float:
-        return self.median_s * 1e3
 
     @property
     def gflops(self) -> float:
@@ -105,11 +109,7 @@ def time_matmul(torch: Any, device: str, precision: str, *, n: int, warmup: int,
     """
     if runs < 1 or warmup < 0:
         raise ValueError("need at least one timed product and a non-negative warm-up")
-    sync = _synchronizer(torch, device)
-    a, b = _operands(torch, device, precision, n, seed)
-    for _ in range(warmup):
-        a @ b
-    sync()
+    sync, a, b = _warmed_up(torch, device, precision, n, seed, warmup)
     times = []
     for _ in range(runs):
         start = clock()
@@ -156,11 +156,7 @@ def time_launch(torch: Any, device: str, precision: str = "fp32", *, n: int, pai
     """
     if pairs < 1 or warmup < 0:
         raise ValueError("need at least one pair and a non-negative warm-up")
-    sync = _synchronizer(torch, device)
-    a, b = _operands(torch, device, precision, n, seed)
-    for _ in range(warmup):
-        a @ b
-    sync()
+    sync, a, b = _warmed_up(torch, device, precision, n, seed, warmup)
     launch, synchronized = [], []
     for _ in range(pairs):
         sync()

@@ -48,6 +48,9 @@ BUNDLED_DIRS: dict[str, Callable[[Document], tuple[str, ...]]] = {
     "fixtures/hub": lambda doc: doc.hub,
 }
 UPSTREAM = "fixtures/lab/upstream.json"
+# Python writes bytecode beside any .py it imports or compiles (``python -m compileall .``,
+# an IDE): those caches are the interpreter's, not the copy's content, and are not checked.
+_CACHE_DIR = "__pycache__"
 
 
 def relying_documents(catalog: Catalog, rel: str) -> tuple[str, ...]:
@@ -106,6 +109,8 @@ def bundled_files(root: Path, catalog: Catalog | None = None) -> dict[str, tuple
             continue
         for path in sorted(base.rglob("*")):
             if path.is_dir() and not path.is_symlink():
+                continue
+            if _CACHE_DIR in path.relative_to(base).parts[:-1]:
                 continue
             rel = path.relative_to(root).as_posix()
             found[rel] = relying_documents(catalog, rel)

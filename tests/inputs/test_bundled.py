@@ -70,6 +70,19 @@ def test_hub_snapshot_edit_added_and_missing_files(tree: Path) -> None:
     assert ("W1", "fixtures/lab/roadmap/week-09.md") in found
 
 
+def test_bytecode_python_writes_beside_a_lab_script_is_not_content(tree: Path) -> None:
+    # python -m compileall over the checkout writes __pycache__ into the lab copy.
+    script = next((tree / "fixtures/lab").rglob("*.py"))
+    cache = script.parent / "__pycache__"
+    cache.mkdir()
+    (cache / f"{script.stem}.cpython-311.pyc").write_bytes(b"\xa7\r\r\n")
+    assert _problems(tree) == []
+    # A file named like a cache outside such a folder is still an added file.
+    (script.parent / "stray.pyc").write_bytes(b"x")
+    assert [f for _, f in _problems(tree)] and all(
+        f.endswith("stray.pyc") for _, f in _problems(tree))
+
+
 def test_no_manifest_means_no_check(tmp_path: Path) -> None:
     assert verify_bundled(tmp_path) is None
 

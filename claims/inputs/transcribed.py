@@ -146,23 +146,24 @@ class Seed:
 def _boundary(text: str, index: int, edge: str, step: int = 1) -> bool:
     """Nothing continues the value past its edge: no digit after a digit (nor ".5" after
     "89", which would make it 89.5, nor "e-06" after "1") or after a point, no letter or
-    digit after a letter, "_" or "-". "22.5x" prints 22.5."""
+    digit after a letter, "_" or "-". "22.5x" prints 22.5. A digit is a decimal digit: a
+    footnote mark ("port 11434,³") is a superscript, which str.isdigit() also counts."""
     if index < 0 or index >= len(text):
         return True
     nxt = text[index]
-    if edge.isdigit():
-        if nxt.isdigit():
+    if edge.isdecimal():
+        if nxt.isdecimal():
             return False
         beyond = index + step
         after = text[beyond : beyond + 2] if step > 0 else ""
-        if nxt in "eE" and (after[:1].isdigit() or (after[:1] in "+-" and after[1:].isdigit())):
+        if nxt in "eE" and (after[:1].isdecimal() or (after[:1] in "+-" and after[1:].isdecimal())):
             return False  # "1" is not printed where "1e-06" is
-        return not (nxt in ".," and 0 <= beyond < len(text) and text[beyond].isdigit())
+        return not (nxt in ".," and 0 <= beyond < len(text) and text[beyond].isdecimal())
     if edge.isalpha():
         # "a80c4f17acd" is not printed where "a80c4f17acd5" is: an id runs on through digits.
         return not nxt.isalnum()
     if edge in ".,":
-        return not nxt.isdigit()  # "17." is not printed where "17.9" is
+        return not nxt.isdecimal()  # "17." is not printed where "17.9" is
     if edge in "_-":
         return not nxt.isalnum()  # nor "Q8_" where "Q8_0" is
     return True

@@ -34,3 +34,10 @@ def test_a_value_cut_short_is_not_printed_there(printed, right, cut):
 def test_a_value_followed_by_its_unit_letters_still_reads():
     s = seed("speedup 22.5x over CPU")
     assert anchored(s, {"seed": "s.txt", "line": 1, "before": "speedup "}, "22.5")
+
+
+@pytest.mark.parametrize("printed", ["on port 11434,³ the same", "is 11434³ here", "11434¹³ then"])
+def test_a_footnote_mark_after_a_value_does_not_continue_it(printed):
+    # Superscripts are footnote marks in the posts; str.isdigit() counts them as digits.
+    s = seed(printed)
+    assert anchored(s, {"seed": "s.txt", "line": 1, "before": printed[: printed.index("1")]}, 11434)

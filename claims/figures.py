@@ -76,8 +76,16 @@ class Interval:
         return self.lo - slack <= x <= self.hi + slack
 
     def overlaps(self, other: Interval) -> bool:
-        slack = _EDGE * max(1.0, abs(self.lo), abs(self.hi), abs(other.lo), abs(other.hi))
+        """Whether the two closed intervals share a point (an edge counts)."""
+        slack = self._slack(other)
         return self.lo <= other.hi + slack and other.lo <= self.hi + slack
+
+    def shares_a_stretch(self, other: Interval) -> bool:
+        """Whether the two share more than an edge: a common stretch of positive length."""
+        return min(self.hi, other.hi) - max(self.lo, other.lo) > self._slack(other)
+
+    def _slack(self, other: Interval) -> float:
+        return _EDGE * max(1.0, abs(self.lo), abs(self.hi), abs(other.lo), abs(other.hi))
 
     # Interval arithmetic (Moore): enough for the recomputations the documents invite.
     def __add__(self, other: Operand) -> Interval:
@@ -300,8 +308,16 @@ def convert(value: Operand, from_unit: str, to_unit: str) -> Interval | float:
 
 
 def agrees(measured: Any, expected: Interval) -> bool:
-    """True when a measured number or interval can lie inside the expected interval."""
+    """True when a measured number or interval can lie inside the expected interval.
+
+    Two intervals of positive width must share a stretch, not only an edge: a printed
+    value stands for a half-open rounding interval ("32,768" is [32767.5, 32768.5)), so
+    "32,769" beside it, or "9" beside the range "4–8", shares no value with it. A point
+    (a number measured, or an interval of width 0) on an edge agrees.
+    """
     if isinstance(measured, Interval):
+        if measured.width > 0 and expected.width > 0:
+            return expected.shares_a_stretch(measured)
         return expected.overlaps(measured)
     if isinstance(measured, bool) or not isinstance(measured, (int, float)):
         raise TypeError(f"cannot compare {type(measured).__name__} with a numeric interval")

@@ -57,6 +57,29 @@ def test_interval_arithmetic_carries_rounding():
     assert agrees(rate, Interval.stated("23.3"))
 
 
+@pytest.mark.parametrize(
+    ("measured", "stated", "agree"),
+    [
+        ("32,769", "32,768", False),  # neighbours touch at 32768.5 and share nothing
+        ("32,767", "32,768", False),
+        ("23.4", "23.3", False),
+        ("23.35", "23.3", True),  # [23.345, 23.355) rounds to 23.3 below 23.35
+        ("1.55", "1.6", True),
+        ("32,768", "32,768", True),
+    ],
+)
+def test_printed_neighbours_do_not_agree(measured, stated, agree):
+    assert agrees(Interval.stated(measured), Interval.stated(stated)) is agree
+
+
+def test_a_point_on_an_edge_still_agrees():
+    assert agrees(32768.5, Interval.stated("32,768"))
+    assert agrees(Interval.point(32768.5), Interval.stated("32,768"))
+    # A range "4–8" stands for [3.5, 8.5]: "9" ([8.5, 9.5]) only touches it.
+    assert not agrees(Interval.stated("9"), Interval(3.5, 8.5))
+    assert agrees(Interval.stated("8"), Interval(3.5, 8.5))
+
+
 def test_interval_subtraction_and_division_by_zero():
     diff = Interval(1, 2) - Interval(0.5, 1)
     assert (diff.lo, diff.hi) == (0, 1.5)

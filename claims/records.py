@@ -489,6 +489,9 @@ class AccountedDocument(TypedDict):
     printed: int
     judged: int
     recorded: int
+    untestable: NotRequired[Annotated[int, Doc(
+        "stated only by claims the catalog marks untestable (absent in evidence written "
+        "before this count)")]]
     excluded: int
     unaccounted: int
     percent: Annotated[float, Doc("accounted share, rounded down to 0.01 (100: every one)")]

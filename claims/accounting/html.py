@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from claims.accounting.measure import Accounting, DocumentAccount, Figure
+from claims.accounting.measure import STATUSES, Accounting, DocumentAccount, Figure
 from claims.accounting.texts import Source, document_sources
 from claims.evidence import write_atomic
 from claims.report.html import content_security_policy
@@ -96,6 +96,10 @@ def _mark(fig: Figure, verdicts: dict[str, str] | None, report_href: str, n: int
         others = ", ".join(f"{c} ({f})" for c, f in fig.claims[1:])
         seg.title = (f"judged: {claim} ({name})" + (f"; also {others}" if others else "")
                      + (f" — {seg.verdict}" if seg.verdict else ""))
+    elif fig.status == "untestable":
+        claim, name = fig.claims[0]
+        seg.href = f"{report_href}#{claim}"
+        seg.title = f"untestable: {claim} ({name}): {fig.reason}"
     elif fig.status == "recorded":
         seg.title = "recorded: " + ", ".join(fig.recorded)
     elif fig.status == "excluded" and fig.entry is not None:
@@ -154,6 +158,7 @@ def render_document(acc: Accounting, account: DocumentAccount,
     return template.render(
         doc=doc, counts=account.to_json(), blocks=_blocks(acc, account, verdicts, report_href),
         has_verdicts=verdicts is not None, report_href=report_href, index=INDEX,
+        statuses=STATUSES,
         csp=content_security_policy(),
     ).lstrip()
 
@@ -162,7 +167,7 @@ def render_index(acc: Accounting, evidence_note: str) -> str:
     template = _environment().get_template("index.html.j2")
     rows = [(d.document, d.to_json(), page_name(d.document.id)) for d in acc.documents]
     return template.render(rows=rows, totals=acc.totals(), note=evidence_note,
-                           csp=content_security_policy()).lstrip()
+                           statuses=STATUSES, csp=content_security_policy()).lstrip()
 
 
 def write_pages(acc: Accounting, out: Path, verdicts: dict[str, str] | None,

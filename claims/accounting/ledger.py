@@ -25,10 +25,9 @@ wins (figure, then line, then block, then text), then the earlier.
 
 Errors (:class:`LedgerError`, naming the file and the entry): an unknown field or kind;
 no reason; no scope; a source the document does not name; a line outside the source or
-not the document's text; an entry covering nothing, or only judged and recorded figures;
-a figure entry on a judged or recorded figure (it overlaps an anchor); a ``copy`` whose
-text differs from the text it copies; a ``repeat`` of a figure not judged or recorded
-where it says.
+not the document's text; an entry covering nothing, or only anchored figures (judged,
+recorded or an untestable claim's); a figure entry on an anchored figure; a ``copy`` whose
+text differs from the text it copies; a ``repeat`` of a figure not anchored where it says.
 """
 
 from __future__ import annotations
@@ -48,8 +47,9 @@ KINDS: dict[str, str] = {
                "address the reader calls): it instructs, it states nothing",
     "copy": "a copy of text accounted for where it first appears (``of`` names that "
             "place; the two texts are checked to be the same)",
-    "repeat": "a figure printed again where a claim already judges or records it (``of`` "
-              "names that line; checked to print the same figure, judged or recorded)",
+    "repeat": "a figure printed again where a claim already judges or records it, or an "
+              "untestable claim states it (``of`` names that line; checked to print the "
+              "same figure, anchored there)",
     "illustration": "an example that names no real thing (a placeholder, a made-up value)",
     "name": "part of a name (a model tag, product, file, format or precision name) that "
             "states no quantity",

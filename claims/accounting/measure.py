@@ -3,6 +3,8 @@
 * **judged**: a claim's stated figure is anchored there (``claims/catalog/<DOC>.anchors.toml``,
   ``[[anchor]]``): the anchor's printed text overlaps the figure;
 * **recorded**: a transcribed value is anchored there (``fixtures/recorded/<DOC>.anchors.json``);
+* **untestable**: only an untestable claim's figure is anchored there: the catalog holds the
+  claim and says why no test can judge it, so the figure is accounted for but not judged;
 * **excluded**: a ledger entry covers it, with its kind and reason
   (:mod:`claims.accounting.ledger`);
 * **unaccounted**: none of these.
@@ -30,7 +32,8 @@ from claims.inputs.transcribed import load_anchors as load_recorded_anchors
 
 __all__ = ["STATUSES", "Accounting", "DocumentAccount", "Figure", "account"]
 
-STATUSES = ("judged", "recorded", "excluded", "unaccounted")
+# In the order they outrank one another when more than one applies to a figure.
+STATUSES = ("judged", "recorded", "untestable", "excluded", "unaccounted")
 
 
 @dataclass
@@ -42,15 +45,18 @@ class Figure:
     claims: list[tuple[str, str]] = field(default_factory=list)  # (claim id, figure name)
     recorded: list[str] = field(default_factory=list)  # recorded value paths
     entry: LedgerEntry | None = None
+    reason: str | None = None  # why the claim anchored there is untestable
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "document": self.at.document, "file": self.at.source, "line": self.at.line,
             "column": self.at.column, "text": self.at.text, "status": self.status,
         }
-        if self.status == "judged":
+        if self.status in ("judged", "untestable"):
             out["claim"] = self.claims[0][0]
             out["figure"] = self.claims[0][1]
+        if self.status == "untestable":
+            out["reason"] = self.reason
         elif self.status == "recorded":
             out["recorded"] = self.recorded[0]
         elif self.status == "excluded" and self.entry is not None:
@@ -172,9 +178,24 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
             source = found
             span = anchored_at(source.seed, {"line": a.line, "before": a.before}, a.text)
 
-            def judge(f: Figure, a: Any = a) -> None:
-                f.status = "judged"
-                f.claims.append((a.claim, a.figure))
+            claim = catalog.get(a.claim) if a.claim in catalog else None
+            # An anchor naming no claim of the catalog is the anchor checks' to fail.
+            testable = claim is None or claim.testable
+            why = claim.untestable_reason if claim is not None else None
+
+            def judge(f: Figure, a: Any = a, testable: bool = testable,
+                      reason: str | None = why) -> None:
+                if not testable:
+                    f.claims.append((a.claim, a.figure))
+                    if f.status == "unaccounted":
+                        f.status, f.reason = "untestable", reason
+                    return
+                # A claim that judges the figure comes before untestable ones anchored there.
+                if f.status == "judged":
+                    f.claims.append((a.claim, a.figure))
+                else:
+                    f.claims.insert(0, (a.claim, a.figure))
+                f.status, f.reason = "judged", None
 
             mark(source, span, where, judge, doc.id)
         rec_path = root / "fixtures" / "recorded" / f"{doc.id}.anchors.json"
@@ -259,14 +280,14 @@ def _apply_ledger(doc: Document, entries: list[LedgerEntry],
             raise LedgerError(f"{entry.where}: covers nothing: no figure of {doc.id} is "
                               f"printed as {entry.describe()}")
         figs = [by_figure[(tf.source, tf.line, tf.column)] for tf in covered]
-        anchored = [f for f in figs if f.status in ("judged", "recorded")]
+        anchored = [f for f in figs if f.status in ("judged", "recorded", "untestable")]
         if entry.scope == "figure" and anchored:
             by = anchored[0].claims[0][0] if anchored[0].claims else anchored[0].recorded[0]
             raise LedgerError(f"{entry.where}: overlaps an anchor: {entry.describe()} is "
                               f"{anchored[0].status} ({by})")
         if len(anchored) == len(figs):
             raise LedgerError(f"{entry.where}: overlaps anchors only: every figure of "
-                              f"{entry.describe()} is judged or recorded")
+                              f"{entry.describe()} is judged, recorded or untestable")
         if entry.of is not None:
             _check_of(entry, sources, by_figure)
         for f in figs:
@@ -299,12 +320,13 @@ def _check_of(entry: LedgerEntry, sources: dict[tuple[str, str], Source],
                 f"{of.first}-{of.last} at character {at + 1}: "
                 f"{mine[max(0, at - 20):at + 20]!r} vs {theirs[max(0, at - 20):at + 20]!r}")
         return
-    # A repeat: the figure printed at ``of`` the same way, and judged or recorded there.
+    # A repeat: the figure printed at ``of`` the same way, and anchored there (judged,
+    # recorded, or an untestable claim's).
     there = [by_figure[(source.key, tf.line, tf.column)] for tf in source.figures_on(of.first)
              if tf.text == entry.text]
     if not there:
         raise LedgerError(f"{entry.where}: of: {source.label} line {of.first} does not "
                           f"print {entry.text!r}")
-    if not any(f.status in ("judged", "recorded") for f in there):
+    if not any(f.status in ("judged", "recorded", "untestable") for f in there):
         raise LedgerError(f"{entry.where}: of: {entry.text!r} at {source.label} line "
-                          f"{of.first} is not judged or recorded there")
+                          f"{of.first} is not judged, recorded or untestable there")

@@ -6,7 +6,7 @@ documents are untrusted, and a control sequence in one must not reach the termin
 
 from __future__ import annotations
 
-from claims.accounting.measure import Accounting, Figure
+from claims.accounting.measure import STATUSES, Accounting, Figure
 from claims.terminal import safe
 
 __all__ = ["CONTEXT_CHARS", "context", "format_missing", "format_table"]
@@ -16,13 +16,11 @@ CONTEXT_CHARS = 30
 
 
 def format_table(acc: Accounting) -> str:
-    head = ("Document", "Printed", "Judged", "Recorded", "Excluded", "Unaccounted", "Accounted")
-    rows = [(d.document.id, d.printed, d.count("judged"), d.count("recorded"),
-             d.count("excluded"), d.count("unaccounted"), f"{d.percent:.2f}%")
+    head = ("Document", "Printed", *(s.capitalize() for s in STATUSES), "Accounted")
+    rows = [(d.document.id, d.printed, *(d.count(s) for s in STATUSES), f"{d.percent:.2f}%")
             for d in acc.documents]
     t = acc.totals()
-    rows.append(("TOTAL", t["printed"], t["judged"], t["recorded"], t["excluded"],
-                 t["unaccounted"], f"{t['percent']:.2f}%"))
+    rows.append(("TOTAL", t["printed"], *(t[s] for s in STATUSES), f"{t['percent']:.2f}%"))
     cells = [tuple(str(c) for c in head)] + [tuple(str(c) for c in r) for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
     lines = []

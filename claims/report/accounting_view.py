@@ -36,7 +36,8 @@ def accounting_view(inputs: Inputs | None) -> dict[str, Any] | None:
                 "no ledger entry says why none can.")
     else:
         text = (f"Every one of the {printed} figures the documents print is accounted for: "
-                "judged by a claim, recorded, or excluded by the ledger with its reason.")
+                "judged by a claim, recorded, stated by a claim the catalog says no test "
+                "can judge, or excluded by the ledger with its reason.")
     pages = acc.get("pages")
     missing = [f"{_text(f.get('document'))} {_text(f.get('file'))} line {f.get('line')}: "
                f"{_text(f.get('text'))}" for f in acc.get("unaccounted", [])]

@@ -78,6 +78,26 @@ text = "7"
 """,
 }
 RECORDED = {"tokens": 42}
+# A claim of T3 the catalog holds but no test can judge, stating the "12" of its line 8.
+UNTESTABLE_CLAIM = """\
+[[claim]]
+id = "T3-TIME"
+section = "Numbers"
+statement = "It takes 12 s."
+tiers = ["offline"]
+testable = false
+untestable_reason = "A made-up duration no machine here could time."
+stated = [{ name = "time", value = "12", unit = "s" }]
+"""
+UNTESTABLE_ANCHOR = """\
+[[anchor]]
+claim = "T3-TIME"
+figure = "time"
+seed = "feed.txt"
+line = 8
+before = "takes "
+text = "12"
+"""
 RECORDED_ANCHORS = {"anchors": {"tokens": {"seed": "feed.txt", "line": 6,
                                            "before": "Recorded: "}}}
 
@@ -93,6 +113,15 @@ class Toy:
         """Append [[ledger]] tables to ``doc``'s anchors file."""
         path = self.catalog_dir / f"{doc}.anchors.toml"
         path.write_text(path.read_text("utf-8") + "\n" + text, "utf-8")
+
+    def claim(self, doc: str, claim: str, anchor: str) -> None:
+        """Add a [[claim]] to ``doc``'s catalog file and an [[anchor]] before its ledger,
+        and reload the catalog."""
+        toml = self.catalog_dir / f"{doc}.toml"
+        toml.write_text(toml.read_text("utf-8") + "\n" + claim, "utf-8")
+        anchors = self.catalog_dir / f"{doc}.anchors.toml"
+        anchors.write_text(anchor + "\n" + anchors.read_text("utf-8"), "utf-8")
+        self.catalog = load_catalog(sorted(self.catalog_dir.glob("T?.toml")))
 
 
 @pytest.fixture

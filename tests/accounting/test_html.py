@@ -7,9 +7,9 @@ from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
-from claims.accounting.html import INDEX, page_name, render_document, write_pages
+from claims.accounting.html import INDEX, page_name, render_document, render_index, write_pages
 from claims.accounting.measure import Accounting, account
-from tests.accounting.conftest import Toy
+from tests.accounting.conftest import UNTESTABLE_ANCHOR, UNTESTABLE_CLAIM, Toy
 
 HOSTILE = ('<script>document.title="pwned"</script> <img src=x onerror="alert(1)"> '
            '\u202e 99 bottles\x1b[31m')
@@ -75,6 +75,27 @@ def test_each_figure_is_marked_as_accounted_and_judged_ones_link_to_their_claim(
     assert len(unaccounted) == t2.count("unaccounted")
     # T3's lines of the shared seed are left out, a gap row standing for them.
     assert "It costs 7 GB" not in html and "…" in html
+
+
+def test_an_untestable_claim_s_figure_links_to_its_claim_with_the_reason(toy: Toy) -> None:
+    toy.claim("T3", UNTESTABLE_CLAIM, UNTESTABLE_ANCHOR)
+    acc = _accounting(toy)
+    t3 = acc.documents[1]
+    html = render_document(acc, t3, {"T3-COST": "reproduced", "T3-TIME": "untestable"},
+                           "../report.html")
+    twelve = next(m for m in marks_of(html).marks if m["text"] == "12")
+    assert twelve["tag"] == "a" and twelve["href"] == "../report.html#T3-TIME"
+    assert twelve["class"].split() == ["f", "untestable"]
+    assert twelve["title"] == ("untestable: T3-TIME (time): "
+                               "A made-up duration no machine here could time.")
+    assert "1 untestable" in html
+    index = render_index(acc, "")
+    head = re.findall(r'<th class="num">([^<]*)</th>', index)[:7]
+    assert head == ["Printed", "Judged", "Recorded", "Untestable", "Excluded", "Unaccounted",
+                    "Accounted"]
+    row = re.search(r'<tr data-document="T3">(.*?)</tr>', index, re.S)
+    assert row and re.findall(r'<td class="num">([^<]*)</td>', row[1])[:6] == [
+        "2", "1", "0", "1", "0", "0"]
 
 
 def test_without_evidence_the_page_says_so_and_marks_carry_no_verdict(toy: Toy) -> None:

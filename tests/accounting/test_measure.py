@@ -11,8 +11,9 @@ import pytest
 
 from claims.accounting.ledger import LedgerError
 from claims.accounting.measure import Accounting, account
+from claims.accounting.text_report import format_table
 from claims.accounting.texts import SourceError
-from tests.accounting.conftest import Toy
+from tests.accounting.conftest import UNTESTABLE_ANCHOR, UNTESTABLE_CLAIM, Toy
 
 
 def run(toy: Toy) -> Accounting:
@@ -120,7 +121,8 @@ reason = "a made-up time in an example"
          "ledger 1: the copy differs from seed feed.txt lines 4-5"),
         ('seed = "copy.txt"\nline = 3\ntext = "11434"\nkind = "repeat"\nreason = "again"\n'
          'of = { seed = "feed.txt", line = 4 }\n',
-         "ledger 1: of: '11434' at seed feed.txt line 4 is not judged or recorded there"),
+         "ledger 1: of: '11434' at seed feed.txt line 4 is not judged, recorded or "
+         "untestable there"),
     ],
 )
 def test_a_bad_ledger_entry_is_an_error_naming_file_and_entry(
@@ -216,3 +218,36 @@ def test_a_bundled_documents_text_files_are_read_under_fixtures_lab(toy: Toy) ->
     (lab / "post.md").unlink()
     with pytest.raises(SourceError, match=r"T5: file week-05/post.md: not found"):
         account(catalog, None, toy.root, catalog_dir=toy.catalog_dir)
+
+
+def test_an_untestable_claim_s_figure_is_accounted_for_but_not_judged(toy: Toy) -> None:
+    toy.claim("T3", UNTESTABLE_CLAIM, UNTESTABLE_ANCHOR)
+    acc = run(toy)
+    assert statuses(acc, "T3") == {("feed.txt", 8, "7"): "judged",
+                                   ("feed.txt", 8, "12"): "untestable"}
+    t3 = next(d for d in acc.documents if d.document.id == "T3")
+    assert (t3.count("judged"), t3.count("untestable"), t3.percent) == (1, 1, 100.0)
+    data = json.loads(acc.dumps())
+    assert data["totals"]["untestable"] == 1
+    fig = next(f for f in data["figures"] if f["status"] == "untestable")
+    assert fig["claim"] == "T3-TIME" and fig["figure"] == "time"
+    assert fig["reason"] == "A made-up duration no machine here could time."
+    assert "Untestable" in format_table(acc).splitlines()[0]
+
+
+def test_a_figure_both_an_untestable_and_a_testable_claim_state_is_judged(toy: Toy) -> None:
+    # Anchored to an untestable claim first, then to the claim that judges it.
+    toy.claim("T3", UNTESTABLE_CLAIM.replace("12", "7"),
+              UNTESTABLE_ANCHOR.replace("takes ", "costs ").replace('"12"', '"7"'))
+    acc = run(toy)
+    seven = next(f for f in acc.figures if f.at.text == "7")
+    assert seven.status == "judged" and seven.claims[0] == ("T3-COST", "cost")
+    assert ("T3-TIME", "time") in seven.claims and seven.reason is None
+
+
+def test_a_ledger_entry_on_an_untestable_claim_s_figure_is_an_error(toy: Toy) -> None:
+    toy.claim("T3", UNTESTABLE_CLAIM, UNTESTABLE_ANCHOR)
+    toy.ledger("T3", '[[ledger]]\nseed = "feed.txt"\nline = 8\ntext = "12"\n'
+                     'kind = "incidental"\nreason = "a duration, said in passing"\n')
+    with pytest.raises(LedgerError, match=r"overlaps an anchor: .* is untestable \(T3-TIME\)"):
+        run(toy)

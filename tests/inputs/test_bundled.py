@@ -5,7 +5,10 @@ offline run of the documents relying on it fails."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -131,3 +134,21 @@ def test_a_listed_lab_file_without_provenance_is_named(tree: Path) -> None:
     assert {p["doc"] for p in problems} == {"W2"}
     assert any("has no entry for it" in p["problem"] and "--lab-repo" in p["problem"]
                for p in problems)
+
+
+def test_the_claim_tests_leave_no_bytecode_in_the_lab_copy(tmp_path: Path) -> None:
+    # Week 5's claim tests load the lab's scripts as modules; an import writes __pycache__
+    # beside the bundled copy unless told not to, and a user's environment rarely says so.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["CLAIMS_CACHE_DIR"] = str(tmp_path / "cache")
+    lab = ROOT / "fixtures/lab/week-05-pytorch-tensors"
+    before = set(lab.rglob("*"))
+    proc = subprocess.run(
+        [sys.executable, "-c", "from tests.claims.w5.test_week5 import _module; "
+                               "_module('benchmark_matmul')"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    added = set(lab.rglob("*")) - before
+    for path in sorted(added, reverse=True):  # files before their folders
+        path.unlink() if path.is_file() else path.rmdir()
+    assert proc.returncode == 0, proc.stderr
+    assert not added, sorted(str(p.relative_to(ROOT)) for p in added)

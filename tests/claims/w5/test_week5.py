@@ -24,6 +24,7 @@ import math
 import re
 import runpy
 import statistics
+import sys
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -561,10 +562,16 @@ def test_elementwise_and_broadcast(check: Check) -> None:
 
 
 def _module(name: str) -> ModuleType:
+    """The lab script loaded as a module, leaving no bytecode beside the bundled copy:
+    an import writes __pycache__ there unless told not to (PYTHONDONTWRITEBYTECODE)."""
     spec = importlib.util.spec_from_file_location(f"w5_lab_{name}", _path(f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = writes
     return module
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.accounting.measure import STATUSES
 from claims.catalog import load_catalog
 from claims.cli import main
 
@@ -46,8 +47,7 @@ def test_table_json_missing_and_fail_under(
     data = json.loads(out.read_text("utf-8"))
     assert [d["id"] for d in data["documents"]] == [d.id for d in load_catalog().documents]
     totals = data["totals"]
-    assert totals["printed"] == sum(totals[s] for s in
-                                    ("judged", "recorded", "excluded", "unaccounted"))
+    assert totals["printed"] == sum(totals[s] for s in STATUSES)
     assert totals["printed"] == len(data["figures"])
     assert any(line.split()[:2] == ["TOTAL", str(totals["printed"])] for line in text.splitlines())
     missing = [f for f in data["figures"] if f["status"] == "unaccounted"]

@@ -30,10 +30,14 @@ from claims.inputs.anchors import CATALOG_DIR, anchors_path, load_anchors
 from claims.inputs.transcribed import anchored_at, figure_references, transcribed_values
 from claims.inputs.transcribed import load_anchors as load_recorded_anchors
 
-__all__ = ["STATUSES", "Accounting", "DocumentAccount", "Figure", "account"]
+__all__ = ["ANCHORED", "STATUSES", "Accounting", "DocumentAccount", "Figure", "account"]
 
 # In the order they outrank one another when more than one applies to a figure.
 STATUSES = ("judged", "recorded", "untestable", "excluded", "unaccounted")
+# Those an anchor gives (a claim's figure or a transcribed value): a ledger entry may
+# not cover them, and a repeat must point at one.
+ANCHORED = STATUSES[:3]
+_ANCHORED_WORDS = f"{', '.join(ANCHORED[:-1])} or {ANCHORED[-1]}"
 
 
 @dataclass
@@ -46,6 +50,14 @@ class Figure:
     recorded: list[str] = field(default_factory=list)  # recorded value paths
     entry: LedgerEntry | None = None
     reason: str | None = None  # why the claim anchored there is untestable
+
+    def promote(self, status: str) -> bool:
+        """Give the figure ``status`` where it outranks the one it has (the order of
+        STATUSES); whether it did."""
+        if STATUSES.index(status) >= STATUSES.index(self.status):
+            return False
+        self.status = status
+        return True
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -187,15 +199,14 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
                       reason: str | None = why) -> None:
                 if not testable:
                     f.claims.append((a.claim, a.figure))
-                    if f.status == "unaccounted":
-                        f.status, f.reason = "untestable", reason
+                    if f.promote("untestable"):
+                        f.reason = reason
                     return
                 # A claim that judges the figure comes before untestable ones anchored there.
-                if f.status == "judged":
-                    f.claims.append((a.claim, a.figure))
-                else:
-                    f.claims.insert(0, (a.claim, a.figure))
-                f.status, f.reason = "judged", None
+                f.claims.insert(len(f.claims) if f.status == "judged" else 0,
+                                (a.claim, a.figure))
+                f.promote("judged")
+                f.reason = None
 
             mark(source, span, where, judge, doc.id)
         rec_path = root / "fixtures" / "recorded" / f"{doc.id}.anchors.json"
@@ -217,8 +228,7 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
                 source = found
 
                 def record(f: Figure, path: str = path) -> None:
-                    if f.status != "judged":
-                        f.status = "recorded"
+                    f.promote("recorded")
                     f.recorded.append(path)
 
                 mark(source, anchored_at(source.seed, anchor, value), where, record,
@@ -280,19 +290,18 @@ def _apply_ledger(doc: Document, entries: list[LedgerEntry],
             raise LedgerError(f"{entry.where}: covers nothing: no figure of {doc.id} is "
                               f"printed as {entry.describe()}")
         figs = [by_figure[(tf.source, tf.line, tf.column)] for tf in covered]
-        anchored = [f for f in figs if f.status in ("judged", "recorded", "untestable")]
+        anchored = [f for f in figs if f.status in ANCHORED]
         if entry.scope == "figure" and anchored:
             by = anchored[0].claims[0][0] if anchored[0].claims else anchored[0].recorded[0]
             raise LedgerError(f"{entry.where}: overlaps an anchor: {entry.describe()} is "
                               f"{anchored[0].status} ({by})")
         if len(anchored) == len(figs):
             raise LedgerError(f"{entry.where}: overlaps anchors only: every figure of "
-                              f"{entry.describe()} is judged, recorded or untestable")
+                              f"{entry.describe()} is {_ANCHORED_WORDS}")
         if entry.of is not None:
             _check_of(entry, sources, by_figure)
         for f in figs:
-            if f.status == "unaccounted":
-                f.status = "excluded"
+            if f.promote("excluded"):
                 f.entry = entry
 
 
@@ -327,6 +336,6 @@ def _check_of(entry: LedgerEntry, sources: dict[tuple[str, str], Source],
     if not there:
         raise LedgerError(f"{entry.where}: of: {source.label} line {of.first} does not "
                           f"print {entry.text!r}")
-    if not any(f.status in ("judged", "recorded", "untestable") for f in there):
+    if not any(f.status in ANCHORED for f in there):
         raise LedgerError(f"{entry.where}: of: {entry.text!r} at {source.label} line "
-                          f"{of.first} is not judged, recorded or untestable there")
+                          f"{of.first} is not {_ANCHORED_WORDS} there")

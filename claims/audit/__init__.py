@@ -46,7 +46,7 @@ from claims.audit.plan import FigureResult
 from claims.audit.run import audit_figures
 from claims.audit.runner import AuditSession
 from claims.evidence import now_iso
-from claims.inputs.audit_digest import audit_digest, documents_digest
+from claims.inputs.audit_digest import audit_digest, documents_digest, platform_of
 from claims.inputs.audit_result import catalog_digest
 from claims.inputs.transcribed import audit_transcriptions
 from claims.probes.files.artifacts import cache_dir
@@ -126,6 +126,9 @@ def run_audit(
         # reuses it only where all three are the same, and the report shows it as the
         # checkout's only where the digest is.
         "digest": digest,
+        # The interpreter and machine it ran on: not in the digest (the sources are),
+        # but named wherever the result is shown (claims.inputs.audit_result.ran_on).
+        **platform_of(),
         "documents": documents_digest(documents),
         "selected": sorted(wanted) if wanted else None,
         "catalog": catalog_digest(session.catalog),

@@ -41,6 +41,29 @@ def figure(audit: dict, claim: str, name: str) -> dict:
 
 
 @pytest.mark.slow
+def test_the_audit_kept_with_the_sources_is_what_a_fresh_audit_finds(audit):
+    """claims/audit/kept.json answers a fresh clone's first certification (issue 51): the
+    full audit rerun here must find the same, figure by figure (tests/audit/test_kept.py
+    proves it is of these sources; this, that it is true). The transcriptions are left
+    out: CI audits them against the documents, the kept result is a clone's, without."""
+    from claims.inputs.audit_digest import KEPT_AUDIT
+    from claims.inputs.audit_result import read_audit
+
+    kept = read_audit(ROOT / KEPT_AUDIT)
+    assert isinstance(kept, dict), f"{KEPT_AUDIT}: {kept or 'missing'}"
+    assert kept["digest"] == audit["digest"], f"{KEPT_AUDIT} is of other sources"
+    for key in ("total", "audited", "sensitive", "explained", "defects", "perturbed", "slips",
+                "recorded_data"):
+        assert kept[key] == audit[key], key
+
+    def verdicts(result: dict) -> dict:
+        return {(f["claim"], f["figure"]): (f["sensitive"], f["before"], f["after"], f["how"],
+                                            f["reason"]) for f in result["figures"]}
+
+    assert verdicts(kept) == verdicts(audit)
+
+
+@pytest.mark.slow
 def test_every_figure_is_sensitive_or_explained(audit):
     print(audit["stdout"][-6000:])
     assert audit["defects"] == [], "\n".join(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from importlib import resources
@@ -82,6 +82,13 @@ class CatalogError(ValueError):
 @dataclass(frozen=True)
 class Catalog:
     documents: tuple[Document, ...]
+    # Claim id -> claim, and the documents it was built from: claim tests look claims up
+    # thousands of times a run, and a scan per look-up grew with the square of the series
+    # (issue 51). Rebuilt when ``documents`` is another tuple (the audit swaps it in place:
+    # claims.audit.runner.swapped).
+    _index: dict[str, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def __iter__(self) -> Iterator[Claim]:
         for doc in self.documents:
@@ -90,14 +97,26 @@ class Catalog:
     def __len__(self) -> int:
         return sum(len(d.claims) for d in self.documents)
 
+    def _by_id(self) -> dict[str, Claim]:
+        index = self._index
+        if index.get("of") is not self.documents:
+            index.clear()
+            claims: dict[str, Claim] = {}
+            for claim in self:
+                claims.setdefault(claim.id, claim)  # the first, as a scan would find
+            index["claims"] = claims
+            index["of"] = self.documents
+        found: dict[str, Claim] = index["claims"]
+        return found
+
     def __contains__(self, claim_id: object) -> bool:
-        return any(c.id == claim_id for c in self)
+        return isinstance(claim_id, str) and claim_id in self._by_id()
 
     def get(self, claim_id: str) -> Claim:
-        for claim in self:
-            if claim.id == claim_id:
-                return claim
-        raise KeyError(f"unknown claim id {claim_id!r}")
+        try:
+            return self._by_id()[claim_id]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown claim id {claim_id!r}") from None
 
     def document(self, doc_id: str) -> Document:
         for doc in self.documents:

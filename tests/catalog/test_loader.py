@@ -208,3 +208,21 @@ def test_a_catalog_file_that_is_not_utf8_is_named(tmp_path):
     path.write_bytes((HEAD + GOOD).encode() + b'\n# \xff\n')
     with pytest.raises(CatalogError, match=r"T3\.toml: not UTF-8 text"):
         load_document(path)
+
+
+def test_look_ups_follow_the_documents_the_audit_swaps_in(tmp_path):
+    """Claims are found through an index (a scan per look-up grew with the square of the
+    series); it must follow a swap of the documents, as the audit's perturbations make."""
+    import dataclasses
+
+    path = tmp_path / "T3.toml"
+    path.write_text(HEAD + GOOD, encoding="utf-8")
+    catalog = load_catalog([path])
+    assert "T3-OK" in catalog and catalog.get("T3-OK").statement == "s"
+    assert "T3-NEW" not in catalog and 3 not in catalog
+    doc = catalog.documents[0]
+    renamed = dataclasses.replace(doc.claims[0], id="T3-NEW", statement="t")
+    object.__setattr__(catalog, "documents", (dataclasses.replace(doc, claims=(renamed,)),))
+    assert "T3-OK" not in catalog and catalog.get("T3-NEW").statement == "t"
+    with pytest.raises(KeyError, match="unknown claim id 'T3-OK'"):
+        catalog.get("T3-OK")

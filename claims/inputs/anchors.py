@@ -46,6 +46,7 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -139,13 +140,22 @@ def array_of_tables(path: Path, key: str, error: type[Exception]) -> list[Any]:
     if not path.is_file():
         return []
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        data = _parsed(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise error(f"{path.name}: {exc}") from None
     raw = data.get(key, [])
     if not isinstance(raw, list):
         raise error(f"{path.name}: [[{key}]] must be an array of tables")
-    return raw
+    # A copy of each entry: the parse is shared (below), its readers' edits must not be.
+    return [dict(entry) if isinstance(entry, dict) else entry for entry in raw]
+
+
+# One parse per text: the anchors and the ledger are two arrays of the same file, and
+# both are read in one process (a run's accounting, `claims coverage`). Keyed by the
+# text, so an edited file is parsed again whatever its modification time says.
+@lru_cache(maxsize=32)
+def _parsed(text: str) -> dict[str, Any]:
+    return tomllib.loads(text)
 
 
 def load_anchors(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> list[FigureAnchor]:

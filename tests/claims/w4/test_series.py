@@ -24,9 +24,12 @@ WEEK4_REPORT = "week-04-parameters-memory/system-report.md"
 
 
 @pytest.mark.claim("W4-REVISION-IS-WEEK3S", source="recorded")
-def test_revision_is_week3s(check: Check) -> None:
+def test_revision_is_week3s(check: Check, recorded) -> None:
     week3 = lab.results("W3")
     check.fact("lab evidence", lab.PROVENANCE)
+    check.against("repository", recorded("W3")["repository"],
+                  note="the repository Week 3 reads, as its transcription records it")
+    check.against("repository", week3["repository"], note="Week 3's lab results.json")
     check.against("revision", week3["revision"], note="Week 3's lab results.json revision")
     # Week 3's post prints the hash shortened, as the Hub's Files tab shows it: the
     # revision Week 4 pins must start with it.
@@ -41,6 +44,9 @@ def test_revision_is_week3s(check: Check) -> None:
 def test_qwen_figures_are_week3s(check: Check) -> None:
     week3 = lab.results("W3")
     check.fact("lab evidence", lab.PROVENANCE)
+    check.against("torch_dtype", check.premise_text("torch_dtype", claim="W3-CONFIG"),
+                  note="Week 3's config.json (W3-CONFIG)")
+    check.against("torch_dtype", week3["torch_dtype"], note="Week 3's lab results.json")
     check.against("parameters", check.premise("parameters", claim=WEEK3_TABLE),
                   note="Week 3's Results table (W3-RESULTS-TABLE)")
     check.against("parameters", week3["total_parameters"], note="Week 3's lab results.json")

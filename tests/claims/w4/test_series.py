@@ -23,10 +23,21 @@ WEEK3_TABLE = "W3-RESULTS-TABLE"
 WEEK4_REPORT = "week-04-parameters-memory/system-report.md"
 
 
+def _week_of(catalog: Catalog, claim_id: str) -> int | None:
+    """The series week of the post stating ``claim_id``: the number its title gives
+    ("From API to GPU, Week 3: ..."), so a pointer to a week is judged against the post
+    the fact was really read from."""
+    title = catalog.document(catalog.get(claim_id).document).title
+    m = re.search(r"\bWeek (\d+)\b", title)
+    return int(m.group(1)) if m else None
+
+
 @pytest.mark.claim("W4-REVISION-IS-WEEK3S", source="recorded")
-def test_revision_is_week3s(check: Check, recorded) -> None:
+def test_revision_is_week3s(check: Check, catalog: Catalog, recorded) -> None:
     week3 = lab.results("W3")
     check.fact("lab evidence", lab.PROVENANCE)
+    check.against("pinning week", _week_of(catalog, WEEK3_TABLE),
+                  note="the week of the post printing the commit (W3-RESULTS-TABLE)")
     # The revision is the repository's: the one Week 3 reads is the one its lab recorded.
     repository = recorded("W3")["repository"]
     check.measure("repository", week3["repository"], holds=week3["repository"] == repository,
@@ -42,9 +53,11 @@ def test_revision_is_week3s(check: Check, recorded) -> None:
 
 
 @pytest.mark.claim("W4-QWEN-FIGURES-ARE-WEEK3S", source="recorded")
-def test_qwen_figures_are_week3s(check: Check) -> None:
+def test_qwen_figures_are_week3s(check: Check, catalog: Catalog) -> None:
     week3 = lab.results("W3")
     check.fact("lab evidence", lab.PROVENANCE)
+    check.against("config week", _week_of(catalog, "W3-CONFIG"),
+                  note="the week of the post printing config.json (W3-CONFIG)")
     check.against("torch_dtype", check.premise_text("torch_dtype", claim="W3-CONFIG"),
                   note="Week 3's config.json (W3-CONFIG)")
     check.against("torch_dtype", week3["torch_dtype"], note="Week 3's lab results.json")
@@ -71,6 +84,8 @@ def test_llama_is_week2s(check: Check, catalog: Catalog) -> None:
     # The model's name comes from the catalog figure it is compared with (W2-LIST's).
     model = catalog.get("W2-LIST").figure("llama3.2:3b ID").model
     assert model is not None
+    check.against("listing week", _week_of(catalog, "W2-LIST"),
+                  note="the week of the post printing the ollama list (W2-LIST)")
     check.against("ID", check.premise_text("llama3.2:3b ID", claim="W2-LIST"),
                   note="Week 2's ollama list (W2-LIST)")
     check.against("size", check.premise("llama3.2:3b size", claim="W2-LIST"), unit="GB",

@@ -58,6 +58,10 @@ def test_qwen_figures_are_week3s(check: Check, catalog: Catalog) -> None:
     check.fact("lab evidence", lab.PROVENANCE)
     check.against("config week", _week_of(catalog, "W3-CONFIG"),
                   note="the week of the post printing config.json (W3-CONFIG)")
+    check.against("count week", _week_of(catalog, WEEK3_TABLE),
+                  note="the week of the post printing the count (W3-RESULTS-TABLE)")
+    check.against("API count week", _week_of(catalog, "W3-PARAMS-API"),
+                  note="the week of the post reading the count from the Hub's API (W3-PARAMS-API)")
     check.against("torch_dtype", check.premise_text("torch_dtype", claim="W3-CONFIG"),
                   note="Week 3's config.json (W3-CONFIG)")
     check.against("torch_dtype", week3["torch_dtype"], note="Week 3's lab results.json")

@@ -132,7 +132,8 @@ def test_the_scan_finds_a_planted_copy() -> None:
     assert list(typed_twice(load_catalog(), planted)) == [
         ("W1", "benchmark.cpu_ms", "W1-RECORDED-ARITH 'CPU time'"),
         ("W3", "total", "W3-INDEX-TOTAL 'total_size', W3-RESULTS-TABLE 'tensor bytes', "
-         "W4-QWEN-EXACT 'weight bytes', W4-INDEX-IS-PAYLOAD 'total_size'"),
+         "W4-QWEN-EXACT 'weight bytes', W4-INDEX-IS-PAYLOAD 'total_size', "
+         "W4-QWEN-FIGURES-ARE-WEEK3S 'index total'"),
     ]
 
 

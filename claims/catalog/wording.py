@@ -247,10 +247,61 @@ def _named_relations(claim: Claim) -> dict[str, set[int]]:
     return out
 
 
+def _factors(claim: Claim) -> set[int]:
+    """The factors the claim's figures state: 2 (0: twice) and 0.5 (1: half), as a count
+    ("sent twice": 2 runs), a factor (2 x) or a size (half a byte: 0.5 B)."""
+    out: set[int] = set()
+    for fig in claim.stated:
+        if fig.kind == "number" and fig.text is not None and fig.form == "equal":
+            value = _value(fig.text)
+            if value == 2:
+                out.add(0)
+            elif value == Decimal("0.5"):
+                out.add(1)
+    return out
+
+
 def _bound_forms(claim: Claim) -> set[int]:
     """The bound sides the claim's figures are judged in (0: at least, 1: at most)."""
     return {0 if f.form == "at-least" else 1 for f in claim.stated
             if f.form in ("at-least", "at-most")}
+
+
+def _compared_figures(claim: Claim) -> list[str]:
+    """Where a comparison word stands between two figures the statement prints in one
+    unit ("about 130 GiB: more than the DGX Spark's 121 GiB"): the figures' values must
+    stand in that relation (130 > 121), or the sentence says the opposite of its figures."""
+    text = claim.statement
+    numbers = [(m, fig) for m in numbers_in(text) for fig in claim.stated
+               if fig.kind == "number" and fig.text is not None and _same(m.group(), fig.text)]
+    problems = []
+    for side, words in enumerate(RELATIONS["bound"]):
+        for word in words:
+            for w in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text.lower()):
+                left = [(m, f) for m, f in numbers if m.end() <= w.start()
+                        and not re.search(r"[.;]\s", text[m.end(): w.start()])]
+                right = [(m, f) for m, f in numbers if m.start() >= w.end()
+                         and not re.search(r"[.;]\s", text[w.end(): m.start()])]
+                if not left or not right:
+                    continue
+                (_, a), (_, b) = left[-1], right[0]
+                if a.unit is None or a.unit != b.unit or a is b:
+                    continue
+                x, y = _value(str(a.text)), _value(str(b.text))
+                if x is None or y is None or (x > y if side == 0 else x < y):
+                    continue
+                problems.append(f"the statement says {a.name!r} ({a.text} {a.unit}) is {word} "
+                                f"{b.name!r} ({b.text} {b.unit}); the figures say otherwise")
+    return problems
+
+
+def _mentions(text: str, bound: str) -> bool:
+    """Whether ``text`` says a bound of that direction (a word or a symbol)."""
+    side = 0 if bound == "at-least" else 1
+    phrases = (AT_LEAST if side == 0 else AT_MOST) + RELATIONS["bound"][side]
+    low = text.lower()
+    return any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", low) if p[0].isalpha()
+               else p in low for p in phrases)
 
 
 def _occurrences(statement: str, fig: StatedFigure) -> list[tuple[str, str]]:
@@ -287,11 +338,22 @@ def statement_problems(claim: Claim) -> list[str]:
                            else "neither")
                 problems.append(f"a figure's name says {_words(axis, side)} ({axis}), the "
                                 f"statement says {instead}")
-    bounds, words = _bound_forms(claim), said.get("bound", set())
-    if len(bounds) == 1 and len(words) == 1 and bounds != words:
-        (side,) = words
-        problems.append(f"the statement says {_words('bound', side)}, its bound figures are "
-                        f"judged {_words('bound', 1 - side)}")
+    named = _named_relations(claim)
+    for axis, sides in said.items():
+        # Both sides said where the figures' names carry one: the other is a slip
+        # ("runs much faster ... much slower is read as ...").
+        if len(sides) == 2 and len(named.get(axis, set())) == 1:
+            (side,) = named[axis]
+            problems.append(f"the statement says {_words(axis, 1 - side)} as well as "
+                            f"{_words(axis, side)}, its figures' names only {_words(axis, side)}")
+    for axis, carried in (("bound", _bound_forms(claim)), ("factor", _factors(claim))):
+        words = said.get(axis, set())
+        if len(carried) == 1 and len(words) == 1 and carried != words:
+            (side,) = words
+            what = "bound figures are judged" if axis == "bound" else "figures state"
+            problems.append(f"the statement says {_words(axis, side)}, its {what} "
+                            f"{_words(axis, 1 - side)}")
+    problems += _compared_figures(claim)
     for fig in claim.stated:
         if fig.kind not in ("number", "range"):
             continue
@@ -306,6 +368,15 @@ def statement_problems(claim: Claim) -> list[str]:
             if other and other in printed and fig.form not in printed:
                 shown = other.replace("-", " ")
                 problems.append(f"figure {fig.name!r}: printed as {shown}, judged {fig.form}")
+            for bound in sorted(p for p in printed if p in ("at-least", "at-most")):
+                # A figure read as a bound's own value ("alerts below 20": the threshold
+                # is 20): its reading quotes the bound it is the value of.
+                if fig.form not in ("at-least", "at-most") and not _mentions(fig.reading,
+                                                                              bound):
+                    problems.append(
+                        f"figure {fig.name!r}: printed as {bound.replace('-', ' ')}, judged "
+                        f"{fig.form}, and its reading quotes no {bound.replace('-', ' ')} "
+                        "it is the value of")
             continue
         whys = [form_disagreement(fig, before, after) for before, after in places]
         if fig.form in ("at-least", "at-most"):

@@ -151,3 +151,41 @@ def test_a_form_slip_of_a_bundled_figure_is_caught_by_its_anchor(claim: str, fig
     anchor = ANCHORS[(claim, figure)]
     assert printed_disagreement(fig, anchor) is None
     assert printed_disagreement(dataclasses.replace(fig, form=slipped), anchor) is not None
+
+
+def test_the_other_side_said_beside_a_named_relation_is_a_slip() -> None:
+    bar = _number("TF32 much faster than FP32", "1.5", form="at-least", unit="x", reading="r")
+    said = "TF32 runs much faster than FP32. Much faster is read as at least 1.5 times."
+    assert statement_problems(_claim(said, bar)) == []
+    slipped = said.replace("Much faster", "Much slower")
+    assert statement_problems(_claim(slipped, bar)) == [
+        "the statement says slower as well as faster/beating/beats, its figures' names only "
+        "faster/beating/beats"]
+
+
+def test_a_lone_factor_word_agrees_with_the_factor_the_figures_state() -> None:
+    runs = _number("runs", "2")
+    assert statement_problems(_claim("The same prompt sent twice returns the same text.",
+                                     runs)) == []
+    assert statement_problems(_claim("The same prompt sent half returns the same text.",
+                                     runs)) == [
+        "the statement says half/halves/halving, its figures state twice/double/doubling"]
+
+
+def test_a_bound_word_between_two_printed_figures_agrees_with_their_values() -> None:
+    weights = _number("weight GiB", "130", unit="GiB")
+    pool = _number("Spark pool", "121", unit="GiB")
+    said = "They take roughly 130 GiB: more than the DGX Spark's 121 GiB memory pool."
+    assert statement_problems(_claim(said, weights, pool)) == []
+    assert statement_problems(_claim(said.replace("more than", "less than"), weights, pool)) == [
+        "the statement says 'weight GiB' (130 GiB) is less than 'Spark pool' (121 GiB); the "
+        "figures say otherwise"]
+
+
+def test_a_figure_read_as_a_bound_s_own_value_quotes_that_bound() -> None:
+    threshold = _number("6.4 threshold", "20", unit="tok/s",
+                        reading="'$<20' read as the alert's threshold itself, the number after '<'")
+    assert statement_problems(_claim("6.4 alerts below 20 tokens/s.", threshold)) == []
+    assert statement_problems(_claim("6.4 alerts above 20 tokens/s.", threshold)) == [
+        "figure '6.4 threshold': printed as at least, judged equal, and its reading quotes no "
+        "at least it is the value of"]

@@ -18,7 +18,8 @@ def test_tokenizer_cap_is_the_family_128k_not_the_native_context(check, qwen_sna
     check.against("family context", cap / K, note=f"tokenizer model_max_length {cap:,} / 1,024")
     check.against("native context", native, unit="tokens",
                   note="config.json max_position_embeddings")
-    check.against("tokenizer cap", cap, unit="tokens", note="tokenizer_config.json model_max_length")
+    check.against("tokenizer cap", cap, unit="tokens",
+                  note="tokenizer_config.json model_max_length")
     check.measure("native context below the family's", native, unit="tokens",
                   holds=native < cap, expected=f"less than {cap:,}")
 

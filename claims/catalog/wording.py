@@ -95,7 +95,8 @@ RELATIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("at most", "less than", "fewer than", "below", "up to", "under", "within",
          "smaller", "lower"),
     ),
-    "speed": (("faster", "beating", "beats"), ("slower",)),
+    "speed": (("faster", "beating", "beats", "speedup", "as fast", "speeds", "speed up",
+               "speeds up"), ("slower",)),
     "factor": (("twice", "double", "doubling"), ("half", "halves", "halving")),
 }
 _NUMBER_ONLY = {"over", "under"}  # a relation only when a number follows

@@ -95,7 +95,23 @@ def explanation_slips(claim: Claim) -> Iterator[tuple[str, Claim]]:
         yield f"{number} -> {new}", dataclasses.replace(claim, erratum=erratum)
 
 
-def _audit(claims: Iterable[Claim], slips: Any, problems: Any) -> dict[str, Any]:
+def _statement_why(claim: Claim) -> str:
+    """Why a turned relation word of this claim's statement passed the wording check."""
+    if not claim.testable or not claim.stated:
+        return ("the claim states no figure the words could be held to"
+                + ("" if claim.testable else " (it is untestable: nothing judges it)"))
+    return ("the relation is between quantities the claim states no figure of (or states "
+            "without the word), so nothing structured says which way it goes")
+
+
+def _explanation_why(claim: Claim) -> str:
+    del claim
+    return ("the changed number still agrees: its computation gives the printed result at "
+            "its printed precision (an operand's last digit below the result's rounding), or "
+            "it is another figure the claim states")
+
+
+def _audit(claims: Iterable[Claim], slips: Any, problems: Any, why: Any) -> dict[str, Any]:
     cases = caught = 0
     survivors: list[dict[str, str]] = []
     for claim in claims:
@@ -106,7 +122,7 @@ def _audit(claims: Iterable[Claim], slips: Any, problems: Any) -> dict[str, Any]
             if problems(slipped):
                 caught += 1
             else:
-                survivors.append({"claim": claim.id, "slip": what})
+                survivors.append({"claim": claim.id, "slip": what, "why": why(claim)})
     return {"cases": cases, "caught": caught, "survivors": survivors}
 
 
@@ -116,6 +132,6 @@ def audit_words(claims: Iterable[Claim]) -> dict[str, Any]:
     caught, and the ones it did not (claim and slip)."""
     claims = list(claims)
     return {
-        "statements": _audit(claims, statement_slips, statement_problems),
-        "explanations": _audit(claims, explanation_slips, erratum_problems),
+        "statements": _audit(claims, statement_slips, statement_problems, _statement_why),
+        "explanations": _audit(claims, explanation_slips, erratum_problems, _explanation_why),
     }

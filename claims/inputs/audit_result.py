@@ -68,7 +68,7 @@ def print_audit(result: dict[str, Any]) -> None:
     for kind, label in (("statements", "statement"), ("explanations", "explanation")):
         for survivor in (words.get(kind) or {}).get("survivors") or []:
             print(safe(f"{survivor['claim']:<24} {label} slip {survivor['slip']!r}: the "
-                       "wording check did not object"))
+                       f"wording check did not object ({survivor.get('why')})"))
     if words:
         print("catalog words slipped: " + ", ".join(
             f"{words[kind]['caught']} of {words[kind]['cases']} {label} caught"

@@ -41,6 +41,7 @@ def test_the_audit_counts_the_word_slips_of_the_bundled_catalog() -> None:
         counts = result[kind]
         assert counts["cases"] > 0
         assert counts["caught"] + len(counts["survivors"]) == counts["cases"]
+        assert all(s["why"] for s in counts["survivors"]), kind
     # Every explanation number the check reads is caught unless the slip stays within the
     # printed precision of what it computes ("7.44 / 1.548 = 4.81" with 7.45 still 4.81).
     assert result["explanations"]["caught"] >= 29

@@ -26,6 +26,10 @@ the verdict where it was is listed with why. The summary's denominator is every
 judged figure (every stated figure of every testable claim); a figure of a claim
 decided only live is listed as such, not left out.
 
+The catalog's words are slipped too (:mod:`claims.audit.words`): each relation word of
+a statement turned around, each number an erratum's explanation computes with or
+quotes changed; the wording check (:mod:`claims.catalog.wording`) must object.
+
 Transcribed values (fixtures/recorded/) are audited by
 :mod:`claims.inputs.transcribed`: each mistake of :mod:`claims.inputs.typos` (a
 digit changed, swapped, dropped or added, 10x, the sign, GB for GiB) must fail
@@ -45,6 +49,7 @@ from typing import Any
 from claims.audit.plan import FigureResult
 from claims.audit.run import audit_figures
 from claims.audit.runner import AuditSession
+from claims.audit.words import audit_words
 from claims.evidence import now_iso
 from claims.inputs.audit_digest import audit_digest, documents_digest, platform_of
 from claims.inputs.audit_result import catalog_digest
@@ -145,6 +150,9 @@ def run_audit(
         # What was perturbed, by kind (FigureResult.how): the last perturbation tried.
         "perturbed": dict(Counter(r.how for r in results if r.how)),
         "slips": slip_counts(results),
+        # The statements' relation words and the explanations' numbers, slipped: caught
+        # by the wording check, no test rerun (claims.audit.words).
+        "words": audit_words(c for c in session.catalog if wanted is None or c.id in wanted),
         "figures": [asdict(r) for r in results],
         "transcriptions": transcriptions,
         "recorded_data": session.recorded_data or {},

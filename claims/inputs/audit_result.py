@@ -65,6 +65,17 @@ def print_audit(result: dict[str, Any]) -> None:
             + (f" ({k['by_anchor']} by the anchor)" if k.get("by_anchor") else "")
             for kind, k in slip_kinds.items()
         ))
+    words = result.get("words") or {}
+    for kind, label in (("statements", "statement"), ("explanations", "explanation")):
+        for survivor in (words.get(kind) or {}).get("survivors") or []:
+            print(safe(f"{survivor['claim']:<24} {label} slip {survivor['slip']!r}: the "
+                       f"wording check did not object ({survivor.get('why')})"))
+    if words:
+        print("catalog words slipped: " + ", ".join(
+            f"{words[kind]['caught']} of {words[kind]['cases']} {label} caught"
+            for kind, label in (("statements", "statements' relation words"),
+                                ("explanations", "explanations' numbers"))
+            if kind in words))
     data = result.get("recorded_data") or {}
     for survivor in data.get("survivors") or []:
         print(safe(f"recorded value {survivor['datum']} ({survivor['slip']}: "

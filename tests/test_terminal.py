@@ -6,6 +6,8 @@ import json
 import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from claims.terminal import encodable, is_unsafe, safe, safe_json, safe_lines
 
@@ -75,3 +77,26 @@ def test_encodable_replaces_lone_surrogates_and_keeps_the_rest():
     assert encodable(name) == "g\ufffdemma/l\ufffdatest \U0001f600"
     assert encodable(name).encode("utf-8")
     assert encodable("plain") == "plain"
+
+
+@given(st.text())
+def test_safe_json_looks_only_past_ascii_and_writes_what_it_wrote_before(text):
+    """safe_json skips every code point below U+007F (issue 51: a large evidence file's
+    newlines and backslashes each cost a call); what it writes is unchanged."""
+    import json
+    import re
+
+    from claims.terminal import _json_escape, is_unsafe
+
+    def before(json_text: str) -> str:
+        def shown(match: re.Match[str]) -> str:
+            char = match.group()
+            if char == "\\" or ord(char) < 0x20 or not is_unsafe(char):
+                return char
+            return _json_escape(char)
+
+        return re.sub(r"[^\x20-\x5b\x5d-\x7e]", shown, json_text)
+
+    encoded = json.dumps({"t": text, "l": [text, 1]}, indent=1, ensure_ascii=False)
+    assert safe_json(encoded) == before(encoded)
+    assert json.loads(safe_json(encoded)) == {"t": text, "l": [text, 1]}

@@ -107,9 +107,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     coverage: dict[str, list[dict[str, Any]]] | None = None
     note = None
     if args.tests is not None:
-        from claims.coverage import collect_coverage
+        from claims.claim_tests import collect_claim_tests
 
-        coverage, note = collect_coverage(Path(args.tests) if args.tests else None)
+        coverage, note = collect_claim_tests(Path(args.tests) if args.tests else None)
     rows: list[dict[str, Any]] = []
     for doc in catalog.documents:
         if args.document and doc.id != args.document:
@@ -342,7 +342,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 # --- coverage -------------------------------------------------------------------
 def cmd_coverage(args: argparse.Namespace) -> int:
     """Every printed figure of the documents accounted for (claims.accounting). Not the
-    claims -> tests coverage of ``claims list --tests`` (claims.coverage)."""
+    claims -> tests coverage of ``claims list --tests`` (claims.claim_tests)."""
     from claims.accounting.measure import account
     from claims.accounting.text_report import format_missing, format_table
     from claims.catalog import load_catalog

@@ -47,12 +47,12 @@ def test_list_json_lists_every_document_of_the_catalog():
 
 
 def test_list_reads_the_catalog_alone_unless_asked_for_the_tests(monkeypatch, capsys):
-    import claims.coverage
+    import claims.claim_tests
 
     def collect(*args, **kwargs):
         raise AssertionError("claims list collected the tests")
 
-    monkeypatch.setattr(claims.coverage, "collect_coverage", collect)
+    monkeypatch.setattr(claims.claim_tests, "collect_claim_tests", collect)
     assert main(["list", "--json", "--tier", "gpu"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["claims"] and all("gpu" in c["tiers"] for c in data["claims"])

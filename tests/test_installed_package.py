@@ -66,7 +66,7 @@ for info in pkgutil.walk_packages(claims.__path__, "claims."):
             path = pathlib.Path(value).resolve()
             if not path.is_relative_to(package):
                 outside.append(f"{info.name}.{key} = {path}")
-from claims.coverage import default_tests_dir
+from claims.claim_tests import default_tests_dir
 from claims.testing import recordings
 from claims.testing.fake_nvidia_smi import machine_dir
 errors = []

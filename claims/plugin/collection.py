@@ -9,7 +9,7 @@
   all) is failed in setup with this text, and so is a test with a tier marker but
   no claim: the tier markers select claims (``-m offline`` is the offline
   certification), so the suite's own tests carry none;
-* :func:`write_coverage` – ``--claims-coverage PATH`` for ``claims list``.
+* :func:`write_claim_tests` – ``--claims-claim-tests PATH`` for ``claims list``.
 """
 
 from __future__ import annotations
@@ -28,16 +28,16 @@ from claims.plugin.keys import CATALOG, INPUTS, PROBLEM, SETTINGS
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.tiers import TIERS, TierSettings
 
-__all__ = ["collected", "guard_sockets", "marker_problem", "select_claims", "write_coverage"]
+__all__ = ["collected", "guard_sockets", "marker_problem", "select_claims", "write_claim_tests"]
 
 
 def collected(config: pytest.Config, items: list[pytest.Item]) -> None:
     """What an active session does to its collected tests, before any runs."""
 
     settings = config.stash[SETTINGS]
-    coverage_path = config.getoption("--claims-coverage")
-    if coverage_path:
-        write_coverage(Path(coverage_path), items)
+    claim_tests_path = config.getoption("--claims-claim-tests")
+    if claim_tests_path:
+        write_claim_tests(Path(claim_tests_path), items)
     select_claims(config, items, settings.claim_ids)
     catalog = config.stash[CATALOG]
     inputs = config.stash.get(INPUTS, None)
@@ -99,7 +99,7 @@ def marker_problem(item: pytest.Item, catalog: Catalog) -> str | None:
     return "; ".join(problems) or None
 
 
-def write_coverage(path: Path, items: list[pytest.Item]) -> None:
+def write_claim_tests(path: Path, items: list[pytest.Item]) -> None:
     """Every collected test's claim ids and tiers, before any deselection (for `claims list`)."""
     coverage: dict[str, list[dict[str, Any]]] = {}
     for item in items:

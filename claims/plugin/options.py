@@ -274,7 +274,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         help="load the catalog from these TOML files or folders instead of the bundled one",
     ),
     OptionSpec(
-        "--claims-coverage",
+        "--claims-claim-tests",
         default=None,
         metavar="PATH",
         hidden=True,

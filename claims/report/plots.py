@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from claims.probes.files.artifacts import CacheUnwritable, cache_dir
 from claims.terminal import safe
 
 __all__ = [
@@ -515,8 +516,6 @@ def _chart_key(chart: Mapping[str, Any], source: str | None) -> str:
 
 
 def _charts_dir() -> Path | None:
-    from claims.probes.files.artifacts import CacheUnwritable, cache_dir
-
     try:
         return cache_dir() / "charts"
     except CacheUnwritable:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from claims.catalog import load_catalog
-from claims.coverage import collect_coverage
+from claims.claim_tests import collect_claim_tests
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +20,7 @@ TESTS = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def coverage():
-    data, note = collect_coverage(TESTS)
+    data, note = collect_claim_tests(TESTS)
     assert data is not None, note
     return data
 

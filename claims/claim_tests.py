@@ -1,8 +1,10 @@
-"""Which tests cover which claims, as pytest itself collects them.
+"""Which tests each claim has, as pytest itself collects them (``claims list --tests``).
 
-Coverage is read from a real ``pytest --collect-only`` run in a subprocess (so
-markers applied by modules, classes and parametrization all count), with the
-plugin's hidden ``--claims-coverage`` option writing the claim → tests map.
+Not ``claims coverage``, which accounts for the figures the documents print
+(:mod:`claims.accounting`): this module was ``claims.coverage`` until the two were told
+apart by name (issue 52). The map is read from a real ``pytest --collect-only`` run in
+a subprocess (so markers applied by modules, classes and parametrization all count), with the
+plugin's hidden ``--claims-claim-tests`` option writing the claim → tests map.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def default_tests_dir() -> Path | None:
     return candidate if (candidate / "claims").is_dir() else None
 
 
-def collect_coverage(
+def collect_claim_tests(
     tests_dir: Path | None = None,
 ) -> tuple[dict[str, list[dict[str, Any]]] | None, str | None]:
     """(claim id -> [{nodeid, tiers}], note). None and a note when tests cannot be found."""
@@ -47,7 +49,7 @@ def collect_coverage(
             "-p",
             "no:cacheprovider",
             "--no-claims-report",
-            f"--claims-coverage={out}",
+            f"--claims-claim-tests={out}",
             str(tests.resolve()),
         ]
         try:

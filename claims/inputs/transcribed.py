@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FILE_REFERENCES",
     "FILTERS",
+    "PROGRAMS_PRINTED",
     "SEED_FILES",
     "Seed",
     "all_figure_references",
@@ -47,6 +48,7 @@ __all__ = [
     "raw_data",
     "recorded_data",
     "recorded_path",
+    "reference_keys",
     "transcribed_documents",
     "transcribed_values",
 ]
@@ -90,6 +92,16 @@ def transcribed_documents(root: Path, also: Iterable[str] = ()) -> tuple[str, ..
                  if doc in named or recorded_path(root, doc).is_file())
 # Values that name other transcription files rather than transcribing text.
 FILE_REFERENCES = {"W1": "command_outputs", "W3": "files_printed"}
+# Any document's programs as printed (a bundled lab file's path -> the transcription of
+# the program the document prints as that file, fixtures/recorded/programs/<DOC>/):
+# text files too, each line anchored where the document prints it.
+PROGRAMS_PRINTED = "programs_printed"
+
+
+def reference_keys(doc: str) -> tuple[str, ...]:
+    """The keys of ``<DOC>.json`` whose values name transcription files, not text."""
+    named = FILE_REFERENCES.get(doc)
+    return (named, PROGRAMS_PRINTED) if named else (PROGRAMS_PRINTED,)
 # How much of the text before a value an anchor keeps.
 BEFORE_CHARS = 24
 
@@ -303,9 +315,9 @@ def transcribed_values(
     figure it names as the catalog states it) and, for files it references, each text
     line (``rel:line N``) or JSON leaf (``rel:path``)."""
     data = recorded_data(root, doc, catalog)
-    refs = FILE_REFERENCES.get(doc)
-    yield from leaves({k: v for k, v in data.items() if k != refs})
-    for rel in (data.get(refs) or {}).values() if refs else ():
+    refs = reference_keys(doc)
+    yield from leaves({k: v for k, v in data.items() if k not in refs})
+    for rel in (rel for key in refs for rel in (data.get(key) or {}).values()):
         path = root / rel
         text = path.read_text("utf-8")
         if path.suffix == ".json":

@@ -212,7 +212,11 @@ def printed_forms(value: Any) -> list[str]:
     return list(dict.fromkeys([squash(value), squash(json.dumps(value, ensure_ascii=False)[1:-1])]))
 
 
-Anchor = dict[str, Any]  # {"seed": file name, "line": 1-based line, "before": text}
+# {"seed": file name, "line": 1-based line, "before": text}, and "whole_line": true for a
+# value that is a whole printed line (a line of a printed program): printed there up to
+# the line's end, so a value missing its last characters ("GIB = 1024 **" for
+# "GIB = 1024 ** 3") is not found at the anchor.
+Anchor = dict[str, Any]
 
 
 def anchored(seed: Seed, anchor: Anchor, value: Any) -> bool:
@@ -237,10 +241,17 @@ def anchored_at(seed: Seed, anchor: Anchor, value: Any) -> tuple[int, int] | Non
                 seed.line_at(at) == line
                 and _boundary(seed.text, end, form[-1:])
                 and (before or _boundary(seed.text, at - 1, form[:1], -1))
+                and (not anchor.get("whole_line") or _line_end(seed, at) == end)
             ):
                 return at, end
             start = seed.text.find(before + form, start + 1)
     return None
+
+
+def _line_end(seed: Seed, offset: int) -> int:
+    """Where the printed line holding ``offset`` ends in ``seed.text``."""
+    nxt = bisect.bisect_right(seed.starts, offset)
+    return seed.starts[nxt] - 1 if nxt < len(seed.starts) else len(seed.text)
 
 
 def propose(seeds: list[Seed], value: Any, near: tuple[str, int] | None) -> Anchor | None:

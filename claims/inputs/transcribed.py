@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FILE_REFERENCES",
     "FILTERS",
+    "PROGRAMS_PRINTED",
     "SEED_FILES",
     "Seed",
     "all_figure_references",
@@ -47,6 +48,7 @@ __all__ = [
     "raw_data",
     "recorded_data",
     "recorded_path",
+    "reference_keys",
     "transcribed_documents",
     "transcribed_values",
 ]
@@ -90,6 +92,16 @@ def transcribed_documents(root: Path, also: Iterable[str] = ()) -> tuple[str, ..
                  if doc in named or recorded_path(root, doc).is_file())
 # Values that name other transcription files rather than transcribing text.
 FILE_REFERENCES = {"W1": "command_outputs", "W3": "files_printed"}
+# Any document's programs as printed (a bundled lab file's path -> the transcription of
+# the program the document prints as that file, fixtures/recorded/programs/<DOC>/):
+# text files too, each line anchored where the document prints it.
+PROGRAMS_PRINTED = "programs_printed"
+
+
+def reference_keys(doc: str) -> tuple[str, ...]:
+    """The keys of ``<DOC>.json`` whose values name transcription files, not text."""
+    named = FILE_REFERENCES.get(doc)
+    return (named, PROGRAMS_PRINTED) if named else (PROGRAMS_PRINTED,)
 # How much of the text before a value an anchor keeps.
 BEFORE_CHARS = 24
 
@@ -200,7 +212,11 @@ def printed_forms(value: Any) -> list[str]:
     return list(dict.fromkeys([squash(value), squash(json.dumps(value, ensure_ascii=False)[1:-1])]))
 
 
-Anchor = dict[str, Any]  # {"seed": file name, "line": 1-based line, "before": text}
+# {"seed": file name, "line": 1-based line, "before": text}, and "whole_line": true for a
+# value that is a whole printed line (a line of a printed program): printed there up to
+# the line's end, so a value missing its last characters ("GIB = 1024 **" for
+# "GIB = 1024 ** 3") is not found at the anchor.
+Anchor = dict[str, Any]
 
 
 def anchored(seed: Seed, anchor: Anchor, value: Any) -> bool:
@@ -225,10 +241,17 @@ def anchored_at(seed: Seed, anchor: Anchor, value: Any) -> tuple[int, int] | Non
                 seed.line_at(at) == line
                 and _boundary(seed.text, end, form[-1:])
                 and (before or _boundary(seed.text, at - 1, form[:1], -1))
+                and (not anchor.get("whole_line") or _line_end(seed, at) == end)
             ):
                 return at, end
             start = seed.text.find(before + form, start + 1)
     return None
+
+
+def _line_end(seed: Seed, offset: int) -> int:
+    """Where the printed line holding ``offset`` ends in ``seed.text``."""
+    nxt = bisect.bisect_right(seed.starts, offset)
+    return seed.starts[nxt] - 1 if nxt < len(seed.starts) else len(seed.text)
 
 
 def propose(seeds: list[Seed], value: Any, near: tuple[str, int] | None) -> Anchor | None:
@@ -303,9 +326,9 @@ def transcribed_values(
     figure it names as the catalog states it) and, for files it references, each text
     line (``rel:line N``) or JSON leaf (``rel:path``)."""
     data = recorded_data(root, doc, catalog)
-    refs = FILE_REFERENCES.get(doc)
-    yield from leaves({k: v for k, v in data.items() if k != refs})
-    for rel in (data.get(refs) or {}).values() if refs else ():
+    refs = reference_keys(doc)
+    yield from leaves({k: v for k, v in data.items() if k not in refs})
+    for rel in (rel for key in refs for rel in (data.get(key) or {}).values()):
         path = root / rel
         text = path.read_text("utf-8")
         if path.suffix == ".json":

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from claims.plugin.options import Settings
 from claims.testkit import not_run
+
+# The checkout: the transcriptions a claim test reads lie under it.
+ROOT = Path(__file__).resolve().parents[2]
 
 # --- engine tier: llama.cpp running a GGUF file, loaded once per session ---------
 
@@ -211,3 +215,42 @@ class ReplyChecks:
 def reply_checks(check: Any, catalog: Any) -> ReplyChecks:
     """Shared checks of an Ollama reply, recorded into this test's check."""
     return ReplyChecks(check, catalog)
+
+
+# --- offline: a program a document prints, against the lab's file ------------------------
+
+
+@pytest.fixture
+def printed_program(check: Any, recorded: Any) -> Callable[[str, str], None]:
+    """Judge a claim "the program the document prints is the lab's ``lab_path``": the
+    printed text is the document's transcription (``programs_printed`` in
+    ``fixtures/recorded/<DOC>.json``, each line anchored where the document prints it),
+    the file is the bundled lab copy; compared as claims.probes.files.printed_programs
+    reads a program. The catalog states the figure "same program as the lab's file"."""
+    from claims.inputs.transcribed import PROGRAMS_PRINTED
+    from claims.probes.files.printed_programs import compare_programs, rendering_undone
+    from claims.testing import lab
+
+    def judge(doc_id: str, lab_path: str) -> None:
+        rel = recorded(doc_id)[PROGRAMS_PRINTED][lab_path]
+        printed = (ROOT / rel).read_text("utf-8")
+        file = (lab.lab_dir() / lab_path).read_text("utf-8")
+        check.fact("lab file", f"{lab.PROVENANCE}: {lab_path}")
+        check.fact("printed program", f"{rel} (the document's text, transcribed)")
+        result = compare_programs(printed, file)
+        check.observe("printed program", result.printed_lines,
+                      note="its non-blank lines, as the document prints them")
+        check.observe("lab file", result.file_lines, note="its non-blank lines")
+        # What the comparison passed over, so a reader sees the rendering was there.
+        check.observe("blog rendering undone", rendering_undone(printed) or "none",
+                      note="lines of the printed text, by kind")
+        if result.first_difference is not None:
+            (p_line, p_text), (f_line, f_text) = result.first_difference
+            check.observe("first difference", {
+                "printed": f"line {p_line}: {p_text}" if p_line else "(ends before)",
+                "lab file": f"line {f_line}: {f_text}" if f_line else "(ends before)",
+            }, note="line numbers of the transcription (as printed) and of the lab file")
+            check.attach("differing lines (- printed, + lab file)", "\n".join(result.diff))
+        check.against("same program as the lab's file", result.same)
+
+    return judge

@@ -41,3 +41,15 @@ def test_a_footnote_mark_after_a_value_does_not_continue_it(printed):
     # Superscripts are footnote marks in the posts; str.isdigit() counts them as digits.
     s = seed(printed)
     assert anchored(s, {"seed": "s.txt", "line": 1, "before": printed[: printed.index("1")]}, 11434)
+
+
+def test_a_whole_line_value_must_reach_the_lines_end() -> None:
+    """A line of a printed program is anchored as a whole line: the same line missing its
+    last digit ("GIB = 1024 **" for "GIB = 1024 ** 3", which the plain boundary rule lets
+    through after an operator) is not printed at that anchor."""
+    seed = Seed.from_lines("program.txt", ["GIB = 1024 ** 3", "print(GIB)"])
+    anchor = {"line": 1, "before": "", "whole_line": True}
+    assert anchored(seed, anchor, "GIB = 1024 ** 3")
+    assert not anchored(seed, anchor, "GIB = 1024 **")
+    assert anchored(seed, {"line": 1, "before": ""}, "GIB = 1024 **")  # the plain rule
+    assert anchored(seed, {"line": 2, "before": "** 3 ", "whole_line": True}, "print(GIB)")

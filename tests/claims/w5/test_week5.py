@@ -417,6 +417,9 @@ def test_files_agree(check: Check) -> None:
     sizes = {check.premise("size", claim="W5-GPU-FP32-RATE"), float(run.size)}
     check.measure("size: observations.md and results.json", sorted(sizes),
                   holds=len(sizes) == 1, expected="one size")
+    # The capture date is the claim's own figure: both files print the catalog's day.
+    check.against("capture date", run.captured_date, note="results.json captured_date")
+    check.against("capture date", same["capture date"][1], note="system-report.md")
 
 
 @pytest.mark.claim("W5-RESULTS-ANNOTATED", source="recorded")

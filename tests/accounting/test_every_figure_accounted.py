@@ -24,7 +24,18 @@ from claims.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 # Unaccounted figures per document, measured with the ledgers as committed: only lowered.
-UNACCOUNTED: dict[str, int] = {}
+UNACCOUNTED: dict[str, int] = {
+    # The literals and shapes tensor_basics.py builds, benchmark_matmul.py's FLOP formula,
+    # cpu_iters expression and CPU warmup: W5-TENSOR-REPORTS, W5-ELEMENTWISE-BROADCAST,
+    # W5-GFLOPS-FORMULA, W5-FLOP-COUNT and W5-ITERATIONS read them from the scripts, so no
+    # ledger reason can exclude them (claims.accounting.measure); each needs a stated figure
+    # and an anchor (issue 52).
+    "W5": 30,
+    # Printed twice on one line where the other is anchored (the Q4_0 answer's 4-bit and
+    # 32, repeat_penalty's 1.0 beside 1.15): a ledger entry names a figure by line and text,
+    # which would cover the anchored one too.
+    "MC": 3,
+}
 SHOWN = 40  # unaccounted figures a failure lists (the rest: claims coverage --show-missing)
 
 

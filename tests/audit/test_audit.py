@@ -184,3 +184,11 @@ def test_the_recorded_data_claims_read_are_changed_and_each_survivor_says_why(au
     # A value the catalog states is a figure, perturbed as one: never changed here.
     assert not any(s["datum"] == "W1 benchmark.cpu_ms" for s in data["survivors"])
     assert "recorded data changed:" in audit["stdout"]
+
+
+def test_the_kept_record_of_what_the_claim_tests_read_is_current(audit):
+    """fixtures/recorded/READ.json (claims.inputs.reads) is what the baseline read: a value
+    a test stopped reading, or started to, is named until scripts/record-reads.py is run."""
+    record = audit["read_record"]
+    assert record is not None and record["file"] == "fixtures/recorded/READ.json"
+    assert record["stale"] == [], "\n".join(record["stale"])

@@ -319,6 +319,8 @@ def _covered(entry: LedgerEntry, doc: Document, keys: list[tuple[str, str]],
                 continue
             if entry.text is not None and tf.text != entry.text:
                 continue
+            if entry.column is not None and tf.column != entry.column:
+                continue
             out.append(tf)
     return out
 

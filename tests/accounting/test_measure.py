@@ -115,6 +115,8 @@ reason = "a made-up time in an example"
         ('seed = "feed.txt"\nline = 99\nkind = "structure"\nreason = "past the end"\n',
          "ledger 1: seed feed.txt has 8 lines, not 99"),
         ('kind = "structure"\nreason = "no scope"\n', "ledger 1: covers nothing: give"),
+        ('seed = "feed.txt"\nline = 4\ncolumn = 3\nkind = "structure"\nreason = "r"\n',
+         "ledger 1: column is a positive integer, with line and text"),
         ('seed = "feed.txt"\nline = 3\nkind = "structure"\nreason = "r"\ncolour = 1\n',
          "ledger 1: unknown field(s) colour"),
         ('seed = "copy.txt"\nlines = [2, 3]\nkind = "copy"\nreason = "a copy"\n'
@@ -140,6 +142,23 @@ def test_a_repeat_of_a_judged_figure_is_excluded(toy: Toy) -> None:
                'kind = "repeat"\nreason = "the sum again, judged where first printed"\n'
                'of = { seed = "feed.txt", line = 4 }\n')
     assert statuses(run(toy), "T2")[("copy.txt", 2, "4.0")] == "excluded"
+
+
+def test_a_column_excludes_one_figure_of_a_line_printing_it_twice(toy: Toy) -> None:
+    """The sum printed again on its own line, after the anchored one: a column names it."""
+    feed = toy.seeds / "feed.txt"
+    feed.write_text(feed.read_text("utf-8").replace(
+        "the port is 11434.", "the port is 11434, and 4.0 again."), "utf-8")
+    line = 'seed = "feed.txt"\nline = 4\ntext = "4.0"\n'
+    toy.ledger("T2", f'[[ledger]]\n{line}column = 48\nkind = "repeat"\n'
+               'reason = "the sum again"\nof = { seed = "feed.txt", line = 4 }\n')
+    t2 = {(f.at.line, f.at.column): f.status for f in run(toy).figures
+          if f.at.source == "feed.txt" and f.at.text == "4.0"}
+    assert t2 == {(4, 17): "judged", (4, 48): "excluded"}
+    toy.ledger("T2", f'[[ledger]]\n{line}column = 17\nkind = "name"\nreason = "a name"\n')
+    with pytest.raises(LedgerError, match=r"ledger 2: overlaps an anchor: seed feed.txt "
+                                          r"line 4 '4.0' at column 17 is judged"):
+        run(toy)
 
 
 def test_a_missing_or_binary_document_is_an_error_naming_the_file(toy: Toy) -> None:

@@ -19,7 +19,7 @@ each version's interpreter or says it is absent.
 A session makes its own virtual environment (in .nox/), runs scripts/certify-offline.sh
 with VENV and PYTHON pointing at it, then installs the dev extra (and torch==2.13.0 on
 3.11, whose CPU wheel CI machines hold; on 3.12 and 3.13 the torch tests are skipped with
-the reason) and runs ``pytest -m "not slow"``. The engine extra (llama-cpp-python, a
+the reason) and runs ``pytest tests -m "not slow"``. The engine extra (llama-cpp-python, a
 5-20 min native build per interpreter) is left out: scripts/test.sh builds it once, for
 the main environment. Each session prints what each step took and appends it to
 .nox/matrix-timings.txt. ``WORKERS=N`` sets the quick loop's xdist workers (default auto,
@@ -131,7 +131,7 @@ def matrix(session: nox.Session) -> None:
              "python", "-m", "pip", "install", "--editable", ".[dev]",
              *filter(None, [TORCH.get(minor)]))
         step("quick loop",
-             "python", "-m", "pytest", "-m", "not slow",
+             "python", "-m", "pytest", "tests", "-m", "not slow",
              "-n", os.environ.get("WORKERS", "auto"), "-q", "-p", "no:cacheprovider",
              "--claims-evidence", f"{venv}/quick/evidence.json",
              "--claims-report-html", f"{venv}/quick/report.html",

@@ -28,6 +28,13 @@ own_selection=0
 for arg in "$@"; do
   case "$arg" in -m|-m*|--markexpr*) own_selection=1 ;; esac
 done
+# pytest's testpaths is the claim tests alone (a bare `pytest -m offline` is the main job):
+# the suite's own tests are named here, unless an argument names a path of its own
+# (`bash scripts/test.sh tests/catalog`, or a test's node id).
+paths=(tests)
+for arg in "$@"; do
+  [ -e "${arg%%::*}" ] && paths=()
+done
 xdist=(-n "$WORKERS")
 [ "$WORKERS" = 0 ] && xdist=(-p no:xdist)
 
@@ -37,7 +44,7 @@ xdist=(-n "$WORKERS")
 set +e
 if [ "$own_selection" = 1 ]; then
   begin "running pytest on $WORKERS workers, your selection" "25 min for everything"
-  stoppable "$VENV/bin/python" -m pytest "${xdist[@]}" \
+  stoppable "$VENV/bin/python" -m pytest "${paths[@]}" "${xdist[@]}" \
     --claims-evidence "$TEST_REPORTS/evidence.json" \
     --claims-report-html "$TEST_REPORTS/report.html" "$@"
   status=$JOB_STATUS
@@ -45,13 +52,13 @@ if [ "$own_selection" = 1 ]; then
 else
   begin "running the tests on $WORKERS workers (all but those marked alone)" \
     "11 min on two idle cores, 30 min on busy ones"
-  stoppable "$VENV/bin/python" -m pytest "${xdist[@]}" -m "not alone" \
+  stoppable "$VENV/bin/python" -m pytest "${paths[@]}" "${xdist[@]}" -m "not alone" \
     --claims-evidence "$TEST_REPORTS/evidence.json" \
     --claims-report-html "$TEST_REPORTS/report.html" "$@"
   status=$JOB_STATUS
   done_in
   begin "running the tests marked alone, one at a time" "2 to 3 min"
-  stoppable "$VENV/bin/python" -m pytest -p no:xdist -m alone \
+  stoppable "$VENV/bin/python" -m pytest "${paths[@]}" -p no:xdist -m alone \
     --claims-evidence "$TEST_REPORTS/alone/evidence.json" \
     --claims-report-html "$TEST_REPORTS/alone/report.html" "$@"
   alone=$JOB_STATUS

@@ -56,6 +56,8 @@ def test_audit_reuses_the_result_kept_for_this_checkout_and_reruns_otherwise(
 
     monkeypatch.setattr(claims.audit, "run_audit", fake_run)
     monkeypatch.delenv("CLAIMS_DOCUMENTS", raising=False)
+    # Not the result kept with the sources (the next test's): this one's is -o's alone.
+    monkeypatch.setattr("claims.inputs.audit_digest.KEPT_AUDIT", "no/such/kept.json")
     out = tmp_path / "audit.json"
     write_audit(out, _audit_result("0" * 64))  # another checkout's
     args = ["audit", "--tests", str(ROOT / "tests"), "-o", str(out)]
@@ -64,9 +66,45 @@ def test_audit_reuses_the_result_kept_for_this_checkout_and_reruns_otherwise(
     capsys.readouterr()
     assert main(args) == EXIT_OK and len(runs) == 1  # kept, not rerun
     shown = capsys.readouterr().out
-    assert "reused the result of 2026-12-01T10:00:00+00:00" in shown
+    assert "reused the result kept, made 2026-12-01T10:00:00+00:00" in shown
     assert "0 of 0 judged figures" in shown  # the kept result is printed as a run prints it
     assert main([*args, "--force"]) == EXIT_OK and len(runs) == 2
+
+
+def test_a_fresh_clone_reuses_the_audit_kept_with_its_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """No result at -o (a fresh clone): the one kept with the sources answers while their
+    digest is the checkout's, is copied to -o for the report, and says where it ran; once
+    a source changes, the audit reruns (issue 51)."""
+    import claims.audit
+    from claims.inputs.audit_digest import KEPT_AUDIT, audit_digest
+    from claims.inputs.audit_result import write_audit
+
+    root = tmp_path / "clone"
+    (root / "tests" / "claims").mkdir(parents=True)
+    (root / "claims" / "catalog").mkdir(parents=True)
+    (root / "claims" / "catalog" / "W9.toml").write_text("# a source\n", "utf-8")
+    runs: list[object] = []
+
+    def fake_run(*args: object, **kwargs: object) -> dict:
+        runs.append(args)
+        return _audit_result(audit_digest(root))
+
+    monkeypatch.setattr(claims.audit, "run_audit", fake_run)
+    monkeypatch.delenv("CLAIMS_DOCUMENTS", raising=False)
+    write_audit(root / KEPT_AUDIT, {**_audit_result(audit_digest(root)),
+                                    "python": "3.11.7", "machine": "x86_64"})
+    out = tmp_path / "reports" / "audit.json"
+    args = ["audit", "--tests", str(root / "tests"), "-o", str(out)]
+    assert main(args) == EXIT_OK and runs == []
+    shown = capsys.readouterr().out
+    assert f"kept with the sources ({KEPT_AUDIT})" in shown
+    assert "on Python 3.11.7 (x86_64)" in shown
+    assert json.loads(out.read_text("utf-8"))["digest"] == audit_digest(root)
+    # A source edited: neither the kept result nor its copy at -o is this checkout's.
+    (root / "claims" / "catalog" / "W9.toml").write_text("# edited\n", "utf-8")
+    assert main(args) == EXIT_OK and len(runs) == 1
 
 
 def test_inspect_store_works_on_the_recorded_store(capsys, gemma_gguf: Path) -> None:

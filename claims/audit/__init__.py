@@ -26,6 +26,10 @@ the verdict where it was is listed with why. The summary's denominator is every
 judged figure (every stated figure of every testable claim); a figure of a claim
 decided only live is listed as such, not left out.
 
+The catalog's words are slipped too (:mod:`claims.audit.words`): each relation word of
+a statement turned around, each number an erratum's explanation computes with or
+quotes changed; the wording check (:mod:`claims.catalog.wording`) must object.
+
 Transcribed values (fixtures/recorded/) are audited by
 :mod:`claims.inputs.transcribed`: each mistake of :mod:`claims.inputs.typos` (a
 digit changed, swapped, dropped or added, 10x, the sign, GB for GiB) must fail
@@ -46,8 +50,9 @@ from claims.audit.data import Reads, reading
 from claims.audit.plan import FigureResult
 from claims.audit.run import audit_figures
 from claims.audit.runner import AuditSession, Group
+from claims.audit.words import audit_words
 from claims.evidence import now_iso
-from claims.inputs.audit_digest import audit_digest, documents_digest
+from claims.inputs.audit_digest import audit_digest, documents_digest, platform_of
 from claims.inputs.audit_result import catalog_digest
 from claims.inputs.reads import READ, ReadsError, load_reads, read_values
 from claims.inputs.transcribed import audit_transcriptions, transcribed_documents
@@ -174,8 +179,11 @@ def run_audit(
     session = AuditSession(wanted)
     results: list[FigureResult] = []
     session.planner = lambda s: results.extend(audit_figures(s))
+    # The claim tests are all under tests/claims: collecting the suite's own tests too,
+    # only for -m offline to deselect them, cost seconds per audit (issue 51).
+    claim_tests = Path(tests) / "claims"
     args = [
-        str(tests),
+        str(claim_tests if claim_tests.is_dir() else tests),
         "-m",
         OFFLINE.name,
         "-p",
@@ -209,6 +217,9 @@ def run_audit(
         # reuses it only where all three are the same, and the report shows it as the
         # checkout's only where the digest is.
         "digest": digest,
+        # The interpreter and machine it ran on: not in the digest (the sources are),
+        # but named wherever the result is shown (claims.inputs.audit_result.ran_on).
+        **platform_of(),
         "documents": documents_digest(documents),
         "selected": sorted(wanted) if wanted else None,
         "catalog": catalog_digest(session.catalog),
@@ -225,6 +236,9 @@ def run_audit(
         # What was perturbed, by kind (FigureResult.how): the last perturbation tried.
         "perturbed": dict(Counter(r.how for r in results if r.how)),
         "slips": slip_counts(results),
+        # The statements' relation words and the explanations' numbers, slipped: caught
+        # by the wording check, no test rerun (claims.audit.words).
+        "words": audit_words(c for c in session.catalog if wanted is None or c.id in wanted),
         "figures": [asdict(r) for r in results],
         "transcriptions": transcriptions,
         "recorded_data": session.recorded_data or {},

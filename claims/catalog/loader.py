@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, cast
@@ -81,6 +82,13 @@ class CatalogError(ValueError):
 @dataclass(frozen=True)
 class Catalog:
     documents: tuple[Document, ...]
+    # Claim id -> claim, and the documents it was built from: claim tests look claims up
+    # thousands of times a run, and a scan per look-up grew with the square of the series
+    # (issue 51). Rebuilt when ``documents`` is another tuple (the audit swaps it in place:
+    # claims.audit.runner.swapped).
+    _index: dict[str, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def __iter__(self) -> Iterator[Claim]:
         for doc in self.documents:
@@ -89,14 +97,26 @@ class Catalog:
     def __len__(self) -> int:
         return sum(len(d.claims) for d in self.documents)
 
+    def _by_id(self) -> dict[str, Claim]:
+        index = self._index
+        if index.get("of") is not self.documents:
+            index.clear()
+            claims: dict[str, Claim] = {}
+            for claim in self:
+                claims.setdefault(claim.id, claim)  # the first, as a scan would find
+            index["claims"] = claims
+            index["of"] = self.documents
+        found: dict[str, Claim] = index["claims"]
+        return found
+
     def __contains__(self, claim_id: object) -> bool:
-        return any(c.id == claim_id for c in self)
+        return isinstance(claim_id, str) and claim_id in self._by_id()
 
     def get(self, claim_id: str) -> Claim:
-        for claim in self:
-            if claim.id == claim_id:
-                return claim
-        raise KeyError(f"unknown claim id {claim_id!r}")
+        try:
+            return self._by_id()[claim_id]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown claim id {claim_id!r}") from None
 
     def document(self, doc_id: str) -> Document:
         for doc in self.documents:
@@ -403,15 +423,35 @@ def _claim(where: str, raw: Any, doc: Document) -> Claim:
 
 
 def load_document(path: Path | str, text: str | None = None) -> Document:
-    """Parse one catalog file. ``text`` overrides reading ``path`` (for tests)."""
+    """Parse one catalog file. ``text`` overrides reading ``path`` (for tests).
+
+    A file is read every time (a few hundred microseconds), but parsed and validated once
+    per process for each text it holds (:func:`_parse`): the claim tests ask for the
+    catalog hundreds of times a run, and parsing it each time was most of the offline
+    tier's time (issue 51). Keyed by the text itself, so an edited file is never served
+    stale, whatever its modification time says.
+    """
     path = Path(path)
-    where = path.name
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise _fail(path.name, f"cannot read: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise _fail(path.name, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    return _parse(path.name, text)
+
+
+# Documents are frozen records (nothing in the suite edits one in place: the audit's
+# swaps build new ones), so one parsed copy can be shared by every caller. A bound: each
+# distinct text of a file is one entry, and tests parse many small made-up catalogs.
+@lru_cache(maxsize=128)
+def _parse(where: str, text: str) -> Document:
+    """One catalog file's text parsed and validated (``where``: the file's name)."""
     try:
-        data = tomllib.loads(text if text is not None else path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _fail(where, f"not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise _fail(where, f"cannot read: {exc.strerror}") from None
     _unknown(where, data, {"document", "claim"})
     raw_doc = data.get("document")
     if not isinstance(raw_doc, dict):

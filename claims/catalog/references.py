@@ -13,7 +13,10 @@ in the document), it holds a reference instead of a second copy::
 ``as`` gives the JSON type the reader gets ("int", "float"; "plain" for the printed
 text without thousands separators, where one place prints "6034.1" and the catalog
 quotes "6,034.1" from another; the printed text otherwise), ``part`` the bound of a
-range or the item of a list.
+range or the item of a list, ``unit`` the unit the place prints the value in where
+no unit is printed beside it (a manifest's ``"size": 275`` is bytes): the figure is
+converted into it, so a figure whose unit slipped (275 KB for 275 B) no longer
+resolves to what the document prints there.
 :func:`resolve` replaces every reference with the figure's value as the given
 catalog states it, so a changed figure is a changed fixture: the transcription
 check (:mod:`claims.inputs.transcribed`) then looks for the new value where the
@@ -29,12 +32,12 @@ from typing import Any
 
 from claims.catalog.loader import Catalog, CatalogError
 from claims.catalog.records import StatedFigure
-from claims.figures import parse_literal
+from claims.figures import UnitError, convert, parse_literal
 
 __all__ = ["REFERENCE_KEY", "Reference", "figure_value", "references", "resolve"]
 
 REFERENCE_KEY = "$figure"
-_FIELDS = {REFERENCE_KEY, "as", "part"}
+_FIELDS = {REFERENCE_KEY, "as", "part", "unit"}
 _TYPES = ("int", "float", "plain")
 
 
@@ -47,6 +50,7 @@ class Reference:
     figure: str
     part: str | int | None = None
     as_type: str | None = None
+    unit: str | None = None  # the unit the place prints the value in (module docstring)
 
     @property
     def label(self) -> str:
@@ -74,7 +78,10 @@ def _parse(path: str, raw: dict[str, Any]) -> Reference:
         isinstance(part, int) and not isinstance(part, bool) and part >= 0
     ):
         raise CatalogError(f"{path}: 'part' must be 'low', 'high' or a list index, not {part!r}")
-    return Reference(path, claim, figure, part, as_type)
+    unit = raw.get("unit")
+    if unit is not None and (not isinstance(unit, str) or not unit.strip()):
+        raise CatalogError(f"{path}: 'unit' must be a unit such as \"B\", not {unit!r}")
+    return Reference(path, claim, figure, part, as_type, unit)
 
 
 def references(data: Any, path: str = "") -> Iterator[Reference]:
@@ -111,6 +118,24 @@ def _text(fig: StatedFigure, ref: Reference) -> str:
     return text
 
 
+def _in_place_unit(fig: StatedFigure, ref: Reference, text: str) -> str:
+    """``text`` converted from the figure's unit into the unit the place prints it in
+    (``unit``), printed as the catalog prints it (thousands commas kept); unchanged
+    when they are the same unit or the reference names none."""
+    if ref.unit is None or ref.unit == fig.unit:
+        return text
+    if fig.unit is None:
+        raise CatalogError(f"{ref.path}: {ref.label} states no unit; the place prints it "
+                           f"in {ref.unit}")
+    try:
+        value = convert(float(parse_literal(text).value), fig.unit, ref.unit)
+    except (UnitError, ValueError) as exc:
+        raise CatalogError(f"{ref.path}: {ref.label}: {exc}") from None
+    number = float(value.mid if not isinstance(value, float) else value)
+    shown = f"{round(number):,}" if number == round(number) else f"{number:,}"
+    return shown if "," in text else shown.replace(",", "")
+
+
 def figure_value(catalog: Catalog, ref: Reference) -> Any:
     """The value a reference stands for, as ``catalog`` states it now."""
     if ref.claim not in catalog:
@@ -119,7 +144,7 @@ def figure_value(catalog: Catalog, ref: Reference) -> Any:
         fig = catalog.get(ref.claim).figure(ref.figure)
     except KeyError as exc:
         raise CatalogError(f"{ref.path}: {exc.args[0]}") from None
-    text = _text(fig, ref)
+    text = _in_place_unit(fig, ref, _text(fig, ref))
     if ref.as_type is None:
         return text
     try:

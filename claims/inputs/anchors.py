@@ -46,11 +46,13 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from claims.catalog.loader import Catalog
 from claims.catalog.records import Claim, Document, StatedFigure
+from claims.catalog.wording import form_disagreement, numbers_in
 from claims.figures import parse_literal, unit_spellings, units_printed_as
 from claims.inputs.bundled import text_files
 from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
@@ -140,13 +142,22 @@ def array_of_tables(path: Path, key: str, error: type[Exception]) -> list[Any]:
     if not path.is_file():
         return []
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        data = _parsed(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise error(f"{path.name}: {exc}") from None
     raw = data.get(key, [])
     if not isinstance(raw, list):
         raise error(f"{path.name}: [[{key}]] must be an array of tables")
-    return raw
+    # A copy of each entry: the parse is shared (below), its readers' edits must not be.
+    return [dict(entry) if isinstance(entry, dict) else entry for entry in raw]
+
+
+# One parse per text: the anchors and the ledger are two arrays of the same file, and
+# both are read in one process (a run's accounting, `claims coverage`). Keyed by the
+# text, so an edited file is parsed again whatever its modification time says.
+@lru_cache(maxsize=32)
+def _parsed(text: str) -> dict[str, Any]:
+    return tomllib.loads(text)
 
 
 def load_anchors(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> list[FigureAnchor]:
@@ -257,6 +268,7 @@ def printed_disagreement(fig: StatedFigure, anchor: FigureAnchor) -> str | None:
         assert fig.text is not None
         if not _same_number(fig.text, _numbers(text)):
             return f"stated {fig.text}, printed {text!r}"
+        return _form_problem(fig, anchor, fig.text)
     elif fig.kind == "range":
         assert fig.low is not None and fig.high is not None
         nums = _numbers(text)
@@ -265,6 +277,7 @@ def printed_disagreement(fig: StatedFigure, anchor: FigureAnchor) -> str | None:
         # column from one row to another, in either order): its first and last numbers.
         if not nums or {nums[0], nums[-1]} != {lo, hi}:
             return f"stated {fig.low} to {fig.high}, printed {text!r}"
+        return _form_problem(fig, anchor, fig.low)
     elif fig.kind == "text":
         assert fig.text is not None
         forms = {squash(fig.text), squash(json.dumps(fig.text, ensure_ascii=False)[1:-1])}
@@ -282,6 +295,22 @@ def printed_disagreement(fig: StatedFigure, anchor: FigureAnchor) -> str | None:
     elif anchor.says is None or anchor.says is not fig.flag:
         return f"stated {fig.flag}, the anchored words say {anchor.says}"
     return None
+
+
+def _form_problem(fig: StatedFigure, anchor: FigureAnchor, literal: str) -> str | None:
+    """Whether the figure's form fits the words the document prints around its number
+    (claims.catalog.wording.form_disagreement): "over 4 GB" is at least, "up to a 50%"
+    at most, "~16.0" or a plain "16.0" a value, not a bound. The words are the anchor's
+    ``before`` and its ``text`` up to the number ("over 4 GB"), and what the text prints
+    after it ("8.0+"). A number spelled as a word ("four") is read from its start."""
+    text = squash(anchor.text)
+    value = parse_literal(literal).value
+    at = next((m for m in numbers_in(text)
+               if Decimal(m.group().replace(",", "")) == value), None)
+    before = anchor.before + (text[: at.start()] if at else "")
+    after = text[at.end():] if at else ""
+    why = form_disagreement(fig, before, after)
+    return None if why is None else f"{why} (printed {anchor.before[-12:] + text!r})"
 
 
 def _figures(catalog: Catalog) -> Iterator[tuple[Document, Claim, StatedFigure]]:

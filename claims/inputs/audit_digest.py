@@ -20,9 +20,15 @@ What the digest covers, and why each:
   judge and the audit perturbs, and every captured file a claim test reads;
 * ``tests/claims/``, ``tests/conftest.py`` and ``conftest.py``: the claim tests the
   audit reruns and the fixtures they get;
-* ``pyproject.toml``: the suite's version and pytest's configuration of the run;
-* the interpreter's version and the machine's architecture: a claim test may read
-  either (the machine profile starts from the architecture).
+* ``pyproject.toml``: the suite's version and pytest's configuration of the run.
+
+The interpreter and the machine are not in the digest: the audit measures the suite's
+checks, which are the same sources on every machine, and its result is kept with those
+sources (``claims/audit/kept.json``, :data:`KEPT_AUDIT`) so that a fresh clone's first
+certification need not rerun it (issue 51). The result names the Python and the
+machine it ran on (:func:`platform_of`), and the terminal and the report say so
+where they are not the run's own; that kept file is the audit's output, not one of its
+inputs, and is left out of the digest.
 
 Paths are hashed sorted, each with its contents, so the digest does not depend on
 the order the file system lists them in, and a renamed or moved file changes it as
@@ -45,7 +51,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["AUDIT_INPUTS", "audit_digest", "documents_digest", "short"]
+__all__ = ["AUDIT_INPUTS", "KEPT_AUDIT", "audit_digest", "documents_digest", "platform_of",
+           "short"]
 
 # What a mutation audit reads, relative to the checkout's root (see the module docstring).
 AUDIT_INPUTS = (
@@ -57,6 +64,9 @@ AUDIT_INPUTS = (
     "pyproject.toml",
 )
 _SKIPPED_DIRS = {"__pycache__"}
+# The audit result kept with the sources, relative to the checkout's root: proved current
+# by the suite's own tests (tests/audit/test_kept.py) and by CI's full audit.
+KEPT_AUDIT = "claims/audit/kept.json"
 
 
 def _files(root: Path, rel: str) -> Iterator[tuple[bytes, Path]]:
@@ -72,7 +82,10 @@ def _files(root: Path, rel: str) -> Iterator[tuple[bytes, Path]]:
             if name.startswith(".") or name.endswith((".pyc", ".pyo")):
                 continue
             path = Path(here, name)
-            yield os.fsencode(path.relative_to(root)), path
+            relative = path.relative_to(root)
+            if relative.as_posix() == KEPT_AUDIT:
+                continue  # the audit's own output
+            yield os.fsencode(relative), path
 
 
 def _content(path: Path) -> bytes:
@@ -102,8 +115,15 @@ def audit_digest(root: Path) -> str:
     """SHA-256 over every input of a mutation audit of the checkout at ``root``."""
     root = Path(root)
     entries = [entry for rel in AUDIT_INPUTS for entry in _files(root, rel)]
-    python = ".".join(str(v) for v in sys.version_info[:3])
-    return _hash(entries, f"python {python}", f"machine {platform.machine()}")
+    return _hash(entries, "sources")
+
+
+def platform_of() -> dict[str, str]:
+    """The interpreter and machine an audit ran on, as its result records them."""
+    return {
+        "python": ".".join(str(v) for v in sys.version_info[:3]),
+        "machine": platform.machine() or "unknown",
+    }
 
 
 def documents_digest(documents: Path | None) -> str | None:

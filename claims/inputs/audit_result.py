@@ -15,7 +15,7 @@ from typing import Any
 
 from claims.catalog import Catalog
 from claims.evidence import write_atomic
-from claims.inputs.audit_digest import audit_digest, short
+from claims.inputs.audit_digest import KEPT_AUDIT, audit_digest, platform_of, short
 from claims.terminal import safe
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "current_audit",
     "load_summary",
     "print_audit",
+    "ran_on",
     "read_audit",
     "reused_line",
     "write_audit",
@@ -64,6 +65,17 @@ def print_audit(result: dict[str, Any]) -> None:
             + (f" ({k['by_anchor']} by the anchor)" if k.get("by_anchor") else "")
             for kind, k in slip_kinds.items()
         ))
+    words = result.get("words") or {}
+    for kind, label in (("statements", "statement"), ("explanations", "explanation")):
+        for survivor in (words.get(kind) or {}).get("survivors") or []:
+            print(safe(f"{survivor['claim']:<24} {label} slip {survivor['slip']!r}: the "
+                       f"wording check did not object ({survivor.get('why')})"))
+    if words:
+        print("catalog words slipped: " + ", ".join(
+            f"{words[kind]['caught']} of {words[kind]['cases']} {label} caught"
+            for kind, label in (("statements", "statements' relation words"),
+                                ("explanations", "explanations' numbers"))
+            if kind in words))
     data = result.get("recorded_data") or {}
     for survivor in data.get("survivors") or []:
         print(safe(f"recorded value {survivor['datum']} ({survivor['slip']}: "
@@ -140,12 +152,26 @@ def current_audit(
     return kept if same else None
 
 
-def reused_line(kept: dict[str, Any]) -> str:
+def ran_on(kept: dict[str, Any]) -> str:
+    """Where an audit ran, as its result records it ("Python 3.11.7 on x86_64"), and a
+    plain note when that is not this interpreter and machine."""
+    python, machine = kept.get("python"), kept.get("machine")
+    if not isinstance(python, str) or not isinstance(machine, str):
+        return "on an interpreter and machine it did not record"
+    here = platform_of()
+    note = "" if (python, machine) == (here["python"], here["machine"]) else (
+        f", not this one (Python {here['python']} on {here['machine']})")
+    return f"on Python {python} ({machine}){note}"
+
+
+def reused_line(kept: dict[str, Any], *, with_sources: bool = False) -> str:
     """What the terminal says of a kept audit reused instead of rerun."""
+    where = f"kept with the sources ({KEPT_AUDIT})" if with_sources else "kept"
     return safe(
-        f"audit: reused the result of {kept.get('finished')} (checkout digest "
-        f"{short(kept.get('digest'))}, unchanged since): nothing it reads has changed; "
-        "`python -m claims audit --force` reruns it"
+        f"audit: reused the result {where}, made {kept.get('finished')} "
+        f"{ran_on(kept)} on sources of digest {short(kept.get('digest'))}, which this "
+        "checkout's are: nothing it reads has changed; `python -m claims audit --force` "
+        "reruns it"
     )
 
 
@@ -173,6 +199,7 @@ def load_summary(path: Path, root: Path) -> dict[str, Any] | None:
     return {
         "finished": data.get("finished"),
         "digest": kept if isinstance(kept, str) else None,
+        "ran_on": ran_on(data),
         "stale": kept != audit_digest(root),
         "partial": bool(data.get("partial")),
         "total": len(figures),

@@ -73,6 +73,7 @@ def load_session(config: pytest.Config) -> None:
     if SETTINGS in config.stash:
         return
     from claims.catalog import Catalog, CatalogError, load_catalog
+    from claims.catalog.wording import catalog_problems
     from claims.plugin.options import Settings
     from claims.plugin.tiers import Tiers
     from claims.profiles import choose_profile
@@ -85,6 +86,14 @@ def load_session(config: pytest.Config) -> None:
         catalog: Catalog = load_catalog(settings.catalog_paths or None)
     except CatalogError as exc:
         raise pytest.UsageError(f"claims catalog is invalid: {safe(exc)}") from None
+    # The loader checks each record's shape; whether a claim's words say what its figures
+    # are judged by needs the whole claim (claims.catalog.wording). A statement that
+    # contradicts its check would be shown to the reader beside a verdict on another
+    # sentence, so the run does not start.
+    wording = catalog_problems(catalog)
+    if wording:
+        raise pytest.UsageError("claims catalog is invalid: its words disagree with its "
+                                "figures: " + safe("; ".join(wording)))
     unknown = [cid for cid in settings.claim_ids if cid not in catalog]
     if unknown:
         ids = [claim.id for claim in catalog]

@@ -50,6 +50,8 @@ def audit_view(evidence: Mapping[str, Any]) -> dict[str, Any] | None:
         "problem": None,
         "sentence": f"{sensitive} of {total} judged figures change their verdict when perturbed",
         "finished": str(audit.get("finished") or "unknown"),
+        # The interpreter and machine it ran on (not in its digest: the sources are).
+        "ran_on": str(audit.get("ran_on") or "on an interpreter and machine not recorded"),
         # The checkout the audit ran on, by its first digits (claims.inputs.audit_digest).
         "digest": digest[:12] if isinstance(digest, str) and digest else "none recorded",
         # A stale audit's numbers are another checkout's: the template shows them only as

@@ -11,11 +11,16 @@ that cannot be drawn raises :class:`ChartError` with a reason the page shows.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import math
+import os
 import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from claims.terminal import safe
@@ -464,16 +469,99 @@ def caption(chart: Mapping[str, Any]) -> str:
 def render_chart(chart: Mapping[str, Any], source: str | None = None) -> str:
     """SVG markup (no XML prolog, no metadata) for one chart of the evidence.
 
-    ``source`` (the check's evidence source) labels the chart inside the image.
+    ``source`` (the check's evidence source) labels the chart inside the image. A chart
+    drawn before from the same rows, by the same drawing code and matplotlib, is read
+    back from the suite's cache folder instead (:func:`_cached`).
     """
     kind = chart.get("kind")
     if kind not in _DRAW:
         raise ChartError(f"unknown chart kind {kind!r} (known: {', '.join(_DRAW)})")
     rows = _rows(chart)
+    key = _chart_key(chart, source)
+    svg = _cached(key)
+    if svg is None:
+        svg = _draw_chart(str(kind), rows, source)
+        _keep(key, svg)
+    return svg
+
+
+# Drawing is the report's largest cost: importing matplotlib and drawing the offline
+# tier's six charts took a fifth of a repeated certification's CPU time, for charts
+# of the same recorded rows every time (issue 51). The same rows drawn by the same code
+# give the same bytes (svg.hashsalt is fixed), so a drawn chart is kept in the suite's
+# cache folder under a digest of its rows, its source, this module's code and
+# matplotlib's version, and read back in its place; any of those changed is a new key.
+# The folder keeps the newest MAX_CACHED charts (live runs draw new rows each time).
+MAX_CACHED = 256
+MAX_CACHED_BYTES = 2 * 1024 * 1024
+
+
+@lru_cache(maxsize=1)
+def _drawing_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        matplotlib_version = version("matplotlib")
+    except PackageNotFoundError:
+        matplotlib_version = "absent"
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return f"{code} matplotlib {matplotlib_version}"
+
+
+def _chart_key(chart: Mapping[str, Any], source: str | None) -> str:
+    what = json.dumps({"chart": chart, "source": source, "drawn by": _drawing_version()},
+                      sort_keys=True, ensure_ascii=True, default=repr)
+    return hashlib.sha256(what.encode("ascii")).hexdigest()
+
+
+def _charts_dir() -> Path | None:
+    from claims.probes.files.artifacts import CacheUnwritable, cache_dir
+
+    try:
+        return cache_dir() / "charts"
+    except CacheUnwritable:
+        return None  # no cache: every chart is drawn, as before
+
+
+def _cached(key: str) -> str | None:
+    """The chart kept under ``key``, or None (none kept, or not a chart this module wrote)."""
+    folder = _charts_dir()
+    if folder is None:
+        return None
+    try:
+        with (folder / f"{key}.svg").open("rb") as fh:
+            raw = fh.read(MAX_CACHED_BYTES + 1)
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    # What _draw_chart returns, whole: an SVG element and nothing around it.
+    if len(raw) > MAX_CACHED_BYTES or not text.startswith("<svg") or not text.endswith("</svg>"):
+        return None
+    return text
+
+
+def _keep(key: str, svg: str) -> None:
+    """Keep a drawn chart (best effort: a cache that cannot be written only costs time)."""
+    folder = _charts_dir()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{key}.{os.getpid()}.tmp"
+        tmp.write_text(svg, encoding="utf-8")
+        os.replace(tmp, folder / f"{key}.svg")
+        kept = sorted(folder.glob("*.svg"), key=lambda p: p.stat().st_mtime_ns)
+        for old in kept[:-MAX_CACHED]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return
+
+
+def _draw_chart(kind: str, rows: list[Mapping[str, Any]], source: str | None) -> str:
     import matplotlib
     from matplotlib.figure import Figure
 
-    draw, size = _DRAW[str(kind)]
+    draw, size = _DRAW[kind]
     rc: Any = _RC  # matplotlib types rc keys as a Literal union; these are all valid keys
     with matplotlib.rc_context(rc):
         fig = Figure(figsize=size(len(rows)), layout="constrained")

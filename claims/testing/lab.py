@@ -9,6 +9,7 @@ week's file for the claim tests; tests/fixtures/test_lab.py checks the digests.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +62,21 @@ def week_folders() -> dict[str, str]:
     """Document id -> the week's folder under fixtures/lab: the folder of each file the
     manifest describes, for the document whose lab list holds it (the manifest is the
     one list of the lab's results, the catalog the one list of who relies on what)."""
+    labs = tuple((doc.id, doc.lab) for doc in load_catalog().documents)
+    return dict(_week_folders(tuple(manifest()["files"]), labs))
+
+
+# Every lab claim test asks for its week's folder, and each answer walks the whole
+# manifest against the whole catalog: computed once per manifest folder and set of
+# lab lists, it stops growing with the square of the series (issue 51).
+@lru_cache(maxsize=8)
+def _week_folders(
+    files: tuple[str, ...], labs: tuple[tuple[str, tuple[str, ...]], ...]
+) -> tuple[tuple[str, str], ...]:
     folders: dict[str, str] = {}
-    for key in manifest()["files"]:
+    for key in files:
         folders.setdefault(document_of(key), key.split("/", 1)[0])
-    return folders
+    return tuple(folders.items())
 
 
 def _week(doc_id: str) -> str:

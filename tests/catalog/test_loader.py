@@ -176,3 +176,53 @@ def test_malformed_lab_and_text_are_named(fields, message):
         load_document("T3.toml", text=head + GOOD)
     assert str(info.value).startswith("T3.toml, [document]: ")
     assert message in str(info.value)
+
+
+def test_a_file_is_parsed_once_per_text_and_never_served_stale(tmp_path, monkeypatch):
+    """The claim tests ask for the catalog hundreds of times a run (issue 51): the same
+    text is parsed once, an edited file at once, whatever its modification time says."""
+    import os
+    import tomllib
+
+    from claims.catalog import loader
+
+    parsed: list[str] = []
+    real = tomllib.loads
+    monkeypatch.setattr(loader.tomllib, "loads", lambda text: parsed.append(text) or real(text))
+    path = tmp_path / "T3.toml"
+    path.write_text(HEAD + GOOD.replace("T3-OK", "T3-FIRST"), encoding="utf-8")
+    first = load_catalog([path])
+    again = load_catalog([path])
+    assert len(parsed) == 1
+    assert again.documents[0] is first.documents[0]
+    # Same size, same modification time: only the text tells the edit apart.
+    stat = path.stat()
+    path.write_text(HEAD + GOOD.replace("T3-OK", "T3-OTHER"), encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert [c.id for c in load_catalog([path])] == ["T3-OTHER"]
+    assert len(parsed) == 2
+
+
+def test_a_catalog_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "T3.toml"
+    path.write_bytes((HEAD + GOOD).encode() + b'\n# \xff\n')
+    with pytest.raises(CatalogError, match=r"T3\.toml: not UTF-8 text"):
+        load_document(path)
+
+
+def test_look_ups_follow_the_documents_the_audit_swaps_in(tmp_path):
+    """Claims are found through an index (a scan per look-up grew with the square of the
+    series); it must follow a swap of the documents, as the audit's perturbations make."""
+    import dataclasses
+
+    path = tmp_path / "T3.toml"
+    path.write_text(HEAD + GOOD, encoding="utf-8")
+    catalog = load_catalog([path])
+    assert "T3-OK" in catalog and catalog.get("T3-OK").statement == "s"
+    assert "T3-NEW" not in catalog and 3 not in catalog
+    doc = catalog.documents[0]
+    renamed = dataclasses.replace(doc.claims[0], id="T3-NEW", statement="t")
+    object.__setattr__(catalog, "documents", (dataclasses.replace(doc, claims=(renamed,)),))
+    assert "T3-OK" not in catalog and catalog.get("T3-NEW").statement == "t"
+    with pytest.raises(KeyError, match="unknown claim id 'T3-OK'"):
+        catalog.get("T3-OK")

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from claims.catalog import Catalog, load_catalog
 from claims.catalog.references import REFERENCE_KEY, figure_value
 from claims.inputs.digests import value_digest
@@ -132,7 +134,8 @@ def test_the_scan_finds_a_planted_copy() -> None:
     assert list(typed_twice(load_catalog(), planted)) == [
         ("W1", "benchmark.cpu_ms", "W1-RECORDED-ARITH 'CPU time'"),
         ("W3", "total", "W3-INDEX-TOTAL 'total_size', W3-RESULTS-TABLE 'tensor bytes', "
-         "W4-QWEN-EXACT 'weight bytes', W4-INDEX-IS-PAYLOAD 'total_size'"),
+         "W4-QWEN-EXACT 'weight bytes', W4-INDEX-IS-PAYLOAD 'total_size', "
+         "W4-QWEN-FIGURES-ARE-WEEK3S 'index total'"),
     ]
 
 
@@ -159,3 +162,33 @@ def test_figures_of_claims_judged_only_live_are_as_anchored_too() -> None:
         != value_digest(f"fixtures/recorded/{doc}.json {ref.path}", figure_value(catalog, ref))
     ]
     assert not edited, f"not the value anchored in the document: {edited}"
+
+
+def test_a_reference_with_the_place_s_unit_resolves_a_slipped_unit_to_another_value() -> None:
+    """A manifest prints a layer's size as a bare number of bytes: the reference says so
+    ("unit": "B"), so a figure whose unit slipped (275 KB for 275 B) resolves to 275,000
+    and no longer matches the digest anchored where the document prints 275."""
+    import dataclasses
+
+    from claims.catalog import CatalogError
+    from claims.catalog.references import Reference
+
+    catalog = load_catalog()
+    ref = Reference("manifest.layers[1].size", "W2-MANIFEST-LAYERS", "template layer size",
+                    as_type="int", unit="B")
+    assert figure_value(catalog, ref) == 275
+    claim = catalog.get("W2-MANIFEST-LAYERS")
+    slipped = dataclasses.replace(claim.figure("template layer size"), unit="KB")
+    doc = catalog.document("W2")
+    edited = dataclasses.replace(
+        catalog, documents=tuple(
+            dataclasses.replace(d, claims=tuple(
+                dataclasses.replace(c, stated=tuple(slipped if f.name == slipped.name else f
+                                                    for f in c.stated))
+                if c.id == claim.id else c for c in d.claims)) if d is doc else d
+            for d in catalog.documents))
+    assert figure_value(edited, ref) == 275_000
+    bare = dataclasses.replace(ref, unit=None)
+    assert figure_value(edited, bare) == 275  # without the place's unit, the slip is unseen
+    with pytest.raises(CatalogError, match="cannot convert"):
+        figure_value(catalog, dataclasses.replace(ref, unit="ms"))

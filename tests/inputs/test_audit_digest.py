@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from claims.inputs.audit_digest import AUDIT_INPUTS, audit_digest, documents_digest, short
+from claims.inputs.audit_digest import (
+    AUDIT_INPUTS,
+    KEPT_AUDIT,
+    audit_digest,
+    documents_digest,
+    platform_of,
+    short,
+)
 
 # One file of each kind of input a mutation audit reads, in a small checkout of its own.
 FILES = {
@@ -83,3 +90,25 @@ def test_the_inputs_are_the_audits_and_the_documents_apart(tmp_path: Path) -> No
     first = documents_digest(docs)
     (docs / "000.txt").write_text("Week 2!", "utf-8")
     assert documents_digest(docs) not in (None, first)
+
+
+def test_the_kept_result_and_the_interpreter_are_not_inputs(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """The result kept with the sources is the audit's output; the interpreter and machine
+    are recorded beside the digest, not in it, so a fresh clone on another Python finds the
+    kept result its own (issue 51)."""
+    import claims.inputs.audit_digest as module
+
+    root = _checkout(tmp_path)
+    before = audit_digest(root)
+    (root / KEPT_AUDIT).parent.mkdir(parents=True, exist_ok=True)
+    (root / KEPT_AUDIT).write_text("{}", "utf-8")
+    assert audit_digest(root) == before
+    monkeypatch.setattr(module.sys, "version_info", (3, 99, 0))
+    monkeypatch.setattr(module.platform, "machine", lambda: "aarch64")
+    assert audit_digest(root) == before
+    assert platform_of() == {"python": "3.99.0", "machine": "aarch64"}
+    # A file beside it in claims/audit/ is still an input.
+    (root / "claims" / "audit" / "kept.py").write_text("x", "utf-8")
+    assert audit_digest(root) != before

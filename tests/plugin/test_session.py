@@ -44,3 +44,22 @@ def test_a_named_cache_folder_lets_the_same_run_pass(claims_pytester, monkeypatc
 
     result.assert_outcomes(passed=2)
     assert (claims_pytester.pytester.path / "cache dir ä").is_dir()
+
+
+def test_a_statement_that_contradicts_its_figure_stops_the_run_naming_the_claim(
+        claims_pytester):
+    """The wording check (claims.catalog.wording) runs where the catalog is loaded: a
+    statement that bounds a figure judged as equal is a catalog error, as a bad field is."""
+    toml = claims_pytester.pytester.path / "catalog" / "T1.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace("Two plus two is printed as 4.0.",
+                                 "Two plus two is printed as at least 4.0."), encoding="utf-8")
+    claims_pytester.pytester.makepyfile(CLAIM_TESTS)
+
+    result = claims_pytester.run(subprocess=True)
+
+    out = result.stdout.str() + result.stderr.str()
+    assert result.ret == 4, out  # a usage error: no test ran
+    assert "claims catalog is invalid" in out and "T1-SUM: statement: figure 'sum': " \
+        "printed as at least" in out, out
+    assert "passed" not in out

@@ -22,6 +22,7 @@ AUDIT = {
         }
     ],
     "transcriptions": {"values": 10, "mutations": 30, "caught": 30},
+    "ran_on": "on Python 3.11.7 (x86_64), not this one (Python 3.12.1 on aarch64) <b>",
     "slips": {"unit": {"cases": 921, "caught": 888}, "scope": {"cases": "x", "caught": 1}},
 }
 
@@ -43,8 +44,9 @@ def test_the_summary_sentence_and_the_reasons_are_shown_escaped():
     assert "30 of 30 single-character changes" in html
     # The slips by kind, a malformed count left out rather than trusted.
     assert "888 of 921 unit slips caught" in html and "of x" not in html
-    # The audit behind the numbers is named: its date and the checkout's digest.
-    assert "2026-12-01T10:00:00+00:00" in html and "digest\n0123456789ab" in html
+    # The audit behind the numbers is named: its date, the sources' digest, where it ran.
+    assert "2026-12-01T10:00:00+00:00" in html and "digest 0123456789ab" in html
+    assert "on Python 3.11.7 (x86_64), not this one (Python 3.12.1 on aarch64) &lt;b&gt;" in html
 
 
 def test_a_stale_or_unreadable_audit_says_so():

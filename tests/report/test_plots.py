@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from claims.report import plots
 from claims.report.plots import (
     CHART_KINDS,
     ChartError,
@@ -15,6 +16,13 @@ from claims.report.plots import (
     render_chart,
     svg_with_prefix,
 )
+
+
+@pytest.fixture(autouse=True)
+def no_kept_charts(tmp_path, monkeypatch):
+    """Every test here draws its charts: the cache of drawn charts starts empty, in a
+    folder of the test's own (the cache's own tests are at the end)."""
+    monkeypatch.setattr(plots, "_charts_dir", lambda: tmp_path / "charts")
 
 
 @pytest.fixture
@@ -61,7 +69,10 @@ def test_ttft_without_split_draws_one_panel():
 
 
 def test_rendering_is_deterministic(charts):
-    assert render_chart(charts["matmul"]) == render_chart(charts["matmul"])
+    # Drawn twice, bypassing the cache of drawn charts: the same rows, the same bytes
+    # (which is what lets that cache stand in for a drawing).
+    rows = plots._rows(charts["matmul"])
+    assert plots._draw_chart("matmul", rows, None) == plots._draw_chart("matmul", rows, None)
 
 
 @pytest.mark.parametrize(
@@ -255,3 +266,42 @@ def test_precisions_row_with_neither_figure_is_refused():
     with pytest.raises(ChartError, match="neither gflops nor peak_mib"):
         render_chart({"kind": "precisions", "rows": [
             {"label": "x", "source": "measured", "precision": "fp16", "gflops": "fast"}]})
+
+
+def test_a_chart_drawn_before_is_read_back_not_drawn_again(charts, tmp_path, monkeypatch):
+    """Drawing is the report's largest cost (issue 51): the same rows, source, drawing code
+    and matplotlib give the chart kept in the cache folder, byte for byte."""
+    first = render_chart(charts["matmul"], "measured")
+    drawn: list[str] = []
+    monkeypatch.setattr(plots, "_draw_chart",
+                        lambda kind, rows, source: drawn.append(kind) or "<svg>x</svg>")
+    assert render_chart(charts["matmul"], "measured") == first and drawn == []
+    # Another source, other rows, or another drawing code: drawn again.
+    assert render_chart(charts["matmul"], "recorded") == "<svg>x</svg>"
+    changed = {**charts["matmul"], "rows": charts["matmul"]["rows"][:1]}
+    render_chart(changed, "measured")
+    monkeypatch.setattr(plots, "_drawing_version", lambda: "other code")
+    render_chart(charts["matmul"], "measured")
+    assert drawn == ["matmul", "matmul", "matmul"]
+
+
+def test_a_kept_chart_that_is_not_one_is_drawn_again(charts, tmp_path):
+    first = render_chart(charts["matmul"])
+    (kept,) = (tmp_path / "charts").glob("*.svg")
+    for bad in ("<script>alert(1)</script>", first[:-3], "x" * 10):
+        kept.write_text(bad, "utf-8")
+        assert render_chart(charts["matmul"]) == first
+    kept.write_bytes(b"<svg>\xff</svg>")
+    assert render_chart(charts["matmul"]) == first
+
+
+def test_no_cache_folder_only_costs_the_drawing(charts, monkeypatch):
+    monkeypatch.setattr(plots, "_charts_dir", lambda: None)
+    assert render_chart(charts["matmul"]).startswith("<svg")
+
+
+def test_the_cache_keeps_the_newest_charts_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(plots, "MAX_CACHED", 3)
+    for n in range(5):
+        plots._keep(f"{n:064x}", "<svg></svg>")
+    assert len(list((tmp_path / "charts").glob("*.svg"))) == 3

@@ -1,6 +1,7 @@
 """A second ``bash scripts/certify-offline.sh`` on an unchanged checkout answers in about
 the time of ``python -m pytest -m offline`` alone: the mutation audit's kept result is
-reused (claims.inputs.audit_digest), not rerun.
+reused (claims.inputs.audit_digest), not rerun; and a fresh clone's first one in at most
+twice that: the audit kept with the sources (claims/audit/kept.json) answers it.
 
 Measured side by side in one copy of the checkout, as a ratio, never against a number
 of seconds: the bare tier and the whole script in turn, three times each, the fastest
@@ -23,8 +24,11 @@ import pytest
 from tests.checkout import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[2]
-# The bound the issue sets: a repeated certification at most 1.3x the bare tier.
+# The bounds the issues set: a repeated certification at most 1.3x the bare tier; a
+# fresh clone's first at most twice a repeated one (issue 51: twice its set-up plus a
+# repeated one; the set-up, pip, is not run here).
 MAX_RATIO = 1.3
+MAX_FIRST = 2.0
 PAIRS = 3
 # A loaded machine is slow, not hung: the first certification runs the whole audit.
 CHILD_TIMEOUT_S = 1200
@@ -66,23 +70,33 @@ def test_a_second_certification_takes_about_as_long_as_the_bare_tier(tmp_path: P
 
     certify = ("bash", "scripts/certify-offline.sh")
     bare = (str(venv / "bin" / "python"), "-m", "pytest", "-m", "offline")
-    # The first certification of the copy: the audit runs in full and its result is kept.
-    _, _, first, first_status = _run(repo, env, *certify)
-    assert (repo / "reports" / "audit.json").is_file(), first[-3000:]
+    kept = repo / "reports" / "audit.json"
 
-    walls: dict[str, list[float]] = {"bare": [], "certify": []}
-    cpus: dict[str, list[float]] = {"bare": [], "certify": []}
+    walls: dict[str, list[float]] = {"bare": [], "first": [], "certify": []}
+    cpus: dict[str, list[float]] = {"bare": [], "first": [], "certify": []}
+    statuses: set[int] = set()
     for _ in range(PAIRS):
-        for name, cmd in (("bare", bare), ("certify", certify)):
+        # "first": a fresh clone's, with no reports/ yet: the audit kept with the sources
+        # answers (issue 51); "certify": the next one, reusing reports/audit.json.
+        for name, cmd in (("bare", bare), ("first", certify), ("certify", certify)):
+            if name == "first":
+                kept.unlink(missing_ok=True)
             wall, cpu, out, status = _run(repo, env, *cmd)
             walls[name].append(wall)
             cpus[name].append(cpu)
+            if name == "first":
+                assert "reused the result kept with the sources" in out, out[-3000:]
             if name == "certify":
-                assert "audit: reused the result of" in out, out[-3000:]
-                assert status == first_status, out[-3000:]
+                assert "audit: reused the result kept, made" in out, out[-3000:]
+            if name != "bare":
+                statuses.add(status)
+    assert len(statuses) == 1, statuses
     ratio = min(walls["certify"]) / min(walls["bare"])
+    first = min(walls["first"]) / min(walls["certify"])
     print(f"bare pytest -m offline: {min(walls['bare']):.2f} s wall, "
-          f"{min(cpus['bare']):.2f} s CPU; second certify-offline.sh: "
+          f"{min(cpus['bare']):.2f} s CPU; first certify-offline.sh: "
+          f"{min(walls['first']):.2f} s wall, {min(cpus['first']):.2f} s CPU; second: "
           f"{min(walls['certify']):.2f} s wall, {min(cpus['certify']):.2f} s CPU; "
-          f"ratio {ratio:.2f} (at most {MAX_RATIO})")
+          f"ratios {ratio:.2f} (at most {MAX_RATIO}) and {first:.2f} (at most {MAX_FIRST})")
     assert ratio <= MAX_RATIO, (walls, cpus)
+    assert first <= MAX_FIRST, (walls, cpus)

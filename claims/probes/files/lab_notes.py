@@ -1,5 +1,5 @@
-"""The author's lab repository read as data: its roadmap's weeks and phases, and the
-idle GPU line of a system report.
+"""The author's lab repository read as data: its roadmap's weeks and phases, what each
+week's page teaches, and the idle GPU line and summary table of a system report.
 
 The lab (fixtures/lab, github:dramasamy/from-api-to-gpu) keeps one roadmap file per
 week (``roadmap/week-NN.md``) whose bold line names the week's phase, a CUDA track
@@ -23,8 +23,12 @@ __all__ = [
     "inventory_runs",
     "kernel_release",
     "labelled_outputs",
+    "learn_items",
     "read_roadmap",
+    "roadmap_pages",
     "shell_function_one_line",
+    "stated_head_counts",
+    "summary_table",
 ]
 
 _WEEK_FILE = re.compile(r"week-(\d{2})\.md\Z")
@@ -159,3 +163,49 @@ def shell_function_one_line(script: Path, name: str) -> str:
     statements = [line.strip() for line in m["body"].splitlines()
                   if line.strip() and not line.strip().startswith("#")]
     return f"{name}() {{ " + "; ".join(statements) + "; }"
+
+
+def roadmap_pages(folder: Path) -> dict[int, str]:
+    """Week -> the text of its roadmap page (``week-NN.md``), in week order."""
+    pages: dict[int, str] = {}
+    for path in sorted(folder.iterdir()):
+        m = _WEEK_FILE.search(path.name)
+        if m is not None:
+            pages[int(m.group(1))] = _read(path)
+    if not pages:
+        raise InputError("no week-NN.md files", path=str(folder))
+    return pages
+
+
+def learn_items(page: str) -> list[str]:
+    """The bullet items of a roadmap page's ``## Learn`` section (what the week teaches),
+    their ``-`` and backquotes dropped; [] for a page without one."""
+    m = re.search(r"^## Learn\s*$(?P<body>.*?)(?=^## |\Z)", page, re.MULTILINE | re.DOTALL)
+    if m is None:
+        return []
+    return [line.strip()[2:].replace("`", "").strip()
+            for line in m["body"].splitlines() if line.strip().startswith("- ")]
+
+
+# "16 query heads and 2 key/value heads", as the roadmap pages and the posts write a
+# grouped-query split.
+_HEADS = re.compile(r"(\d+) query heads and (\d+) key/value heads")
+
+
+def stated_head_counts(page: str) -> list[tuple[int, int]]:
+    """Each (query heads, key/value heads) pair the text states, in order."""
+    return [(int(q), int(kv)) for q, kv in _HEADS.findall(" ".join(page.split()))]
+
+
+def summary_table(report: Path) -> dict[str, str]:
+    """A system report's summary table (``| Component | Value |`` rows) as component ->
+    value, cells stripped; InputError where the report has none."""
+    rows: dict[str, str] = {}
+    for line in _read(report).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if (len(cells) == 2 and line.lstrip().startswith("|") and cells[0]
+                and not set(cells[0]) <= {"-", ":"} and cells[0] != "Component"):
+            rows[cells[0]] = cells[1]
+    if not rows:
+        raise InputError("no | Component | Value | summary table", path=str(report))
+    return rows

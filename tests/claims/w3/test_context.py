@@ -16,8 +16,10 @@ def test_tokenizer_cap_is_the_family_128k_not_the_native_context(check, qwen_sna
     cap = int(qwen_snapshot.tokenizer_config()["model_max_length"])
     native = int(qwen_snapshot.config()["max_position_embeddings"])
     check.against("family context", cap / K, note=f"tokenizer model_max_length {cap:,} / 1,024")
-    check.against("native context", native, note="config.json max_position_embeddings")
-    check.against("tokenizer cap", cap, note="tokenizer_config.json model_max_length")
+    check.against("native context", native, unit="tokens",
+                  note="config.json max_position_embeddings")
+    check.against("tokenizer cap", cap, unit="tokens",
+                  note="tokenizer_config.json model_max_length")
     check.measure("native context below the family's", native, unit="tokens",
                   holds=native < cap, expected=f"less than {cap:,}")
 
@@ -33,4 +35,5 @@ def test_card_states_128k_for_the_family(check, qwen_hub_files, tmp_path):
     check.observe("'<n>K tokens' on the card", found)
     check.against("family context", max(found) if found else 0, note="README.md, pinned revision")
     native = int(qwen_hub_files.config()["max_position_embeddings"])
-    check.against("native context", native, note="config.json at the pinned revision")
+    check.against("native context", native, unit="tokens",
+                  note="config.json at the pinned revision")

@@ -7,7 +7,15 @@ from pathlib import Path
 import pytest
 
 from claims.probes.errors import InputError
-from claims.probes.files.lab_notes import gpu_idle_line, kernel_release, read_roadmap
+from claims.probes.files.lab_notes import (
+    gpu_idle_line,
+    kernel_release,
+    learn_items,
+    read_roadmap,
+    roadmap_pages,
+    stated_head_counts,
+    summary_table,
+)
 
 
 def _week(folder: Path, n: int, phase: str) -> None:
@@ -78,3 +86,37 @@ def test_inventory_runs_and_one_line_function(tmp_path: Path) -> None:
     assert shell_function_one_line(script, "run") == 'run() { echo "=== $1 ==="; ssh h "$2"; }'
     with pytest.raises(InputError, match="no function"):
         shell_function_one_line(script, "other")
+
+
+def test_roadmap_pages_and_their_learn_lists(tmp_path: Path) -> None:
+    (tmp_path / "week-02.md").write_text(
+        "# Week 2\n\n## Learn\n\n- How `num_hidden_layers` stacks\n- Norms\n\n"
+        "## Hands-on\n\n- not learnt\n", "utf-8")
+    (tmp_path / "week-01.md").write_text("# Week 1\nno list here\n", "utf-8")
+    (tmp_path / "cuda-track.md").write_text("- not a week\n", "utf-8")
+    pages = roadmap_pages(tmp_path)
+    assert list(pages) == [1, 2]
+    assert learn_items(pages[2]) == ["How num_hidden_layers stacks", "Norms"]
+    assert learn_items(pages[1]) == []
+
+
+def test_roadmap_pages_refuses_a_folder_without_weeks(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"no week-NN\.md"):
+        roadmap_pages(tmp_path)
+
+
+def test_stated_head_counts_across_a_line_break() -> None:
+    page = ("use the model's 16 query heads and\n2 key/value heads; "
+            "later 32 query heads and 8 key/value heads")
+    assert stated_head_counts(page) == [(16, 2), (32, 8)]
+    assert stated_head_counts("16 query heads, 2 KV heads") == []
+
+
+def test_summary_table_rows(tmp_path: Path) -> None:
+    report = tmp_path / "system-report.md"
+    report.write_text("| Component | Value |\n| --------- | ----- |\n| Driver | 580.1 |\n"
+                      "| GPU       | NVIDIA X (y) |\n\ntext | with a bar\n", "utf-8")
+    assert summary_table(report) == {"Driver": "580.1", "GPU": "NVIDIA X (y)"}
+    report.write_text("no table\n", "utf-8")
+    with pytest.raises(InputError, match="summary table"):
+        summary_table(report)

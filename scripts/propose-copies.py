@@ -21,7 +21,6 @@ from pathlib import Path
 
 from claims.accounting.copies import copied_blocks
 from claims.accounting.measure import account
-from claims.accounting.texts import document_sources
 from claims.catalog import load_catalog
 from claims.inputs.anchors import CATALOG_DIR
 
@@ -44,7 +43,7 @@ def main(argv: list[str]) -> int:
                   catalog_dir=args.catalog_dir)
     open_figures = {(f.at.source, f.at.line) for f in acc.figures if f.status == "unaccounted"}
     for d in acc.documents:
-        sources = [acc.sources[s] for s in document_sources(d.document)]
+        sources = [acc.sources[s] for s in d.sources]
         for c in copied_blocks(sources, d.document.id):
             if not any((c.source.key, n) in open_figures for n in range(c.first, c.last + 1)):
                 continue

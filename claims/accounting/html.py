@@ -23,7 +23,7 @@ import jinja2
 from markupsafe import Markup
 
 from claims.accounting.measure import STATUSES, Accounting, DocumentAccount, Figure
-from claims.accounting.texts import Source, document_sources
+from claims.accounting.texts import Source
 from claims.evidence import write_atomic
 from claims.report.html import content_security_policy
 from claims.terminal import safe_lines
@@ -118,7 +118,7 @@ def _blocks(acc: Accounting, account: DocumentAccount, verdicts: dict[str, str] 
         figs.setdefault((f.at.source, f.at.line), []).append(f)
     unaccounted = 0
     blocks = []
-    for kind, key in document_sources(account.document):
+    for kind, key in account.sources:
         source: Source = acc.sources[(kind, key)]
         block = _Block(source.label)
         noted: set[int] = set()

@@ -13,7 +13,8 @@ place stays its catalog file and its anchors file). One entry::
 
 What an entry covers (its *scope*):
 
-* ``line`` and ``text``: the figures printed as ``text`` on that line (a figure);
+* ``line`` and ``text``: the figures printed as ``text`` on that line (a figure), or with
+  ``column`` only the one starting there (the line prints it again, anchored);
 * ``line`` alone: every figure on that line; ``lines = [first, last]``: every figure on
   those lines, both included (a block);
 * ``text`` alone (no line, and no seed/file or one): every figure printed as ``text`` in
@@ -59,7 +60,7 @@ KINDS: dict[str, str] = {
     "incidental": "output shown in passing whose value no statement of the document rests "
                   "on (a timestamp, a process id, an id generated per run)",
 }
-_FIELDS = {"seed", "file", "line", "lines", "text", "kind", "reason", "of"}
+_FIELDS = {"seed", "file", "line", "lines", "text", "column", "kind", "reason", "of"}
 _OF_FIELDS = {"seed", "file", "line", "lines"}
 # Words that say nothing about why no claim can be made.
 _NOT_REASONS = {"", "-", "n/a", "na", "none", "not interesting", "uninteresting", "todo",
@@ -91,6 +92,9 @@ class LedgerEntry:
     kind: str
     reason: str
     of: Place | None
+    # With line and text: only the figure printed at this 1-based column (the line prints
+    # the same figure again, anchored, which an entry by text alone would cover too).
+    column: int | None = None
 
     @property
     def where(self) -> str:
@@ -116,7 +120,8 @@ class LedgerEntry:
             return f"{self.text!r} anywhere in {src}"
         lines = (f"line {self.place.first}" if self.place.first == self.place.last
                  else f"lines {self.place.first}-{self.place.last}")
-        return f"{src} {lines}" + (f" {self.text!r}" if self.text is not None else "")
+        at = f" at column {self.column}" if self.column is not None else ""
+        return f"{src} {lines}" + (f" {self.text!r}{at}" if self.text is not None else "")
 
 
 def _place(entry: dict[str, Any], where: str, *, need_source: bool) -> Place:
@@ -170,6 +175,12 @@ def _entry(path: Path, number: int, entry: Any) -> LedgerEntry:
     place = _place(entry, where, need_source=False)
     if place.first is None and text is None:
         raise LedgerError(f"{where}: covers nothing: give line, lines or text")
+    column = entry.get("column")
+    if column is not None and (
+            isinstance(column, bool) or not isinstance(column, int) or column < 1
+            or text is None or place.first is None or place.first != place.last):
+        raise LedgerError(f"{where}: column is a positive integer, with line and text (one "
+                          "figure of a line that prints it more than once)")
     of_raw = entry.get("of")
     of = None
     if kind in ("copy", "repeat"):
@@ -192,7 +203,7 @@ def _entry(path: Path, number: int, entry: Any) -> LedgerEntry:
                               "of names one line")
     elif of_raw is not None:
         raise LedgerError(f"{where}: of is for a copy or a repeat, not a {kind}")
-    return LedgerEntry(path, number, place, text, kind, reason.strip(), of)
+    return LedgerEntry(path, number, place, text, kind, reason.strip(), of, column)
 
 
 def load_ledger(path: Path) -> list[LedgerEntry]:

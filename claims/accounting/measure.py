@@ -1,8 +1,11 @@
 """Every printed figure of every document, accounted for: judged, recorded, excluded or not.
 
 * **judged**: a claim's stated figure is anchored there (``claims/catalog/<DOC>.anchors.toml``,
-  ``[[anchor]]``): the anchor's printed text overlaps the figure;
-* **recorded**: a transcribed value is anchored there (``fixtures/recorded/<DOC>.anchors.json``);
+  ``[[anchor]]``): the anchor's printed text holds the figure and the figure is a value the
+  claim states (:mod:`claims.accounting.credit`; the span's other figures are not credited);
+* **recorded**: a transcribed value is anchored there (``fixtures/recorded/<DOC>.anchors.json``)
+  and some claim test reads it (``fixtures/recorded/READ.json``, derived from a run of the
+  claim tests: :mod:`claims.inputs.reads`); a value no test reads accounts for nothing;
 * **untestable**: only an untestable claim's figure is anchored there: the catalog holds the
   claim and says why no test can judge it, so the figure is accounted for but not judged;
 * **excluded**: a ledger entry covers it, with its kind and reason
@@ -17,16 +20,19 @@ not counted and is listed in ``problems`` (the anchor checks fail on it too).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from claims.accounting.credit import credited, overreach
 from claims.accounting.ledger import LedgerEntry, LedgerError, load_ledger
 from claims.accounting.texts import Source, TextFigure, document_sources, read_sources
 from claims.catalog.loader import Catalog
 from claims.catalog.records import Document
 from claims.inputs.anchors import CATALOG_DIR, anchors_path, load_anchors
+from claims.inputs.reads import load_reads
 from claims.inputs.transcribed import anchored_at, figure_references, transcribed_values
 from claims.inputs.transcribed import load_anchors as load_recorded_anchors
 
@@ -84,6 +90,8 @@ class DocumentAccount:
 
     document: Document
     figures: list[Figure]
+    # (kind, key) of each of its texts, in order (claims.accounting.texts.document_sources).
+    sources: list[tuple[str, str]] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.figures if f.status == status)
@@ -114,7 +122,8 @@ def percent(accounted: int, printed: int) -> float:
 
 @dataclass
 class Accounting:
-    """The documents' accounts, the sources read, and anchors not found where they say."""
+    """The documents' accounts, the sources read, and the anchors' problems: not found
+    where they say, or running over figures their claim does not state."""
 
     documents: list[DocumentAccount]
     sources: dict[tuple[str, str], Source]
@@ -154,7 +163,9 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
 
     ``seeds_dir``: the folder of seed files; ``root``: the checkout (fixtures/recorded,
     fixtures/lab). Raises SourceError (a text missing or not text), LedgerError and
-    AnchorError (a malformed or wrong entry), each naming the file and entry."""
+    AnchorError (a malformed or wrong entry), ReadsError (the record of what the claim
+    tests read missing or malformed, when a document has transcribed values), each naming
+    the file and entry."""
     wanted = set(documents) if documents is not None else None
     docs = [d for d in catalog.documents if wanted is None or d.id in wanted]
     sources = read_sources(docs, seeds_dir, root, catalog.documents)
@@ -164,9 +175,10 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
             by_figure[(source.key, tf.line, tf.column)] = Figure(tf)
     key_of = {key: source for (_, key), source in sources.items()}
     problems: list[str] = []
+    reads: dict[str, frozenset[str]] | None = None  # read when a document has transcriptions
 
     def mark(source: Source, span: tuple[int, int] | None, what: str, apply: Any,
-             doc: str) -> None:
+             doc: str, only: Any = None) -> None:
         if span is None:
             problems.append(f"{what}: not printed there")
             return
@@ -175,7 +187,8 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
             # The anchor found its text, but in another document's part of a shared seed:
             # the same digits printed there by chance (a "0" starting a hex id).
             problems.append(f"{what}: that line is {owner}'s text, not {doc}'s")
-        for tf in _overlapping(source, span):
+        # ``only``: which of the span's figures the anchor credits (claims.accounting.credit).
+        for tf in (_overlapping(source, span) if only is None else only(span)):
             apply(by_figure[(source.key, tf.line, tf.column)])
 
     for doc in docs:
@@ -208,9 +221,30 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
                 f.promote("judged")
                 f.reason = None
 
-            mark(source, span, where, judge, doc.id)
+            stated = next((f for f in claim.stated if f.name == a.figure), None) \
+                if claim is not None else None
+
+            def only(span: tuple[int, int], a: Any = a, stated: Any = stated,
+                     source: Source = source, where: str = where,
+                     claim: Any = claim) -> list[TextFigure]:
+                # An anchor of no stated figure is the anchor checks' to fail: its span.
+                if stated is None:
+                    return list(_overlapping(source, span))
+                extra = overreach(stated, a, source, span, claim.stated)
+                if extra:
+                    problems.append(
+                        f"{where}: its text {a.text!r} runs over "
+                        f"{', '.join(repr(f.text) for f in extra)}, which the claim does "
+                        "not state: narrow the text to the figures it judges "
+                        "(claims/accounting/credit.py)")
+                return credited(stated, a, source, span, claim.stated)
+
+            mark(source, span, where, judge, doc.id, only)
         rec_path = root / "fixtures" / "recorded" / f"{doc.id}.anchors.json"
         if rec_path.is_file():
+            if reads is None:
+                reads = load_reads(root)
+            read = reads.get(doc.id, frozenset())
             rec_anchors = load_recorded_anchors(root, doc.id)
             # A value naming another document's catalog figure is printed in that document.
             printed_in = {ref.path: catalog.get(ref.claim).document
@@ -219,6 +253,10 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
                 anchor = rec_anchors.get(path)
                 if anchor is None:
                     continue  # the transcription test names it
+                if path not in read:
+                    # Transcribed, anchored, but no claim test reads it: it judges nothing,
+                    # so it accounts for nothing (a claim's anchor or a ledger entry must).
+                    continue
                 src_key = str(anchor.get("file") or anchor.get("seed"))
                 found = key_of.get(src_key)
                 where = f"{doc.id}: recorded {path} ({src_key} line {anchor.get('line')})"
@@ -234,23 +272,27 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
                 mark(source, anchored_at(source.seed, anchor, value), where, record,
                      printed_in.get(path, doc.id))
 
+    claim_ids = {c.id for d in catalog.documents for c in d.claims}
     for doc in docs:
-        _apply_ledger(doc, load_ledger(anchors_path(doc.id, catalog_dir)), sources, by_figure)
+        entries = load_ledger(anchors_path(doc.id, catalog_dir))
+        _no_claim_rests(entries, claim_ids)
+        _apply_ledger(doc, document_sources(doc, root), entries, sources, by_figure)
 
     accounts = []
     for doc in docs:
+        keys = document_sources(doc, root)
         figs = [by_figure[(key, tf.line, tf.column)]
-                for kind, key in document_sources(doc)
+                for kind, key in keys
                 for tf in sources[(kind, key)].figures if tf.document == doc.id]
-        accounts.append(DocumentAccount(doc, figs))
+        accounts.append(DocumentAccount(doc, figs, keys))
     return Accounting(accounts, sources, problems)
 
 
-def _covered(entry: LedgerEntry, doc: Document, sources: dict[tuple[str, str], Source]
-             ) -> list[TextFigure]:
-    """The figures of ``doc`` in the entry's scope (anchored or not)."""
+def _covered(entry: LedgerEntry, doc: Document, keys: list[tuple[str, str]],
+             sources: dict[tuple[str, str], Source]) -> list[TextFigure]:
+    """The figures of ``doc`` (whose texts are ``keys``) in the entry's scope (anchored or
+    not)."""
     place = entry.place
-    keys = document_sources(doc)
     if place.key is not None:
         if (place.kind, place.key) not in keys:
             named = ", ".join(f"{k} {n}" for k, n in keys)
@@ -277,15 +319,36 @@ def _covered(entry: LedgerEntry, doc: Document, sources: dict[tuple[str, str], S
                 continue
             if entry.text is not None and tf.text != entry.text:
                 continue
+            if entry.column is not None and tf.column != entry.column:
+                continue
             out.append(tf)
     return out
 
 
-def _apply_ledger(doc: Document, entries: list[LedgerEntry],
+# A claim id as the catalog writes them ("W5-FILES-AGREE", "MC-Q4_0").
+_CLAIM_ID = re.compile(r"\b[A-Z][A-Z0-9]*-[A-Z0-9_.-]*[A-Z0-9]\b")
+
+
+def _no_claim_rests(entries: list[LedgerEntry], claim_ids: set[str]) -> None:
+    """An ``incidental`` figure is one no statement rests on: a reason that names a claim
+    (which then checks it) contradicts its own kind. LedgerError names the entry."""
+    for entry in entries:
+        if entry.kind != "incidental":
+            continue
+        named = [c for c in _CLAIM_ID.findall(entry.reason) if c in claim_ids]
+        if named:
+            raise LedgerError(
+                f"{entry.where}: kind 'incidental' says no statement rests on "
+                f"{entry.describe()}, yet its reason names {named[0]}: a figure a claim "
+                "checks is that claim's (a stated figure and its anchor, or a repeat of "
+                "one), not incidental")
+
+
+def _apply_ledger(doc: Document, keys: list[tuple[str, str]], entries: list[LedgerEntry],
                   sources: dict[tuple[str, str], Source],
                   by_figure: dict[tuple[str, int, int], Figure]) -> None:
     for entry in sorted(entries, key=lambda e: (e.rank, e.number)):
-        covered = _covered(entry, doc, sources)
+        covered = _covered(entry, doc, keys, sources)
         if not covered:
             raise LedgerError(f"{entry.where}: covers nothing: no figure of {doc.id} is "
                               f"printed as {entry.describe()}")

@@ -3,9 +3,10 @@
 A document's text comes from the seed files its ``[document]`` table names (``seeds``,
 read from the documents folder the user gives: ``--claims-documents`` or
 ``$CLAIMS_DOCUMENTS``; never copied into the repository) and, for a document the
-repository bundles, from the files its ``text`` field names (paths under
-``fixtures/lab``). Anchors and ledger entries name a source by ``seed = "<file name>"``
-or ``file = "<path under fixtures/lab>"``.
+repository bundles, from every file of the folders its ``lab`` field names (paths under
+``fixtures/lab``; those its ``text`` field lists first, in that order), so a script or
+page the list leaves out is still counted. Anchors and ledger entries name a source by
+``seed = "<file name>"`` or ``file = "<path under fixtures/lab>"``.
 
 One seed may hold several documents (a feed of posts). A line belongs to the
 document whose title (whitespace collapsed) was the last title line at or above it;
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from claims.accounting.printed import figures_in_line
 from claims.catalog.records import Document
+from claims.inputs.bundled import text_files
 from claims.inputs.transcribed import Seed, squash
 
 __all__ = ["Source", "SourceError", "TextFigure", "document_sources", "read_sources"]
@@ -88,9 +90,11 @@ class Source:
         return squash(" ".join(self.lines[first - 1 : last]))
 
 
-def document_sources(doc: Document) -> list[tuple[str, str]]:
-    """(kind, key) of each source of ``doc``, in the catalog's order: seeds, then files."""
-    return [("seed", s) for s in doc.seeds] + [("file", f) for f in doc.text]
+def document_sources(doc: Document, root: Path) -> list[tuple[str, str]]:
+    """(kind, key) of each source of ``doc``, in the catalog's order: seeds, then files
+    (every file of the lab folder a bundled document names, claims.inputs.bundled.
+    text_files: ``root``/fixtures/lab)."""
+    return [("seed", s) for s in doc.seeds] + [("file", f) for f in text_files(doc, root)]
 
 
 def _read(kind: str, key: str, path: Path, doc_id: str) -> list[str]:
@@ -141,9 +145,9 @@ def read_sources(
     sources: dict[tuple[str, str], Source] = {}
     named_by: dict[tuple[str, str], list[Document]] = {}
     for doc in everyone:
-        for kind, key in document_sources(doc):
+        for kind, key in document_sources(doc, root):
             named_by.setdefault((kind, key), []).append(doc)
-    wanted = {src for doc in docs for src in document_sources(doc)}
+    wanted = {src for doc in docs for src in document_sources(doc, root)}
     selected = {doc.id for doc in docs}
     for (kind, key), owners in named_by.items():
         if (kind, key) not in wanted:
@@ -156,7 +160,7 @@ def read_sources(
             path = seeds_dir / key
         else:
             path = root / LAB_DIR / key
-        reader = next(d for d in docs if (kind, key) in document_sources(d))
+        reader = next(d for d in docs if (kind, key) in document_sources(d, root))
         lines = _read(kind, key, path, reader.id)
         source = Source(key, kind, path, lines, Seed.from_lines(key, lines))
         source.owner = _owners(lines, owners)

@@ -41,23 +41,27 @@ from __future__ import annotations
 import contextlib
 import io
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from claims.audit.data import Reads, reading
 from claims.audit.plan import FigureResult
 from claims.audit.run import audit_figures
-from claims.audit.runner import AuditSession
+from claims.audit.runner import AuditSession, Group
 from claims.audit.words import audit_words
 from claims.evidence import now_iso
 from claims.inputs.audit_digest import audit_digest, documents_digest, platform_of
 from claims.inputs.audit_result import catalog_digest
-from claims.inputs.transcribed import audit_transcriptions
+from claims.inputs.reads import READ, ReadsError, load_reads, read_values
+from claims.inputs.transcribed import audit_transcriptions, transcribed_documents
 from claims.probes.files.artifacts import cache_dir
+from claims.records import PendingCheck
 from claims.tiers import OFFLINE
 
-__all__ = ["FigureResult", "run_audit", "slip_counts", "summary_line"]
+__all__ = ["FigureResult", "read_record", "record_reads", "run_audit", "slip_counts",
+           "summary_line", "values_read"]
 
 
 def summary_line(sensitive: int, total: int) -> str:
@@ -76,6 +80,84 @@ def slip_counts(results: Sequence[FigureResult]) -> dict[str, dict[str, int]]:
             entry["caught"] += bool(slip["caught"])
             entry["by_anchor"] += slip.get("by") == "anchor"
     return counts
+
+
+def _compared(records: Mapping[str, PendingCheck]) -> set[tuple[str, str]]:
+    """(claim, figure name) of every measurement the run's checks made."""
+    out: set[tuple[str, str]] = set()
+    for rec in records.values():
+        for m in rec.get("measurements", []):
+            owners = [m["claim"]] if m.get("claim") else rec.get("claims", [])
+            out |= {(claim, m["name"]) for claim in owners}
+    return out
+
+
+def values_read(root: Path, reads: Reads, records: Mapping[str, PendingCheck]
+                ) -> dict[str, list[str]]:
+    """Document -> the transcribed value paths some claim test read in a run noted by
+    ``reads``, whose check records are ``records`` (claims.inputs.reads.read_values), for
+    every transcribed document."""
+    datums: dict[str, set[str]] = {}
+    for data in reads.by_test.values():
+        for doc, path in data:
+            datums.setdefault(doc, set()).add(path)
+    opened: set[str] = set()
+    for files in reads.files_by_test.values():
+        for name in files:
+            where = Path(name)
+            if where.is_relative_to(root):
+                opened.add(where.relative_to(root).as_posix())
+    compared = _compared(records)
+    return {doc: read_values(root, doc, datums.get(doc, ()), opened, compared)
+            for doc in transcribed_documents(root)}
+
+
+def read_record(root: Path, read: dict[str, list[str]]) -> dict[str, Any]:
+    """How the kept record of what the claim tests read (claims.inputs.reads) compares with
+    what a run read: ``stale`` lists each value read but not in the record and each value
+    in the record that no test read (empty: the record is current)."""
+    try:
+        kept = load_reads(root)
+    except ReadsError as exc:
+        return {"file": str(READ), "stale": [str(exc)]}
+    stale = []
+    for doc in sorted(set(read) | set(kept)):
+        now, then = set(read.get(doc, ())), set(kept.get(doc, ()))
+        stale += [f"{doc} {p}: read, but not in {READ}" for p in sorted(now - then)]
+        stale += [f"{doc} {p}: in {READ}, but no claim test reads it" for p in sorted(then - now)]
+    return {"file": str(READ), "stale": stale}
+
+
+def record_reads(tests: Path | str = "tests", pytest_args: Sequence[str] = ()
+                 ) -> dict[str, list[str]]:
+    """Run the offline claim tests once, as the audit's baseline runs them, and return which
+    transcribed values they read (what scripts/record-reads.py keeps)."""
+    import pytest
+
+    root = Path(tests).resolve().parent
+    session = AuditSession(None)
+    reads = Reads()
+
+    group = Group(items=[])
+
+    def baseline(s: AuditSession) -> None:
+        s.reads = reads
+        group.items = list(s.items)
+        with reading(reads):
+            s.run([group])
+        s.reads = None
+
+    session.planner = baseline
+    args = [str(tests), "-m", OFFLINE.name, "-p", "no:cacheprovider", "--no-claims-report",
+            "-q", "-p", "no:randomly", *pytest_args]
+    cache_dir()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = pytest.main(args, plugins=[session])
+    if session.session is None:
+        raise RuntimeError(f"the pytest session did not run (exit {code}): "
+                           f"{out.getvalue()[-2000:]}")
+    return values_read(root, reads, group.records)
 
 
 def run_audit(
@@ -123,6 +205,10 @@ def run_audit(
         raise RuntimeError(f"the audit's pytest session did not run (exit {code}): {tail}")
 
     transcriptions = audit_transcriptions(root, documents)
+    # What the baseline read against the kept record (only a whole audit ran every test).
+    reads = session.baseline_reads
+    record = (read_record(root, values_read(root, reads, session.baseline_records))
+              if reads is not None and wanted is None else None)
     sensitive = sum(r.sensitive for r in results)
 
     return {
@@ -156,4 +242,5 @@ def run_audit(
         "figures": [asdict(r) for r in results],
         "transcriptions": transcriptions,
         "recorded_data": session.recorded_data or {},
+        "read_record": record,
     }

@@ -18,6 +18,8 @@ the catalog figure itself, perturbed with the figures; it is not changed here.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -50,15 +52,38 @@ COLUMN_UNIT = "column unit"
 
 
 class Reads:
-    """Where the values read are noted: the test now running, and what each test read."""
+    """Where the values read are noted: the test now running, what each test read, and
+    which files each opened (a transcribed file a test reads directly, claims.inputs.reads)."""
 
     def __init__(self) -> None:
         self.current: str | None = None
         self.by_test: dict[str, set[Datum]] = {}
+        self.files_by_test: dict[str, set[str]] = {}  # absolute paths, as opened
 
     def note(self, datum: Datum) -> None:
         if self.current is not None:
             self.by_test.setdefault(self.current, set()).add(datum)
+
+    def note_file(self, path: str) -> None:
+        if self.current is not None:
+            self.files_by_test.setdefault(self.current, set()).add(path)
+
+
+# The Reads noting files while a reading() is active. An audit hook cannot be removed once
+# added (sys.addaudithook), so one is added the first time and does nothing while this is
+# empty.
+_OPENING: list[Reads] = []
+_HOOKED: list[bool] = []
+
+
+def _on_event(event: str, args: tuple[Any, ...]) -> None:
+    if event != "open" or not _OPENING or not args:
+        return
+    path = args[0]
+    if isinstance(path, (str, bytes, os.PathLike)):
+        name = os.fsdecode(path)
+        for reads in _OPENING:
+            reads.note_file(os.path.abspath(name))
 
 
 def _child(path: str, key: str | int) -> str:
@@ -113,7 +138,13 @@ class _List(list[Any]):
                 reads.note((doc, _child(path, i)))
 
     def __getitem__(self, index: Any) -> Any:
-        self._all()  # an index or a slice: noted as the whole list, which is what it reads
+        if isinstance(index, int) and -len(self) <= index < len(self):
+            # One item: that item read (a test reading line 0 of a listing judges line 0).
+            doc, path, reads = self._where
+            if not isinstance(list.__getitem__(self, index), (dict, list)):
+                reads.note((doc, _child(path, index % len(self))))
+        else:
+            self._all()  # a slice: noted as the whole list
         return super().__getitem__(index)
 
     def __iter__(self) -> Iterator[Any]:
@@ -254,14 +285,24 @@ def _filtered(through: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Itera
         transcribed.FILTERS.remove(through)
 
 
-def reading(reads: Reads) -> contextlib.AbstractContextManager[None]:
-    """Recorded data handed to the tests in containers that note what is read."""
+@contextlib.contextmanager
+def reading(reads: Reads) -> Iterator[None]:
+    """Recorded data handed to the tests in containers that note what is read, and the
+    files the tests open noted too."""
 
     def through(doc: str, data: dict[str, Any]) -> dict[str, Any]:
         wrapped: dict[str, Any] = _wrap(data, doc, "", reads)
         return wrapped
 
-    return _filtered(through)
+    if not _HOOKED:
+        sys.addaudithook(_on_event)
+        _HOOKED.append(True)
+    _OPENING.append(reads)
+    try:
+        with _filtered(through):
+            yield
+    finally:
+        _OPENING.remove(reads)
 
 
 def replaced(datum: Datum, value: Any) -> contextlib.AbstractContextManager[None]:

@@ -297,6 +297,8 @@ def audit_figures(session: AuditSession) -> list[FigureResult]:
     with reading(reads):
         session.run([baseline])
     session.reads = None
+    session.baseline_reads = reads
+    session.baseline_records = baseline.records
     base = Baseline.of(baseline.records)
     plans = plan_figures(
         session.catalog, session.wanted, session.by_claim, session.items, base.records, base.claims

@@ -111,6 +111,9 @@ class AuditSession:
         self.by_claim: dict[str, list[pytest.Item]] = {}
         self.planner: Any = None  # set by claims.audit.run_audit before the session runs
         self.reads: Reads | None = None  # while set, notes which recorded data each test reads
+        # What the baseline run read (claims.inputs.reads compares the kept record with it).
+        self.baseline_reads: Reads | None = None
+        self.baseline_records: Records = {}
         # What changing each recorded value a test read did (claims.audit.run).
         self.recorded_data: dict[str, Any] | None = None
         self._anchors: dict[tuple[str, str], FigureAnchor] | None = None

@@ -54,6 +54,7 @@ from claims.catalog.loader import Catalog
 from claims.catalog.records import Claim, Document, StatedFigure
 from claims.catalog.wording import form_disagreement, numbers_in
 from claims.figures import parse_literal, unit_spellings, units_printed_as
+from claims.inputs.bundled import text_files
 from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
 
 __all__ = [
@@ -322,11 +323,13 @@ def _figures(catalog: Catalog) -> Iterator[tuple[Document, Claim, StatedFigure]]
 def _bundled_text(root: Path, doc: Document, anchor: FigureAnchor,
                   cache: dict[str, Seed | str]) -> str | None:
     """Why a ``file`` anchor is not printed where it says (None: it is). The file must be
-    one of the document's ``text`` files; it is read from ``root``/fixtures/lab."""
+    one of the document's text files (claims.inputs.bundled.text_files: its ``lab``
+    folder's files); it is read from ``root``/fixtures/lab."""
     assert anchor.file is not None
-    if anchor.file not in doc.text:
+    files = text_files(doc, root)
+    if anchor.file not in files:
         return (f"{anchor.file} is not one of {doc.id}'s text files "
-                f"({', '.join(doc.text) or 'none listed'})")
+                f"({', '.join(files) or 'none listed'})")
     if anchor.file not in cache:
         path = root / LAB_DIR / anchor.file
         try:

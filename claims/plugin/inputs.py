@@ -37,6 +37,7 @@ from claims.accounting.texts import SourceError
 from claims.inputs.anchors import AnchorError, figure_problems, misplaced_figures
 from claims.inputs.bundled import verify_bundled
 from claims.inputs.manifest import verify_manifest
+from claims.inputs.reads import ReadsError
 from claims.inputs.transcribed import misplaced_values
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def account_documents(root: Path, documents: Path, catalog: Catalog) -> Accounti
     that is missing or not text, or a bad ledger entry, is a reason, not a traceback."""
     try:
         acc = account(catalog, documents, root)
-    except (SourceError, LedgerError, AnchorError) as exc:
+    except (SourceError, LedgerError, AnchorError, ReadsError) as exc:
         return {"ran": False, "reason": str(exc)}
     unaccounted: list[UnaccountedFigure] = []
     for d in acc.documents:

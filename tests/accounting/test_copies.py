@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from claims.accounting.copies import copied_blocks
 from claims.accounting.measure import account
-from claims.accounting.texts import document_sources
 from tests.accounting.conftest import Toy
 
 
 def test_a_rewrapped_copy_is_found_line_aligned_and_its_entry_checks(toy: Toy) -> None:
     acc = account(toy.catalog, toy.seeds, toy.root, catalog_dir=toy.catalog_dir)
-    t2 = acc.documents[0].document
-    sources = [acc.sources[s] for s in document_sources(t2)]
+    sources = [acc.sources[s] for s in acc.documents[0].sources]
     copies = copied_blocks(sources, "T2")
     assert [(c.source.key, c.first, c.last, c.of.key, c.of_first, c.of_last)
             for c in copies] == [("copy.txt", 2, 3, "feed.txt", 4, 4)]
@@ -30,7 +28,7 @@ def test_a_block_is_not_a_copy_of_itself_nor_of_a_later_place(toy: Toy) -> None:
     feed.write_text(feed.read_text("utf-8").replace("Post Three", f"{line}\n{line}\nPost Three"),
                     "utf-8")
     acc = account(toy.catalog, toy.seeds, toy.root, catalog_dir=toy.catalog_dir)
-    sources = [acc.sources[s] for s in document_sources(acc.documents[0].document)]
+    sources = [acc.sources[s] for s in acc.documents[0].sources]
     copies = [(c.source.key, c.first, c.last, c.of_first, c.of_last)
               for c in copied_blocks(sources, "T2") if c.source.key == "feed.txt"]
     assert copies == [("feed.txt", 8, 8, 7, 7)]

@@ -53,7 +53,7 @@ text = "11434"
 
 
 def _entry(reason: str) -> str:
-    return ('[[ledger]]\nseed = "copy.txt"\nline = 3\ntext = "11434"\nkind = "incidental"\n'
+    return ('[[ledger]]\nseed = "copy.txt"\nline = 3\ntext = "11434"\nkind = "illustration"\n'
             f"reason = {json.dumps(reason)}\n")
 
 

@@ -38,6 +38,23 @@ def test_the_values_a_test_reads_are_noted_under_its_name() -> None:
     assert transcribed.FILTERS == []  # nothing is noted outside the audit
 
 
+def test_an_item_indexed_is_that_item_read_and_a_file_opened_is_noted(tmp_path: Path) -> None:
+    reads = Reads()
+    path = tmp_path / "output.txt"
+    path.write_text("x86_64\n", "utf-8")
+    with reading(reads):
+        reads.current = "t1"
+        data = transcribed.recorded_data(ROOT, "W1", load_catalog())
+        _ = data["control_machine_lines"][0]
+        _ = path.read_text("utf-8")
+    reads.current = "t2"
+    path.read_text("utf-8")  # after the run: not noted
+    assert ("W1", "control_machine_lines[0]") in reads.by_test["t1"]
+    assert ("W1", "control_machine_lines[1]") not in reads.by_test["t1"]
+    assert str(path) in reads.files_by_test["t1"]
+    assert "t2" not in reads.files_by_test
+
+
 def test_one_value_is_changed_for_the_rerun_only() -> None:
     catalog = load_catalog()
     with replaced(("W3", "file_sizes.config.json"), "999"):

@@ -13,11 +13,13 @@ can be above 4 bits.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from claims.probes.arithmetic.kquant import layers_from_census, q4_k_m_recipe
 from claims.testing import lab
-from claims.testkit import Check
+from claims.testkit import Check, InputError
 
 pytestmark = pytest.mark.offline
 
@@ -85,6 +87,15 @@ def test_default_keep_alive_from_weeks_2_and_4(check, recorded) -> None:
         left = until_minutes(row["UNTIL"])
         check.against("default keep-alive", left, unit="min",
                       note=f"{doc}: {row['NAME']} '{row['UNTIL']}' just after a request")
+    # The masterclass's environment table (6.1) prints the default as OLLAMA_KEEP_ALIVE's
+    # value, a Go duration ("5m"): the same figure as the sentence states.
+    printed = recorded("MC")["env_defaults"]["OLLAMA_KEEP_ALIVE"]
+    minutes = re.fullmatch(r"(\d+)m", printed)
+    if minutes is None:
+        raise InputError(f"fixtures/recorded/MC.json env_defaults.OLLAMA_KEEP_ALIVE: {printed!r} "
+                         "is not a whole number of minutes ('5m')")
+    check.against("default keep-alive", int(minutes.group(1)), unit="min",
+                  note=f"MC 6.1: OLLAMA_KEEP_ALIVE's default printed as {printed!r}")
     _keep_alive_timings_not_judged(check)
 
 

@@ -84,7 +84,7 @@ def test_tf32_is_off_by_default(check):
 
 
 @pytest.mark.claim("W1-ARCH", source="recorded")
-def test_recorded_architecture(check, w1_post):
+def test_recorded_architecture(check, w1_post, recorded):
     line = w1_post("uname_a.txt").strip()
     fields = line.split()
     check.attach("uname -a (the post)", line)
@@ -92,6 +92,12 @@ def test_recorded_architecture(check, w1_post):
     check.against("Spark architecture", fields[-4])
     check.measure("uname's machine, processor and platform agree", fields[-4:-1],
                   holds=len(set(fields[-4:-1])) == 1, expected="three equal fields")
+    # "unlike the x86_64 control Mac": the Mac's uname -m, as the post prints it, names
+    # another architecture than the Spark's, which is what the sentence rests on.
+    mac = recorded("W1")["control_machine_lines"][0]
+    check.observe("control Mac's uname -m (the post)", mac)
+    check.measure("the control Mac's architecture is not the Spark's", mac,
+                  holds=mac != fields[-4], expected=f"not {fields[-4]}")
 
 
 @pytest.mark.claim("W1-CPU")

@@ -8,6 +8,7 @@ request of each context follows `ollama stop`. The post prints six of the nine c
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -132,6 +133,12 @@ def test_results_table_as_printed(check, recorded, catalog) -> None:
                       holds=(low, high) == (fig.low, fig.high), expected=fig.display)
         _ends(check, catalog, "W2-RESULTS-TABLE", figure,
               [Decimal(r[field]) for r in printed if cold is None or r["cold"] is cold])
+    # The table's "Context settings tested" row names the contexts the printed rows ran.
+    ran = sorted({int(r["context"]) for r in printed})
+    said = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", table["context_settings"])]
+    check.measure("context settings as the table prints them", table["context_settings"],
+                  holds=said == ran,
+                  expected=" and ".join(f"{c:,}" for c in ran) + " (the printed rows' contexts)")
 
 
 @pytest.mark.claim("W2-BENCHMARK-PROTOCOL", source="recorded")

@@ -43,11 +43,18 @@ def test_parameter_count_from_config(check, qwen_files):
 
 
 @pytest.mark.claim("W3-CARD-FACTS")
-def test_card_figures_agree_with_config(check, qwen_files):
+def test_card_figures_agree_with_config(check, qwen_files, recorded):
     config = qwen_files.snapshot.config()
     source = qwen_files.name(CONFIG)
     count = parameters_from_config(config, source=source).total
     check.against("parameters", count, unit="params", note="counted from config.json")
+    # "the instruction-tuned 3B member": the page's sidebar label, as the post prints it
+    # ("Model size 3B params"), is the parameter count in whole billions.
+    label = recorded("W3")["card"]["sidebar_model_size"]
+    billions = re.match(r"(\d+)B\b", label)
+    check.measure("the sidebar's size label is the count in whole billions", label,
+                  holds=billions is not None and int(billions.group(1)) == round(count / 1e9),
+                  expected=f"{round(count / 1e9)}B (config.json's count, rounded)")
     check.against("layers", field_value(config, "num_hidden_layers", source=source))
     check.against("query heads", field_value(config, "num_attention_heads", source=source))
     check.against("key/value heads", field_value(config, "num_key_value_heads", source=source))

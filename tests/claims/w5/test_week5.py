@@ -332,6 +332,14 @@ def test_iteration_counts(check: Check) -> None:
     check.against("CPU iterations", run.cpu_iters, note="results.json cpu_iters")
     check.against("CPU iterations", tensors.cpu_iterations(source, run.gpu_iters),
                   note=f"benchmark_matmul.py's cpu_iters for --iters {run.gpu_iters}")
+    # "a quarter of them, at least 3": the expression's floor (--iters 0) and its share at a
+    # count large enough that the floor does not apply.
+    check.against("CPU iterations floor", tensors.cpu_iterations(source, 0),
+                  note="benchmark_matmul.py's cpu_iters for --iters 0")
+    many = 400
+    check.against("GPU iterations per CPU iteration",
+                  many / tensors.cpu_iterations(source, many),
+                  note=f"--iters {many} over benchmark_matmul.py's cpu_iters for it")
     notes = model["notes"]
     gpu = re.search(r"median of (\d+) iterations", notes)
     cpu = re.search(r"CPU is the median of (\d+)", notes)
@@ -417,6 +425,9 @@ def test_files_agree(check: Check) -> None:
     sizes = {check.premise("size", claim="W5-GPU-FP32-RATE"), float(run.size)}
     check.measure("size: observations.md and results.json", sorted(sizes),
                   holds=len(sizes) == 1, expected="one size")
+    # The capture date is the claim's own figure: both files print the catalog's day.
+    check.against("capture date", run.captured_date, note="results.json captured_date")
+    check.against("capture date", same["capture date"][1], note="system-report.md")
 
 
 @pytest.mark.claim("W5-RESULTS-ANNOTATED", source="recorded")

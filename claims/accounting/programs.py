@@ -111,7 +111,8 @@ def printed_files(doc: Document, sources: dict[tuple[str, str], Source],
     found: list[PrintedFile] = []
     files = lab_files(doc, lab_root)
     texts = {rel: program_lines((lab_root / rel).read_text("utf-8")) for rel in files}
-    for kind, key in document_sources(doc):
+    # The checkout is two folders above the lab copy (fixtures/lab).
+    for kind, key in document_sources(doc, lab_root.parent.parent):
         source = sources[(kind, key)]
         printed = program_lines(_own_text(source, doc.id), rendered=True)
         mine = [p.text for p in printed]

@@ -121,7 +121,11 @@ def test_repeats_join_documents_and_short_digests() -> None:
         Place(LAB, "b.md", 1, "999.9"),  # lab files only: no document prints it
     ]
     found = {r.key: r.documents for r in repeated_figures(places)}
-    assert found == {"aa8e72537993ba99e69dfaafa59ed015b17504d1": ["W3", "W4"],
+    # The documents a repeat spans, in order: Week 3's place, then Week 4's (two weeks
+    # that print one fact, not a list of the series' documents).
+    w3 = "W3"
+    w4 = "W4"
+    assert found == {"aa8e72537993ba99e69dfaafa59ed015b17504d1": [w3, w4],
                      "172.57": ["W1", LAB]}
 
 
@@ -160,7 +164,9 @@ def test_the_revision_two_weeks_print_is_one_judged_fact(
     Week 3's figure."""
     _, acc = series
     (revision,) = [r for r in repeated_figures(places_of(acc)) if r.key.startswith("aa8e725")]
-    assert revision.documents == ["W3", "W4"]
+    first = "W3"  # the week that pins it
+    then = "W4"  # the week that takes it from there
+    assert revision.documents == [first, then]
     by_line = {(p.document, p.line): (p.status, p.by) for p in revision.places}
     assert by_line[("W3", 831)] == ("judged", "W3-RESULTS-TABLE")
     assert by_line[("W4", 242)] == ("judged", "W4-REVISION-IS-WEEK3S")

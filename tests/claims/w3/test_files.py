@@ -20,6 +20,7 @@ from claims.probes.files.hf_repo import (
     field_value,
     render_chat_template,
 )
+from claims.testkit import convert
 
 CONFIG = "config.json"
 GEN_CONFIG = "generation_config.json"
@@ -52,9 +53,11 @@ def test_card_figures_agree_with_config(check, qwen_files, recorded):
     # ("Model size 3B params"), is the parameter count in whole billions.
     label = recorded("W3")["card"]["sidebar_model_size"]
     billions = re.match(r"(\d+)B\b", label)
+    # The label's unit is billions of parameters ("B params" in the suite's unit table).
+    whole = round(float(convert(count, "params", "B params")))
     check.measure("the sidebar's size label is the count in whole billions", label,
-                  holds=billions is not None and int(billions.group(1)) == round(count / 1e9),
-                  expected=f"{round(count / 1e9)}B (config.json's count, rounded)")
+                  holds=billions is not None and int(billions.group(1)) == whole,
+                  expected=f"{whole}B (config.json's count, rounded)")
     check.against("layers", field_value(config, "num_hidden_layers", source=source))
     check.against("query heads", field_value(config, "num_attention_heads", source=source))
     check.against("key/value heads", field_value(config, "num_key_value_heads", source=source))

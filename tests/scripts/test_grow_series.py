@@ -28,7 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 CLAIM_MARK = re.compile(r"""mark\.claim\(\s*["']([A-Z0-9]+(?:-[A-Z0-9_]+)+)["']""")
 
 
-def _generator() -> ModuleType:
+@pytest.fixture(scope="module")
+def grow_series() -> ModuleType:
+    """scripts/grow-series.py as a module, loaded when a test asks: at import time it
+    would break the collection of a copy of the checkout that has no scripts/
+    (tests/checkout.py's, and the grown checkout itself)."""
     path = ROOT / "scripts" / "grow-series.py"
     spec = importlib.util.spec_from_file_location("grow_series", path)
     assert spec is not None and spec.loader is not None
@@ -38,12 +42,11 @@ def _generator() -> ModuleType:
     return module
 
 
-grow_series = _generator()
 ORIGINALS = [d.id for d in load_catalog().documents]
 
 
 @pytest.fixture(scope="module")
-def grown(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def grown(grow_series: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This checkout grown to twelve documents: each original and one copy."""
     repo = tmp_path_factory.mktemp("grown") / "repo"
     ids = grow_series.grow(ROOT, repo, 12)
@@ -83,7 +86,9 @@ json.dump({"documents": [d.id for d in load_catalog().documents],
 """
 
 
-def test_the_grown_catalog_holds_each_document_twice_under_unique_ids(grown: Path) -> None:
+def test_the_grown_catalog_holds_each_document_twice_under_unique_ids(
+    grow_series: ModuleType, grown: Path
+) -> None:
     catalog = _catalog(grown)
     original = load_catalog()
     sources = {s.id: s for s in grow_series.sources(ROOT)}
@@ -102,7 +107,9 @@ def test_the_grown_catalog_holds_each_document_twice_under_unique_ids(grown: Pat
         assert copy.seeds == doc.seeds and copy.sections == doc.sections
 
 
-def test_each_copys_tests_exist_and_mark_only_its_own_claims(grown: Path) -> None:
+def test_each_copys_tests_exist_and_mark_only_its_own_claims(
+    grow_series: ModuleType, grown: Path
+) -> None:
     for doc in ORIGINALS:
         src, out = grown / "tests" / "claims" / doc.lower(), grown / "tests" / "claims" / (
             f"{doc}X2".lower())
@@ -143,7 +150,9 @@ def test_the_inputs_checks_pass_on_the_grown_checkout(grown: Path) -> None:
     assert "# figure " in manifest and " fixtures/recorded/MCX2.json " in manifest
 
 
-def test_a_changed_byte_of_a_copy_fails_the_copy_alone(tmp_path: Path) -> None:
+def test_a_changed_byte_of_a_copy_fails_the_copy_alone(
+    grow_series: ModuleType, tmp_path: Path
+) -> None:
     repo = tmp_path / "repo"
     grow_series.grow(ROOT, repo, 12)
     flip_a_bit(repo / "fixtures" / "lab" / "week-01-environment-w1x2" / "results.json")
@@ -152,7 +161,9 @@ def test_a_changed_byte_of_a_copy_fails_the_copy_alone(tmp_path: Path) -> None:
     assert found["manifest"]["problems"] == []
 
 
-def test_a_broken_original_grows_into_a_broken_copy(tmp_path: Path) -> None:
+def test_a_broken_original_grows_into_a_broken_copy(
+    grow_series: ModuleType, tmp_path: Path
+) -> None:
     # Digests are carried over, never blessed: a transcription edited after it was
     # anchored fails its copy as it fails itself.
     root = tmp_path / "root"
@@ -166,7 +177,9 @@ def test_a_broken_original_grows_into_a_broken_copy(tmp_path: Path) -> None:
         ("W2", "fixtures/recorded/W2.json"), ("W2X2", "fixtures/recorded/W2X2.json")}
 
 
-def test_what_cannot_be_grown_is_refused_with_the_reason(tmp_path: Path) -> None:
+def test_what_cannot_be_grown_is_refused_with_the_reason(
+    grow_series: ModuleType, tmp_path: Path
+) -> None:
     with pytest.raises(grow_series.GrowError, match="not a multiple of the 6"):
         grow_series.grow(ROOT, tmp_path / "nine", 9)
     # A claim test outside its document's folder would leave the copies untested.

@@ -31,9 +31,9 @@ from claims.catalog.loader import Catalog, load_catalog
 from claims.catalog.references import figure_value
 from claims.inputs.digests import manifest_documents, sha256_file, value_digest
 from claims.inputs.transcribed import (
-    FILE_REFERENCES,
     SEED_FILES,
     figure_references,
+    file_references,
     transcribed_documents,
 )
 
@@ -71,13 +71,15 @@ def transcribed_files(root: Path, listed: Iterable[str] = ()) -> dict[str, str]:
     for doc in transcribed_documents(root, named):
         files[f"fixtures/recorded/{doc}.json"] = doc
         files[f"fixtures/recorded/{doc}.anchors.json"] = doc
-        refs = FILE_REFERENCES.get(doc)
         path = recorded / f"{doc}.json"
-        if refs and path.is_file():
+        referenced: Any = {}
+        if path.is_file():
             try:
-                referenced: Any = json.loads(path.read_text("utf-8")).get(refs) or {}
+                data = json.loads(path.read_text("utf-8"))
             except (OSError, ValueError):
-                referenced = {}
+                data = {}
+            refs = file_references(data) if isinstance(data, dict) else None
+            referenced = (data.get(refs) if refs else None) or {}
             for rel in referenced.values() if isinstance(referenced, dict) else ():
                 files[str(rel)] = doc
     return files

@@ -41,6 +41,7 @@ __all__ = [
     "anchored_at",
     "audit_transcriptions",
     "figure_references",
+    "file_references",
     "leaves",
     "misplaced_values",
     "printed_forms",
@@ -88,8 +89,16 @@ def transcribed_documents(root: Path, also: Iterable[str] = ()) -> tuple[str, ..
     named = set(also)
     return tuple(doc for doc in SEED_FILES
                  if doc in named or recorded_path(root, doc).is_file())
-# Values that name other transcription files rather than transcribing text.
-FILE_REFERENCES = {"W1": "command_outputs", "W3": "files_printed"}
+# The tables of a recorded file whose values name other transcription files (a command's
+# output, a file the post prints) rather than transcribing text. Known by their key, not
+# by document id: a list of ids here was a second list of the documents, which a new or
+# copied document (scripts/grow-series.py's W1X2) was missing from.
+FILE_REFERENCES = ("command_outputs", "files_printed")
+
+
+def file_references(data: Mapping[str, Any]) -> str | None:
+    """The key of the table of ``data`` (a recorded file) that names other files, if any."""
+    return next((key for key in FILE_REFERENCES if key in data), None)
 # How much of the text before a value an anchor keeps.
 BEFORE_CHARS = 24
 
@@ -303,7 +312,7 @@ def transcribed_values(
     figure it names as the catalog states it) and, for files it references, each text
     line (``rel:line N``) or JSON leaf (``rel:path``)."""
     data = recorded_data(root, doc, catalog)
-    refs = FILE_REFERENCES.get(doc)
+    refs = file_references(data)
     yield from leaves({k: v for k, v in data.items() if k != refs})
     for rel in (data.get(refs) or {}).values() if refs else ():
         path = root / rel

@@ -132,8 +132,9 @@ def test_each_copy_relies_on_its_own_lab_folder_and_transcriptions(grown: Path) 
     assert found["weeks"]["W1X2"] == "week-01-environment-w1x2"
     assert found["results"]["W5X2"] == "week-05-pytorch-tensors-w5x2/results.json"
     assert len(found["weeks"]) == 2 * len({d for d in found["weeks"] if "X" not in d})
-    for doc in ("W1", "W2", "W3", "W4", "MC"):
-        assert (grown / "fixtures" / "recorded" / f"{doc}X2.json").is_file()
+    recorded = grown / "fixtures" / "recorded"
+    for doc in ORIGINALS:
+        assert (recorded / f"{doc}X2.json").is_file() == (recorded / f"{doc}.json").is_file()
 
 
 def test_the_inputs_checks_pass_on_the_grown_checkout(grown: Path) -> None:

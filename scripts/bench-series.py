@@ -228,13 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[int, int, dict[str, Timing], str]] = []
     with tempfile.TemporaryDirectory(prefix="bench-series-") as tmp:
         base = args.keep or Path(tmp)
+        # Every size is grown before any is timed: all from the checkout as it is now,
+        # whatever is edited in it while the benchmark runs.
         for size in args.sizes:
-            repo = base / f"series-{size}"
             try:
-                grow.grow(args.root.resolve(), repo, size)
+                grow.grow(args.root.resolve(), base / f"series-{size}", size)
             except grow.GrowError as exc:
                 print(f"bench-series: {exc}", file=sys.stderr)
                 return 1
+        for size in args.sizes:
+            repo = base / f"series-{size}"
             scratch = Path(tmp) / f"scratch-{size}"
             scratch.mkdir()
             audit = audit_claims(repo, args.audit_document, args.audit_claim)

@@ -114,7 +114,9 @@ def command(name: str, repo: Path, documents: Path | None, audit: list[str],
     if name == "pytest":
         return [py, "-m", "pytest", "-m", "offline", "-p", "no:cacheprovider", "-q"]
     if name == "coverage":
-        return [py, "-m", "claims", "coverage", "--claims-documents", str(documents)]
+        # The grown documents folder: the seeds and the copies' copies of them.
+        return [py, "-m", "claims", "coverage", "--claims-documents",
+                str(repo / "documents")]
     return [py, "-m", "claims", "audit", "--force", "-o", str(scratch / "audit.json"),
             *(a for claim in audit for a in ("--claim", claim))]
 
@@ -232,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         # whatever is edited in it while the benchmark runs.
         for size in args.sizes:
             try:
-                grow.grow(args.root.resolve(), base / f"series-{size}", size)
+                grow.grow(args.root.resolve(), base / f"series-{size}", size,
+                          args.claims_documents)
             except grow.GrowError as exc:
                 print(f"bench-series: {exc}", file=sys.stderr)
                 return 1

@@ -1,6 +1,6 @@
 """Grow a checkout's series: a copy of it where each catalog document appears N/6 times.
 
-Usage: python scripts/grow-series.py [--root DIR] DEST N
+Usage: python scripts/grow-series.py [--root DIR] [--claims-documents DIR] DEST N
 
 Writes into DEST (which must not exist, or be empty) what a run of the suite reads of
 the checkout at ROOT (default: the one this script belongs to): ``claims/``,
@@ -13,6 +13,9 @@ everything a copy needs to be checked as its original is:
   same seeds: the copy states what its original states, where its original prints it);
 * ``tests/claims/<id>/``, the original's claim tests with the ids rewritten (claim
   markers, ``check`` and ``recorded`` ids, ``{"$figure": ...}`` references);
+* its seeds under new names (``002_7d36a8153c2e8741.txt`` -> ``...8741.x2.txt`` for
+  every second copy, :func:`seed_copy`), and with ``--claims-documents DIR`` a grown
+  documents folder in ``DEST/documents`` holding the seeds and their copies;
 * ``fixtures/recorded/<ID>.json`` and ``<ID>.anchors.json``, with their lines in
   ``fixtures/recorded/MANIFEST.sha256``;
 * the lab folders only that document relies on (``fixtures/lab/week-01-environment``
@@ -24,14 +27,16 @@ everything a copy needs to be checked as its original is:
 
 Ids are rewritten systematically, never by a list of files: every occurrence of a
 document id as a whole token (``W1`` in ``W1-ARCH`` and ``lab.results("W1")``, not in
-``W1X2`` or ``W1_POST``) in the files copied for that document, and the names of the
-lab folders it owns. References to other documents (W5's premise on a W1 figure) keep
-pointing at the original. A digest is carried over, never blessed: a copy's file or
-figure is listed with its own digest only where its original matches the digest the
-checkout lists, so a checkout whose inputs fail its manifests grows into one whose
-copies fail the same way. What cannot be copied (a claim test outside its document's
-folder, a lab folder a document owns that is not a top-level folder, a fixture that
-names a document's ids in a way this script does not rewrite) stops it with a message.
+``W1X2`` or ``W1_POST``) in the files copied for that document, the names of the
+lab folders each document owns and the names of the seeds. The k-th copies form a
+series of their own: a reference to another document (W5's premise on a W1 figure,
+W3's transcription naming a W4 figure) points at that document's k-th copy. A digest
+is carried over, never blessed: a copy's file or figure is listed with its own digest
+only where its original matches the digest the checkout lists, so a checkout whose
+inputs fail its manifests grows into one whose copies fail the same way. What cannot
+be copied (a claim test outside its document's folder, a lab folder a document owns
+that is not a top-level folder, a lab result no one folder owns) stops it with a
+message.
 
 This is the generator of the scale benchmark (``scripts/bench-series.py``,
 docs/self-measurement.md): doubling the documents should at most double the time of
@@ -63,6 +68,8 @@ RECORDED = Path("fixtures") / "recorded"
 LAB = Path("fixtures") / "lab"
 BUNDLED = Path("fixtures") / "BUNDLED.sha256"
 MANIFEST = RECORDED / "MANIFEST.sha256"
+# Where a grown checkout keeps its documents folder (the seeds and their copies).
+DOCUMENTS = "documents"
 FIGURE_LINE = "# figure "  # claims.inputs.manifest.FIGURE_LINE
 # The claim ids a test names: @pytest.mark.claim("W1-ARCH", ...), parametrised marks too.
 CLAIM_MARK = re.compile(r"""mark\.claim\(\s*["']([A-Z0-9]+(?:-[A-Z0-9_]+)+)["']""")
@@ -112,6 +119,7 @@ class Source:
 
     id: str
     claims: tuple[str, ...]
+    seeds: tuple[str, ...]  # its [document] seeds: files of the documents folder
     lab: tuple[str, ...]  # its [document] lab list
     own_lab: tuple[str, ...]  # the entries no other document's list overlaps
     tests: Path  # tests/claims/<id>, relative to the checkout
@@ -124,28 +132,63 @@ class Copy:
 
     source: Source
     id: str
+    k: int  # the k-th copy of its document (the original is the first)
+    # Every document of the series: the k-th copies form a series of their own, so a
+    # copy names the k-th copy of any document its original names (W3X2's transcription
+    # names a figure of W4X2, W5X2's tests a premise of W1X2), never an original.
+    series: tuple[Source, ...]
 
-    @property
-    def suffix(self) -> str:
-        return "-" + self.id.lower()
+    def lab_name(self, entry: str, of: Source | None = None) -> str:
+        """The name of the k-th copy of the lab folder ``entry`` (of ``of``, default this
+        copy's original)."""
+        return f"{entry}-{copy_id((of or self.source).id, self.k).lower()}"
 
-    def lab_name(self, entry: str) -> str:
-        return entry + self.suffix
+    def rewrite_seeds(self, text: str) -> str:
+        """The seed names of the series as the k-th copies' (:func:`seed_copy`)."""
+        for seed in sorted({s for d in self.series for s in d.seeds}):
+            text = folder_token(seed).sub(seed_copy(seed, self.k), text)
+        return text
 
     def rewrite(self, text: str) -> str:
-        """The original's text with its id, and the names of the lab folders it owns,
-        as this copy's."""
-        text = token(self.source.id).sub(self.id, text)
-        for entry in self.source.own_lab:
-            text = folder_token(entry).sub(self.lab_name(entry), text)
-        return text
+        """The original's text with the ids of the series' documents, the lab folders
+        each owns and the seeds as their k-th copies'."""
+        for doc in self.series:
+            text = token(doc.id).sub(copy_id(doc.id, self.k), text)
+            for entry in doc.own_lab:
+                text = folder_token(entry).sub(self.lab_name(entry, doc), text)
+        return self.rewrite_seeds(text)
 
     def rewrite_anchors(self, text: str) -> str:
         """An anchors file rewritten line by line, except the lines giving an anchor's
         place (``text = "week-01-environment"`` is what the document prints, and stays
-        what it prints); :func:`_copy_text` checks no place changed."""
-        return "".join(line if PLACE_LINE.match(line) else self.rewrite(line)
-                       for line in text.splitlines(keepends=True))
+        what it prints) but for the seed's name; :func:`_copy_text` checks no place
+        changed otherwise."""
+        out = []
+        for line in text.splitlines(keepends=True):
+            place = PLACE_LINE.match(line)
+            if place is None:
+                out.append(self.rewrite(line))
+            else:
+                out.append(self.rewrite_seeds(line) if place.group(1) == "seed" else line)
+        return "".join(out)
+
+    def place(self, place: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """An original anchor's place as the copy's: the same but for the seed's name."""
+        seeds = {s for d in self.series for s in d.seeds}
+        return [(k, seed_copy(v, self.k) if k == "seed" and v in seeds else v)
+                for k, v in place]
+
+
+def seed_copy(seed: str, k: int) -> str:
+    """The name of the ``k``-th copy of a seed: ``002_7d36a8153c2e8741.x2.txt``.
+
+    Coverage gives each line of a seed to the document whose title is the last one
+    above it, among the documents naming the seed (claims.accounting.texts): a copy
+    with its original's title in its original's seed would take its original's lines.
+    So the k-th copies of all documents share the k-th copy of each seed, in which
+    their titles are unambiguous, as the originals share the seed itself."""
+    stem, dot, ext = seed.rpartition(".")
+    return f"{stem}.x{k}.{ext}" if dot and stem else f"{seed}.x{k}"
 
 
 def _toml(path: Path) -> dict[str, Any]:
@@ -193,6 +236,7 @@ def sources(root: Path) -> list[Source]:
         found.append(Source(
             id=doc_id,
             claims=tuple(c["id"] for c in data.get("claim", [])),
+            seeds=tuple(data["document"].get("seeds", [])),
             lab=lab, own_lab=own, tests=tests,
             recorded=(root / RECORDED / f"{doc_id}.json").is_file(),
         ))
@@ -272,7 +316,8 @@ def _copy_text(src: Path, dst: Path, copy: Copy,
     _write_new(dst, copy.rewrite_anchors(text) if anchors else copy.rewrite(text))
     if parse is not None:
         parsed = parse(dst)
-        if anchors and _anchor_places(parsed) != _anchor_places(parse(src)):
+        if anchors and _anchor_places(parsed) != [copy.place(p)
+                                                  for p in _anchor_places(parse(src))]:
             raise GrowError(f"{dst}: rewriting {copy.source.id} as {copy.id} changed where "
                             f"an anchor of {src.name} finds its figure in the document")
 
@@ -459,16 +504,29 @@ def _check_json_style(root: Path) -> None:
                             "teach scripts/grow-series.py its layout")
 
 
-def grow(root: Path, dest: Path, documents: int) -> list[str]:
-    """Write the grown copy of ``root`` into ``dest`` with ``documents`` documents in all;
-    returns the documents' ids (the originals and their copies)."""
+def grow_documents(seeds_dir: Path, out: Path, docs: list[Source], copies: list[Copy]) -> None:
+    """The documents folder of the grown checkout: every seed the catalog names, and its
+    copies (:func:`seed_copy`), byte for byte, for coverage and the anchors checks."""
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = {seed: seed for d in docs for seed in d.seeds}
+    wanted |= {seed_copy(seed, c.k): seed for c in copies for seed in c.source.seeds}
+    for name, original in sorted(wanted.items()):
+        if not (seeds_dir / original).is_file():
+            raise GrowError(f"{seeds_dir / original}: no such seed in the documents folder")
+        shutil.copyfile(seeds_dir / original, out / name)
+
+
+def grow(root: Path, dest: Path, documents: int, seeds_dir: Path | None = None) -> list[str]:
+    """Write the grown copy of ``root`` into ``dest`` with ``documents`` documents in all,
+    and with ``seeds_dir`` (the documents folder) its grown documents folder into
+    ``dest/documents``; returns the documents' ids (the originals and their copies)."""
     docs = sources(root)
     if documents < len(docs) or documents % len(docs):
         raise GrowError(f"{documents} documents: not a multiple of the {len(docs)} the "
                         f"catalog holds ({', '.join(d.id for d in docs)})")
     _check_json_style(root)
     existing = {d.id for d in docs}
-    copies = [Copy(d, copy_id(d.id, k)) for d in docs
+    copies = [Copy(d, copy_id(d.id, k), k, tuple(docs)) for d in docs
               for k in range(2, documents // len(docs) + 1)]
     for copy in copies:
         if copy.id in existing or token(copy.source.id).search(copy.id[len(copy.source.id):]):
@@ -482,6 +540,8 @@ def grow(root: Path, dest: Path, documents: int) -> list[str]:
         _copy_tests(root, dest, copy)
     _grow_recorded(dest, copies)
     _grow_lab(dest, copies)
+    if seeds_dir is not None:
+        grow_documents(seeds_dir, dest / DOCUMENTS, docs, copies)
     return [d.id for d in docs] + [c.id for c in copies]
 
 
@@ -492,9 +552,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="how many documents in all (a multiple of the catalog's)")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the checkout to grow (default: this script's)")
+    parser.add_argument("--claims-documents", type=Path,
+                        default=os.environ.get("CLAIMS_DOCUMENTS") or None,
+                        help="the documents folder (seeds), grown into DEST/documents for "
+                        "coverage (default: $CLAIMS_DOCUMENTS; without either, none)")
     args = parser.parse_args(argv)
     try:
-        ids = grow(args.root.resolve(), args.dest.resolve(), args.documents)
+        ids = grow(args.root.resolve(), args.dest.resolve(), args.documents,
+                   args.claims_documents)
     except GrowError as exc:
         print(f"grow-series: {exc}", file=sys.stderr)
         return 1

@@ -67,8 +67,12 @@ def load_generator(root: Path = ROOT) -> ModuleType:
 
 def child_env(repo: Path) -> dict[str, str]:
     """The environment of a command run in a grown copy: its own ``claims`` and fixtures
-    (a ``$CLAIMS_FIXTURES`` inherited from a test session would name another checkout)."""
-    env = {k: v for k, v in os.environ.items() if k != "CLAIMS_FIXTURES"}
+    (a ``$CLAIMS_FIXTURES`` inherited from a test session would name another checkout),
+    and no documents but those coverage is given: the offline run is timed as a user
+    repeats it, without them, and ``$CLAIMS_DOCUMENTS`` would name seeds without the
+    copies' copies of them."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CLAIMS_FIXTURES", "CLAIMS_DOCUMENTS")}
     return {**env, "PYTHONPATH": str(repo)}
 
 

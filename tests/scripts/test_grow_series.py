@@ -102,7 +102,7 @@ def test_the_grown_catalog_holds_each_document_twice_under_unique_ids(
             f"{copy.id}-{c.id.removeprefix(doc.id + '-')}" for c in doc.claims]
         # Each copied claim states what its original states, figure for figure (a note
         # naming a claim of its own document names the copy's: "judged by MCX2-...").
-        rewrite = grow_series.Copy(sources[doc.id], copy.id).rewrite
+        rewrite = grow_series.Copy(sources[doc.id], copy.id, 2, tuple(sources.values())).rewrite
         for mine, theirs in zip(copy.claims, doc.claims, strict=True):
             assert repr(mine) == rewrite(repr(theirs))
         assert copy.seeds == doc.seeds and copy.sections == doc.sections
@@ -223,8 +223,10 @@ def test_coverage_accounts_for_each_copy_as_for_its_original(
 
 @pytest.mark.slow
 def test_a_run_of_the_grown_checkout_gives_each_copy_its_originals_verdicts(
-    grown: Path, tmp_path: Path
+    grown: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Grown without documents: the copies' seeds (.x2.txt) are in no documents folder.
+    monkeypatch.delenv("CLAIMS_DOCUMENTS", raising=False)
     # One document and its copy (W4: lab results, transcriptions, the Hub snapshot, a
     # premise read by W5), so the run takes seconds; bench-series.py checks all of them.
     evidence = tmp_path / "evidence.json"

@@ -7,8 +7,8 @@ Usage: python scripts/bench-series.py [--sizes 6 12 24 48] [--runs 3]
 For each size, scripts/grow-series.py writes a grown copy of the checkout (the
 catalog's documents copied under new ids until there are that many) into a temporary
 folder, and each command is run there, by this interpreter, with the copy's own
-``claims`` first on the path, ``--runs`` times (wall clock, whole process, as a user
-waits for it):
+``claims`` first on the path, ``--runs`` rounds of every size in turn (wall clock,
+whole process, as a user waits for it):
 
 * ``pytest``: ``python -m pytest -m offline -p no:cacheprovider -q``, the repeated
   offline certification; after it, the run's evidence is read back and each copy's
@@ -21,7 +21,8 @@ waits for it):
   ``--audit-claim ID`` one claim and its copies.
 
 It prints a markdown table: per size the documents and claims, each command's median
-and best seconds and the ratio of its median to the previous size's. Doubling the
+and best seconds and the median ratio of its runs to the previous size's in the same
+round. Doubling the
 documents should at most double each time, plus a fixed start-up (issue 51,
 docs/self-measurement.md). The machine's load is printed before and after: on a
 shared machine quote medians, and rerun a size whose best and median are far apart.
@@ -137,25 +138,26 @@ class Timing:
         return statistics.median(self.seconds)
 
 
-def time_command(argv: list[str], repo: Path, runs: int, answers: set[int],
-                 timeout: float) -> Timing:
-    timing = Timing()
-    for _ in range(runs):
-        start = time.perf_counter()
-        try:
-            proc = subprocess.run(argv, cwd=repo, env=child_env(repo), capture_output=True,
-                                  text=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            timing.failed = f"over {timeout:.0f} s"
-            return timing
-        elapsed = time.perf_counter() - start
-        if proc.returncode not in answers:
-            tail = (proc.stdout + proc.stderr).strip()[-1500:]
-            timing.failed = f"exit {proc.returncode}"
-            print(f"  {' '.join(argv[1:5])}: exit {proc.returncode}\n{tail}", file=sys.stderr)
-            return timing
-        timing.seconds.append(elapsed)
-    return timing
+def time_once(timing: Timing, argv: list[str], repo: Path, answers: set[int],
+              timeout: float) -> None:
+    """Run a command once in ``repo`` and add its wall seconds to ``timing`` (or why it
+    failed; a failed command is not run again)."""
+    if timing.failed:
+        return
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(argv, cwd=repo, env=child_env(repo), capture_output=True,
+                              text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        timing.failed = f"over {timeout:.0f} s"
+        return
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in answers:
+        tail = (proc.stdout + proc.stderr).strip()[-1500:]
+        timing.failed = f"exit {proc.returncode}"
+        print(f"  {' '.join(argv[1:5])}: exit {proc.returncode}\n{tail}", file=sys.stderr)
+        return
+    timing.seconds.append(elapsed)
 
 
 def verdicts_agree(repo: Path) -> str:
@@ -176,7 +178,9 @@ def verdicts_agree(repo: Path) -> str:
 
 
 def cell(now: Timing | None, before: Timing | None) -> tuple[str, str]:
-    """A command's "median (best)" seconds and its median's ratio to the previous size's."""
+    """A command's "median (best)" seconds, and the median of its runs' ratios to the
+    previous size's runs of the same round (the sizes are run in turn, round after
+    round, so a machine that slows down for a while slows both sides of a ratio)."""
     if now is None:
         return "not run", ""
     if now.failed or not now.seconds:
@@ -184,7 +188,8 @@ def cell(now: Timing | None, before: Timing | None) -> tuple[str, str]:
     text = f"{now.median:.1f} ({min(now.seconds):.1f})"
     if before is None or before.failed or not before.seconds:
         return text, ""
-    return text, f"{now.median / before.median:.2f}"
+    ratios = [a / b for a, b in zip(now.seconds, before.seconds, strict=False)]
+    return text, f"{statistics.median(ratios):.2f}"
 
 
 def table(rows: list[tuple[int, int, dict[str, Timing], str]], names: list[str]) -> str:
@@ -243,22 +248,28 @@ def main(argv: list[str] | None = None) -> int:
             except grow.GrowError as exc:
                 print(f"bench-series: {exc}", file=sys.stderr)
                 return 1
-        for size in args.sizes:
-            repo = base / f"series-{size}"
-            scratch = Path(tmp) / f"scratch-{size}"
-            scratch.mkdir()
-            audit = audit_claims(repo, args.audit_document, args.audit_claim)
-            timings: dict[str, Timing] = {}
-            verdicts = "not run"
-            for name in names:
-                argv_ = command(name, repo, args.claims_documents, audit, scratch)
-                print(f"{size} documents: {name} x{args.runs}", file=sys.stderr)
-                timings[name] = time_command(argv_, repo, args.runs, ANSWERS[name],
-                                             args.timeout)
-                if name == "pytest" and not timings[name].failed:
-                    verdicts = verdicts_agree(repo)
+        repos = {size: base / f"series-{size}" for size in args.sizes}
+        audits = {size: audit_claims(repo, args.audit_document, args.audit_claim)
+                  for size, repo in repos.items()}
+        timings = {size: {name: Timing() for name in names} for size in args.sizes}
+        verdicts = dict.fromkeys(args.sizes, "not run")
+        # Round after round, each size in turn (A B A B ...): the machine's drift (a
+        # neighbour's job starting) falls on every size alike, not on the last one.
+        for name in names:
+            for round_ in range(1, args.runs + 1):
+                for size, repo in repos.items():
+                    scratch = Path(tmp) / f"scratch-{size}"
+                    scratch.mkdir(exist_ok=True)
+                    argv_ = command(name, repo, args.claims_documents, audits[size], scratch)
+                    print(f"{size} documents: {name}, run {round_} of {args.runs}",
+                          file=sys.stderr)
+                    time_once(timings[size][name], argv_, repo, ANSWERS[name], args.timeout)
+                    if name == "pytest" and round_ == args.runs \
+                            and not timings[size][name].failed:
+                        verdicts[size] = verdicts_agree(repo)
+        for size, repo in repos.items():
             claims = sum(len(c) for c in catalog_ids(repo).values())
-            rows.append((size, claims, timings, verdicts))
+            rows.append((size, claims, timings[size], verdicts[size]))
     print(f"machine: load average {os.getloadavg()[0]:.2f} (1 min) at the end",
           file=sys.stderr)
     if args.audit_document or args.audit_claim:

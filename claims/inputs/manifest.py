@@ -78,8 +78,8 @@ def transcribed_files(root: Path, listed: Iterable[str] = ()) -> dict[str, str]:
             data: Any = json.loads(path.read_text("utf-8"))
         except (OSError, ValueError):
             data = {}
-        for key in reference_keys(doc):
-            referenced: Any = (data.get(key) or {}) if isinstance(data, dict) else {}
+        for key in reference_keys(data) if isinstance(data, dict) else ():
+            referenced: Any = data.get(key) or {}
             for rel in referenced.values() if isinstance(referenced, dict) else ():
                 files[str(rel)] = doc
     return files

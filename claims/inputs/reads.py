@@ -70,9 +70,9 @@ def read_values(root: Path, doc: str, datums: Iterable[str],
     read |= {ref.path for ref in figure_references(root, doc)
              if (ref.claim, ref.figure) in judged}
     files = set(opened)
-    refs = FILE_REFERENCES.get(doc)
-    if refs is not None:
-        named = raw_data(root, doc).get(refs) or {}
+    raw = raw_data(root, doc)
+    for refs in (key for key in FILE_REFERENCES if key in raw):
+        named = raw.get(refs) or {}
         files |= {rel for key, rel in named.items() if f"{refs}.{key}" in read}
     out: list[str] = []
     for path, _ in transcribed_values(root, doc):

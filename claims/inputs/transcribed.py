@@ -90,18 +90,21 @@ def transcribed_documents(root: Path, also: Iterable[str] = ()) -> tuple[str, ..
     named = set(also)
     return tuple(doc for doc in SEED_FILES
                  if doc in named or recorded_path(root, doc).is_file())
-# Values that name other transcription files rather than transcribing text.
-FILE_REFERENCES = {"W1": "command_outputs", "W3": "files_printed"}
+# The tables of a recorded file whose values name other transcription files (a command's
+# output, a file the post prints) rather than transcribing text. Known by their key, not
+# by document id: a list of ids here was a second list of the documents, which a new or
+# copied document (scripts/grow-series.py's W1X2) was missing from.
+FILE_REFERENCES = ("command_outputs", "files_printed")
 # Any document's programs as printed (a bundled lab file's path -> the transcription of
 # the program the document prints as that file, fixtures/recorded/programs/<DOC>/):
 # text files too, each line anchored where the document prints it.
 PROGRAMS_PRINTED = "programs_printed"
 
 
-def reference_keys(doc: str) -> tuple[str, ...]:
-    """The keys of ``<DOC>.json`` whose values name transcription files, not text."""
-    named = FILE_REFERENCES.get(doc)
-    return (named, PROGRAMS_PRINTED) if named else (PROGRAMS_PRINTED,)
+def reference_keys(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """The keys of a recorded file's data (``<DOC>.json``) whose values name transcription
+    files, not text."""
+    return tuple(key for key in (*FILE_REFERENCES, PROGRAMS_PRINTED) if key in data)
 # How much of the text before a value an anchor keeps.
 BEFORE_CHARS = 24
 
@@ -326,7 +329,7 @@ def transcribed_values(
     figure it names as the catalog states it) and, for files it references, each text
     line (``rel:line N``) or JSON leaf (``rel:path``)."""
     data = recorded_data(root, doc, catalog)
-    refs = reference_keys(doc)
+    refs = reference_keys(data)
     yield from leaves({k: v for k, v in data.items() if k not in refs})
     for rel in (rel for key in refs for rel in (data.get(key) or {}).values()):
         path = root / rel

@@ -179,8 +179,8 @@ class Plan:
     # leave a claim undecided, never decide it, so the chance of a false refutation is
     # unchanged; what it saves is the seconds a busy machine would spend for nothing.
     futility: float | None = None
-    # Plan the sample size from the first look (the pilot): its values' scatter and
-    # centre predict how many the interval needs (claims.timing.planning), and the sample
+    # Plan the sample size from the first look (the pilot): its interval's width and
+    # centre predict how many values it needs (claims.timing.planning), and the sample
     # stops at the first look of the ladder at or past that number, the cap at most. The
     # maximum is known before any value past the pilot is drawn. Only ladder sizes are
     # ever judged (a draw that comes back short shows its values, undecided), so the

@@ -50,6 +50,7 @@ __all__ = [
     "decide",
     "decide_values",
     "futile",
+    "futile_early",
 ]
 
 # The largest chance, per claim and run, that a true claim is refuted by sampling noise.
@@ -406,6 +407,35 @@ def futile(plan: Plan, form: Form, est: Estimate) -> str | None:
     )
 
 
+def futile_early(plan: Plan, form: Form, values: Sequence[float]) -> str | None:
+    """Why a planned sample stops half-way through its pilot: its first values scatter so
+    widely that no number up to the cap could fit a band (a form with two bars).
+
+    The values' whole range is narrowed as :func:`futile` narrows an interval (by
+    ``sqrt(n / cap)`` and the plan's ``futility`` margin: optimistic), and compared with
+    the band's width alone, wherever the centre lies: a few values' centre is too
+    uncertain to stop on, their scatter is not. A stop for futility never decides, so
+    it spends none of the error rate; it bounds the pilot's own time on a machine too
+    busy for the claim.
+    """
+    bars = sorted(form.bars)
+    if plan.futility is None or len(bars) != 2 or (plan.log and bars[0] <= 0):
+        return None
+    xs = [math.log(v) for v in values if v > 0] if plan.log else [float(v) for v in values]
+    low, high = (math.log(bars[0]), math.log(bars[1])) if plan.log else (bars[0], bars[1])
+    if len(xs) < 2:
+        return None
+    half = (max(xs) - min(xs)) / 2 * math.sqrt(len(xs) / plan.looks[-1]) * plan.futility
+    if 2 * half <= high - low:
+        return None
+    return (
+        f"stopped for futility after {len(values)} of the pilot's {plan.looks[0]} values: "
+        f"they scatter so that even {plan.looks[-1]} values would leave an interval about "
+        f"{2 * half:.3g} wide{' on the log scale' if plan.log else ''}, wider than "
+        f"{form.describe()}"
+    )
+
+
 def decide(
     draw: Callable[[int], Sequence[float]],
     form: Form,
@@ -421,14 +451,25 @@ def decide(
     planned sample they are shown, undecided: only the ladder's sizes are judged). A
     plan with ``futility`` also stops after an undecided look that more values could
     not decide (:func:`futile`); the decision's ``extra["stopped"]`` says so. A plan
-    with ``pilot`` plans its last look after the first (:meth:`Plan.plan_from`), in
-    ``extra["size_plan"]``; ``on_plan`` sees that plan before any further value is
-    drawn and returns what to add to it (e.g. the seconds it will take).
+    with ``pilot`` draws half its pilot first and stops there when even those values
+    show the sample hopeless (:func:`futile_early`, with ``futility``), and plans its
+    last look after the first (:meth:`Plan.plan_from`), in ``extra["size_plan"]``;
+    ``on_plan`` sees that plan before any further value is drawn and returns what to
+    add to it (e.g. the seconds it will take).
     """
     values: list[float] = []
     looks: list[Look] = []
     extra: dict[str, Any] = {}
     last = plan.looks[-1]
+    if plan.pilot and plan.futility is not None and plan.looks[0] >= 4:
+        # Half the pilot first: a hopeless scatter stops there, in half the pilot's time.
+        half = plan.looks[0] // 2
+        values.extend(float(v) for v in draw(half))
+        why = futile_early(plan, form, values) if len(values) == half else None
+        if why is not None:
+            extra["stopped"] = why
+            looks.append(Look(plan.interval(values), "undecided"))
+            return Decision(form, plan, tuple(values), tuple(looks), unit, extra)
     for size in plan.looks:
         if size > last:
             break

@@ -119,15 +119,15 @@ def test_a_noisy_server_plans_the_bound_and_ends_not_run_naming_it(tmp_path: Pat
     assert "(the bound)" in claim["reason"]
 
 
-def test_a_hopeless_server_stops_at_the_pilot(tmp_path: Path) -> None:
+def test_a_hopeless_server_stops_half_way_through_the_pilot(tmp_path: Path) -> None:
     # Every other reply 30 % slower: pairs of 0.77 and 1.3, which no number of pairs up
-    # to the cap could fit into the band: the pilot stops the sample (futility), in the
-    # pilot's time, and the claim is not run, saying why.
+    # to the cap could fit into the band: half the pilot shows it and stops the sample
+    # (futility) in that time, and the claim is not run, saying why.
     with FakeOllama(token_interval_s=0.01, cold_load_s=0.02,
                     interval_factors=(1, 1.3)) as fake:
         claim = _run(fake, tmp_path)
         pairs = _pairs(fake)
     rule = _rule(claim)
-    assert claim["verdict"] == "not-run" and "stopped for futility" in claim["reason"]
-    assert len(rule["values"]) == pairs == ALTERNATED.looks[0]
+    assert claim["verdict"] == "not-run" and "stopped for futility after 6" in claim["reason"]
+    assert len(rule["values"]) == pairs == ALTERNATED.looks[0] // 2
     assert "size_plan" not in rule and _planned(claim) is None

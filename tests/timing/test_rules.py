@@ -147,7 +147,8 @@ def test_a_quiet_series_is_decided_at_the_first_look() -> None:
         return [1.0 + 0.001 * (i % 3 - 1) for i in range(k)]
 
     decision = decide(draw, change_band(5), ALTERNATED)
-    assert decision.outcome == "holds" and asked == [12]
+    # Half the pilot, then the rest of it (a planned sample checks the first half's scatter).
+    assert decision.outcome == "holds" and asked == [6, 6]
     assert decision.holds is True and len(decision.values) == 12
 
 
@@ -176,12 +177,18 @@ def test_a_hopeless_series_stops_for_futility_and_says_so() -> None:
         asked.append(k)
         return [rng.lognormvariate(0, 1.0) for _ in range(k)]
 
-    decision = decide(draw, change_band(5), ALTERNATED)
+    decision = decide(draw, change_band(5), replace(ALTERNATED, pilot=False))
     assert asked == [12] and decision.outcome == "undecided"
     stopped = decision.extra["stopped"]
     assert stopped.startswith("stopped for futility: at this scatter even 28 values")
     assert "straddling within [0.95, 1.05]" in stopped
     assert stopped in decision.describe() and "chance" not in decision.describe()
+    # The planned sample sees it in half its pilot, and stops there.
+    asked.clear()
+    early = decide(draw, change_band(5), ALTERNATED)
+    assert asked == [6] and early.outcome == "undecided" and len(early.values) == 6
+    assert early.extra["stopped"].startswith("stopped for futility after 6 of the pilot's 12")
+    assert "wider than within [0.95, 1.05]" in early.describe()
 
 
 def test_a_series_that_more_values_could_decide_goes_on() -> None:
@@ -196,7 +203,7 @@ def test_a_series_that_more_values_could_decide_goes_on() -> None:
         return [rng.lognormvariate(0, 0.06) for _ in range(k)]
 
     decision = decide(draw, change_band(5), ALTERNATED)
-    assert asked == [12, 8, 8] and decision.outcome == "holds", decision.looks
+    assert asked == [6, 6, 8, 8] and decision.outcome == "holds", decision.looks
     assert decision.extra["size_plan"]["planned"] >= 28
     assert "stopped" not in decision.extra
 

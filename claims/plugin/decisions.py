@@ -4,7 +4,8 @@ Here, in the plugin, because it ends a check the way a test does (:func:`not_run
 is a pytest outcome); :mod:`claims.timing` decides, without pytest, and claim
 tests reach this through :mod:`claims.testkit` (``record_decision``).
 
-:func:`record` attaches the decision (every value, every look's interval) and
+:func:`record` attaches the decision (every value, every look's interval), records
+a planned sample's plan and bound (values, seconds) beside it, and
 ends the check as the rule decided: a measurement that holds or fails for a
 decided interval, "not run" naming the interval when it straddles the bar. The
 chance of refuting a true claim is in the measurement's note and in the
@@ -37,6 +38,15 @@ def record(
     table does not support the claim, so the measurement fails (as before).
     """
     check.attach(f"{name}: timing rule", decision.to_json(), kind="json")
+    size_plan = decision.extra.get("size_plan")
+    if isinstance(size_plan, dict):
+        # A planned sample: its plan and its bound in seconds, beside the verdict.
+        check.observe(
+            f"{name}: planned sample",
+            {k: size_plan.get(k) for k in ("pilot", "required", "planned", "cap",
+                                           "planned_items", "planned_s", "bound_s")},
+            note=str(size_plan.get("text", "")),
+        )
     last = decision.last
     shown: Any = (
         None

@@ -8,7 +8,8 @@ rule (:meth:`claims.check.Check.applies`), never decided here.
 
 * **Alternated requests of one kind** (decode rate at two contexts): log-ratios
   of adjacent requests, Wilcoxon's signed-rank interval (symmetric by the
-  alternation), looks at 12, 24 and 36 pairs.
+  alternation), a pilot of 12 pairs that plans the rest: looks at 20 and 28 pairs,
+  read only up to the size the pilot's scatter asks for.
 * **Paired values of two kinds** (a cold and a warm request, prefill and
   decode of one request, the server's clock and the client's): the sign test's
   interval of the ratios (no shape assumed: a busy machine's noise is skewed),
@@ -37,6 +38,7 @@ __all__ = [
     "DEFAULT_BUDGET_S",
     "MAX_CONTENTION",
     "PAIRED",
+    "PLAN_SLACK",
     "RECORDED",
     "change_band",
     "clock_band",
@@ -47,12 +49,17 @@ __all__ = [
 
 # Alternated requests of the same kind: Wilcoxon's signed-rank interval (the alternation
 # makes the log-ratios symmetric about their centre, preempted pairs included: either
-# request of a pair is as likely to be the one slowed) at 12 pairs, 24, then 36. Three
-# quiet runs per real release decided two at 12; the third read centres of 0.986 and
-# 1.03 whose 20-pair sign interval ([0.931, 1.02]) could not fit a ±5 % band: at about
-# 4 % scatter per pair, 36 pairs give the ±2 % the band needs. A busy machine's
-# outliers only widen the interval (and MAX_CONTENTION bars a refutation there).
-ALTERNATED = Plan(looks=(12, 24, 36), kind="signed-rank", log=True, futility=0.5)
+# request of a pair is as likely to be the one slowed), a planned sample: a pilot of 12
+# pairs, then looks at 20 and 28, the 1 % split over all three whether read or not. Three
+# quiet runs per real release decided two at 12 (24 tokens a request); an undecided
+# pilot's interval plans how many pairs the band needs (claims.timing.planning), at most
+# 28, so the claim's time is known after the pilot (the pool is held to it). Before the
+# plan, looks at 12, 24 and 36 pairs of 24-token requests took 109 s on a quiet 2-core
+# machine (Ollama 0.32.15) and still straddled the band; 64-token requests scatter less
+# per pair (claims.timing.pools.CONTEXT_TOKENS). A busy machine's outliers only widen the
+# interval (and MAX_CONTENTION bars a refutation there).
+ALTERNATED = Plan(looks=(12, 20, 28), kind="signed-rank", log=True, futility=0.5,
+                  pilot=True)
 # Paired values of two kinds: 9 is the smallest sample whose sign-test interval
 # (its whole range) reaches the first look's share, 15 the cap.
 PAIRED = Plan(looks=(9, 15), kind="sign", futility=0.5)
@@ -73,6 +80,10 @@ DEFAULT_BUDGET_S = 600.0
 # decide_alternation): under heavier contention other work interacts with what the
 # conditions change, which is not the runtime's behaviour the claim is about.
 MAX_CONTENTION = 1.5
+# A planned sample (Plan.pilot) is held to its planned seconds times this: the pilot's
+# seconds per item predict the rest, and a machine that slows down by half again stops
+# the sample (undecided) instead of running it on to the cap.
+PLAN_SLACK = 1.5
 # A document's printed table is the population it describes: judged on every value.
 RECORDED = Plan(looks=(1,), kind="every value")
 

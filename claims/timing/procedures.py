@@ -20,6 +20,7 @@ the client's clock beside the server's own durations.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -27,6 +28,8 @@ from typing import Any, Generic, TypeVar
 
 from claims.probes.live.timing import StreamTiming, measure_stream
 from claims.timing.budget import Budget
+from claims.timing.planning import SizePlan
+from claims.timing.policy import PLAN_SLACK
 from claims.timing.rules import Decision, Form, Plan, decide
 
 __all__ = [
@@ -83,6 +86,14 @@ class SamplePool(Generic[S]):
         self._budget = budget
         self.items: list[S] = []
         self.stopped: str | None = None
+        # Seconds a planned sample may spend in all (set by a claim's size plan, see
+        # bound_to); None: only the cap and the budgets bound it.
+        self.bound_s: float | None = None
+
+    def bound_to(self, seconds: float) -> None:
+        """Take no item predicted to end past ``seconds`` spent on this pool in all (a
+        planned sample's bound; a later plan on the same pool may only raise it)."""
+        self.bound_s = seconds if self.bound_s is None else max(self.bound_s, seconds)
 
     @property
     def spent_s(self) -> float:
@@ -97,6 +108,17 @@ class SamplePool(Generic[S]):
                 return (
                     f"the benchmark's time budget ({self.budget_s:g} s) would be overrun: "
                     f"{self.spent_s:.0f} s spent on {len(self.items)} items"
+                )
+        if self.bound_s is not None:
+            # Predicted at the larger of the typical item and the last one: a machine that
+            # has just slowed down is taken at its new pace.
+            last = self.account.item_s[-1] if self.account.item_s else 0.0
+            cost = max(self.account.cost_s() or 0.0, last)
+            if self.spent_s + cost > self.bound_s:
+                return (
+                    f"the planned bound of {self.bound_s:.0f} s would be overrun: "
+                    f"{self.spent_s:.0f} s spent on {len(self.items)} items, about "
+                    f"{cost:.1f} s each"
                 )
         if self._budget is not None:
             return self._budget.refusal(self.account)
@@ -328,7 +350,8 @@ def decide_pool(
     and ``max_contention``, a refutation also needs a quiet enough machine
     (:func:`_busy`): this can only remove refutations.
     """
-    decision = decide(pool.drawer(value), form, plan, unit=unit)
+    decision = decide(pool.drawer(value), form, plan, unit=unit,
+                      on_plan=lambda size_plan: _bound(pool, size_plan))
     extra: dict[str, Any] = {"measured_s": round(pool.spent_s, 1), "items": len(pool.items),
                              "sample": pool.account.to_json()}
     if pool.stopped:
@@ -337,6 +360,29 @@ def decide_pool(
     if rates is not None and max_contention is not None:
         decision = _busy(decision, [rates(i) for i in pool.items], max_contention)
     return decision
+
+
+def _bound(pool: SamplePool[Any], size_plan: SizePlan) -> dict[str, Any]:
+    """A size plan in seconds: the items it still needs at the pilot's seconds per item
+    (the median after the first, which may carry a model load), and the bound the pool
+    is held to, :data:`~claims.timing.policy.PLAN_SLACK` times that on top of what the
+    pilot spent. Returns the figures for the decision's ``size_plan``."""
+    per_value = len(pool.items) / size_plan.pilot if size_plan.pilot else 1.0
+    items = math.ceil(size_plan.planned * per_value)
+    remaining = max(0, items - len(pool.items))
+    cost = pool.account.cost_s() or 0.0
+    planned_s = remaining * cost
+    bound_s = pool.spent_s + planned_s * PLAN_SLACK
+    pool.bound_to(bound_s)
+    return {
+        "pilot_s": round(pool.spent_s, 1),
+        "seconds_per_item": round(cost, 2),
+        "planned_items": items,
+        "planned_s": round(pool.spent_s + planned_s, 1),
+        "bound_s": round(bound_s, 1),
+        "text": f"{size_plan.describe()}: {items} items in about "
+                f"{pool.spent_s + planned_s:.0f} s, bounded at {bound_s:.0f} s",
+    }
 
 
 def _busy(

@@ -35,6 +35,7 @@ from claims.timing.intervals import (
     shift_interval,
     whole_range,
 )
+from claims.timing.planning import VARIANCE_FACTOR, SizePlan, plan_size
 
 __all__ = [
     "ALPHA",
@@ -49,6 +50,7 @@ __all__ = [
     "decide",
     "decide_values",
     "futile",
+    "futile_early",
 ]
 
 # The largest chance, per claim and run, that a true claim is refuted by sampling noise.
@@ -63,6 +65,12 @@ class Form(Protocol):
     @property
     def refuting_sides(self) -> int: ...
 
+    @property
+    def bars(self) -> tuple[float, ...]:
+        """The values the form compares the centre with (a sample size is planned from
+        the centre's distance to the nearest)."""
+        ...
+
     def judge(self, lo: float, hi: float) -> Outcome: ...
 
     def describe(self) -> str: ...
@@ -75,6 +83,10 @@ class AtLeast:
     bar: float
     strict: bool = False
     refuting_sides: int = 1
+
+    @property
+    def bars(self) -> tuple[float, ...]:
+        return (self.bar,)
 
     def judge(self, lo: float, hi: float) -> Outcome:
         if lo > self.bar or (not self.strict and lo >= self.bar):
@@ -93,6 +105,10 @@ class AtMost:
 
     bar: float
     refuting_sides: int = 1
+
+    @property
+    def bars(self) -> tuple[float, ...]:
+        return (self.bar,)
 
     def judge(self, lo: float, hi: float) -> Outcome:
         if hi <= self.bar:
@@ -120,6 +136,10 @@ class Within:
     def __post_init__(self) -> None:
         if not self.low < self.high:
             raise ValueError(f"empty band [{self.low}, {self.high}]")
+
+    @property
+    def bars(self) -> tuple[float, ...]:
+        return (self.low, self.high)
 
     def judge(self, lo: float, hi: float) -> Outcome:
         if self.low <= lo and hi <= self.high:
@@ -160,6 +180,13 @@ class Plan:
     # leave a claim undecided, never decide it, so the chance of a false refutation is
     # unchanged; what it saves is the seconds a busy machine would spend for nothing.
     futility: float | None = None
+    # Plan the sample size from the first look (the pilot): its interval's width and
+    # centre predict how many values it needs (claims.timing.planning), and the sample
+    # stops at the first look of the ladder at or past that number, the cap at most. The
+    # maximum is known before any value past the pilot is drawn. Only ladder sizes are
+    # ever judged (a draw that comes back short shows its values, undecided), so the
+    # split of alpha across the ladder holds whichever looks the plan reads.
+    pilot: bool = False
 
     def __post_init__(self) -> None:
         if not self.looks or list(self.looks) != sorted(set(self.looks)) or self.looks[0] < 1:
@@ -170,6 +197,22 @@ class Plan:
             raise ValueError("kinds, when given, name one kind per look")
         if self.futility is not None and not 0 < self.futility <= 1:
             raise ValueError(f"futility must be in (0, 1], got {self.futility}")
+        if self.pilot and (len(self.looks) < 2 or self.kinds
+                           or self.kind not in VARIANCE_FACTOR):
+            raise ValueError("a planned sample needs a ladder of looks of one interval kind "
+                             f"({' or '.join(VARIANCE_FACTOR)}), got {self.kind!r} at "
+                             f"{self.looks}")
+
+    def plan_from(self, form: Form, pilot: Estimate) -> SizePlan:
+        """The sample size the ``pilot`` interval plans (it must be decided)."""
+        if pilot.lo is None or pilot.hi is None:
+            raise ValueError("a size plan needs the pilot's interval")
+        scale: Literal["log", "linear"] = "log" if self.log else "linear"
+        on = math.log if self.log else float
+        bars = [on(b) for b in form.bars if b > 0 or not self.log]
+        return plan_size(pilot.n, centre=on(pilot.centre), lo=on(pilot.lo), hi=on(pilot.hi),
+                         bars=bars, looks=self.looks, miss_each_side=self.miss_each_side,
+                         kind=self.kind, scale=scale)
 
     def kind_at(self, size: int) -> Kind:
         """The interval kind of the look at ``size`` values (the last look's beyond the cap)."""
@@ -220,9 +263,11 @@ class Plan:
             if self.kinds
             else f"{self.kind} at {', '.join(map(str, self.looks))}"
         )
+        planned = (", the last look planned from the first's scatter (the pilot)"
+                   if self.pilot else "")
         return (
             f"{kinds} values{scale}, "
-            f"{self.alpha:.0%} split evenly across the looks"
+            f"{self.alpha:.0%} split evenly across the looks{planned}"
         )
 
 
@@ -291,6 +336,9 @@ class Decision:
         why = f" ({stopped})" if stopped else ""
         seconds = self.extra.get("measured_s")
         spent = f", in {seconds:g} s" if isinstance(seconds, (int, float)) else ""
+        size_plan = self.extra.get("size_plan")
+        if isinstance(size_plan, dict) and size_plan.get("text"):
+            why += f"; {size_plan['text']}"
         if self.outcome == "undecided" and not self.first_look_reached:
             return (
                 f"not decided: {len(self.values)} of the {self.plan.looks[0]} values the "
@@ -301,10 +349,12 @@ class Decision:
                 f"not decided: {self.interval_text()} straddles {self.form.describe()} after "
                 f"{len(self.values)} values{spent}{why}"
             )
+        planned = (f"; {size_plan['text']}"
+                   if isinstance(size_plan, dict) and size_plan.get("text") else "")
         return (
             f"{self.interval_text()} against {self.form.describe()}: {self.outcome}; "
             f"chance of refuting a true claim at most {self.false_refutation_chance:.2%} "
-            f"({len(self.looks)} look(s): {self.plan.describe()})"
+            f"({len(self.looks)} look(s): {self.plan.describe()}){planned}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -357,34 +407,90 @@ def futile(plan: Plan, form: Form, est: Estimate) -> str | None:
     )
 
 
+def futile_early(plan: Plan, form: Form, values: Sequence[float]) -> str | None:
+    """Why a planned sample stops half-way through its pilot: its first values scatter so
+    widely that no number up to the cap could fit a band (a form with two bars).
+
+    The values' whole range is narrowed as :func:`futile` narrows an interval (by
+    ``sqrt(n / cap)`` and the plan's ``futility`` margin: optimistic), and compared with
+    the band's width alone, wherever the centre lies: a few values' centre is too
+    uncertain to stop on, their scatter is not. A stop for futility never decides, so
+    it spends none of the error rate; it bounds the pilot's own time on a machine too
+    busy for the claim.
+    """
+    bars = sorted(form.bars)
+    if plan.futility is None or len(bars) != 2 or (plan.log and bars[0] <= 0):
+        return None
+    xs = [math.log(v) for v in values if v > 0] if plan.log else [float(v) for v in values]
+    low, high = (math.log(bars[0]), math.log(bars[1])) if plan.log else (bars[0], bars[1])
+    if len(xs) < 2:
+        return None
+    half = (max(xs) - min(xs)) / 2 * math.sqrt(len(xs) / plan.looks[-1]) * plan.futility
+    if 2 * half <= high - low:
+        return None
+    return (
+        f"stopped for futility after {len(values)} of the pilot's {plan.looks[0]} values: "
+        f"they scatter so that even {plan.looks[-1]} values would leave an interval about "
+        f"{2 * half:.3g} wide{' on the log scale' if plan.log else ''}, wider than "
+        f"{form.describe()}"
+    )
+
+
 def decide(
     draw: Callable[[int], Sequence[float]],
     form: Form,
     plan: Plan,
     *,
     unit: str = "",
+    on_plan: Callable[[SizePlan], dict[str, Any]] | None = None,
 ) -> Decision:
     """Sample sequentially: ``draw(k)`` returns k more values; stop at the first decided look.
 
     A draw that returns fewer values than asked (the server stopped answering in
-    time) ends the sampling: the values so far are judged once more and kept. A
+    time) ends the sampling: the values so far are judged once more and kept (in a
+    planned sample they are shown, undecided: only the ladder's sizes are judged). A
     plan with ``futility`` also stops after an undecided look that more values could
-    not decide (:func:`futile`); the decision's ``extra["stopped"]`` says so.
+    not decide (:func:`futile`); the decision's ``extra["stopped"]`` says so. A plan
+    with ``pilot`` draws half its pilot first and stops there when even those values
+    show the sample hopeless (:func:`futile_early`, with ``futility``), and plans its
+    last look after the first (:meth:`Plan.plan_from`), in ``extra["size_plan"]``;
+    ``on_plan`` sees that plan before any further value is drawn and returns what to
+    add to it (e.g. the seconds it will take).
     """
     values: list[float] = []
     looks: list[Look] = []
     extra: dict[str, Any] = {}
+    last = plan.looks[-1]
+    if plan.pilot and plan.futility is not None and plan.looks[0] >= 4:
+        # Half the pilot first: a hopeless scatter stops there, in half the pilot's time.
+        half = plan.looks[0] // 2
+        values.extend(float(v) for v in draw(half))
+        why = futile_early(plan, form, values) if len(values) == half else None
+        if why is not None:
+            extra["stopped"] = why
+            looks.append(Look(plan.interval(values), "undecided"))
+            return Decision(form, plan, tuple(values), tuple(looks), unit, extra)
     for size in plan.looks:
+        if size > last:
+            break
         want = size - len(values)
         got = [float(v) for v in draw(want)]
         values.extend(got)
-        looks.append(_look(plan, form, values))
-        if looks[-1].outcome != "undecided" or len(got) < want:
+        look = _look(plan, form, values)
+        if plan.pilot and len(got) < want and look.outcome != "undecided":
+            look = Look(look.estimate, "undecided")  # off the ladder: shown, not judged
+        looks.append(look)
+        if look.outcome != "undecided" or len(got) < want:
             break
-        why = futile(plan, form, looks[-1].estimate)
+        why = futile(plan, form, look.estimate)
         if why is not None:
             extra["stopped"] = why
             break
+        if plan.pilot and len(looks) == 1 and look.estimate.decided:
+            size_plan = plan.plan_from(form, look.estimate)
+            last = size_plan.planned
+            extra["size_plan"] = {**size_plan.to_json(), "text": size_plan.describe(),
+                                  **(on_plan(size_plan) if on_plan is not None else {})}
     return Decision(form, plan, tuple(values), tuple(looks), unit, extra)
 
 

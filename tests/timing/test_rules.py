@@ -125,9 +125,11 @@ def test_a_true_claim_is_refuted_at_most_one_time_in_a_hundred(plan, form, centr
 def test_the_stated_chance_is_within_one_percent_and_sums_the_looks() -> None:
     rng = random.Random(7)
     noisy = [1.0 + rng.uniform(-0.3, 0.3) for _ in range(36)]
-    # Every look read (no futility stop), so that the chance sums three of them.
+    # Every look read (no futility stop; the plan's bound is the cap at this scatter),
+    # so that the chance sums all of them.
     decision = decide_values(noisy, change_band(5), replace(ALTERNATED, futility=None))
-    assert decision.outcome == "undecided" and len(decision.looks) == 3
+    assert decision.extra["size_plan"]["planned"] == ALTERNATED.looks[-1]
+    assert decision.outcome == "undecided" and len(decision.looks) == len(ALTERNATED.looks)
     assert [look.estimate.method for look in decision.looks] == ["signed-rank"] * 3
     per_look = [2 * look.estimate.miss_each_side for look in decision.looks]
     assert decision.false_refutation_chance == pytest.approx(sum(per_look))
@@ -145,7 +147,8 @@ def test_a_quiet_series_is_decided_at_the_first_look() -> None:
         return [1.0 + 0.001 * (i % 3 - 1) for i in range(k)]
 
     decision = decide(draw, change_band(5), ALTERNATED)
-    assert decision.outcome == "holds" and asked == [12]
+    # Half the pilot, then the rest of it (a planned sample checks the first half's scatter).
+    assert decision.outcome == "holds" and asked == [6, 6]
     assert decision.holds is True and len(decision.values) == 12
 
 
@@ -158,7 +161,9 @@ def test_a_noisy_series_asks_for_more_up_to_the_cap() -> None:
         return [rng.lognormvariate(0, 0.5) for _ in range(k)]
 
     decision = decide(draw, change_band(5), replace(ALTERNATED, futility=None))
-    assert asked == [12, 12, 12] and len(decision.values) == 36
+    # The pilot's scatter plans the cap, and every look of the ladder is read up to it.
+    assert decision.extra["size_plan"]["at_bound"]
+    assert asked == [12, 8, 8] and len(decision.values) == 28
     assert decision.outcome == "undecided"
 
 
@@ -172,19 +177,25 @@ def test_a_hopeless_series_stops_for_futility_and_says_so() -> None:
         asked.append(k)
         return [rng.lognormvariate(0, 1.0) for _ in range(k)]
 
-    decision = decide(draw, change_band(5), ALTERNATED)
+    decision = decide(draw, change_band(5), replace(ALTERNATED, pilot=False))
     assert asked == [12] and decision.outcome == "undecided"
     stopped = decision.extra["stopped"]
-    assert stopped.startswith("stopped for futility: at this scatter even 36 values")
+    assert stopped.startswith("stopped for futility: at this scatter even 28 values")
     assert "straddling within [0.95, 1.05]" in stopped
     assert stopped in decision.describe() and "chance" not in decision.describe()
+    # The planned sample sees it in half its pilot, and stops there.
+    asked.clear()
+    early = decide(draw, change_band(5), ALTERNATED)
+    assert asked == [6] and early.outcome == "undecided" and len(early.values) == 6
+    assert early.extra["stopped"].startswith("stopped for futility after 6 of the pilot's 12")
+    assert "wider than within [0.95, 1.05]" in early.describe()
 
 
 def test_a_series_that_more_values_could_decide_goes_on() -> None:
     # Undecided at 12 (its interval pokes out of the band), but narrowing as the
-    # sample grows would fit it: the next look is taken, and decides.
-    # (Seed 0 at 6 % scatter per pair reads [0.912, 1.04] at 12 and holds at 36.)
-    rng = random.Random(0)
+    # sample grows would fit it: the pilot plans the cap, the looks go on, and decide.
+    # (Seed 1 at 6 % scatter per pair reads [0.956, 1.08] at 12 and holds at 28.)
+    rng = random.Random(1)
     asked: list[int] = []
 
     def draw(k: int) -> list[float]:
@@ -192,7 +203,8 @@ def test_a_series_that_more_values_could_decide_goes_on() -> None:
         return [rng.lognormvariate(0, 0.06) for _ in range(k)]
 
     decision = decide(draw, change_band(5), ALTERNATED)
-    assert asked == [12, 12, 12] and decision.outcome == "holds", decision.looks
+    assert asked == [6, 6, 8, 8] and decision.outcome == "holds", decision.looks
+    assert decision.extra["size_plan"]["planned"] >= 28
     assert "stopped" not in decision.extra
 
 
@@ -200,7 +212,7 @@ def test_futility_never_decides_and_its_margin_is_checked() -> None:
     est = ALTERNATED.interval([0.5, 2.0] * 6)
     assert futile(ALTERNATED, change_band(5), est) is not None
     assert futile(replace(ALTERNATED, futility=None), change_band(5), est) is None
-    assert futile(ALTERNATED, change_band(5), ALTERNATED.interval([1.0] * 36)) is None  # at cap
+    assert futile(ALTERNATED, change_band(5), ALTERNATED.interval([1.0] * 28)) is None  # at cap
     with pytest.raises(ValueError):
         Plan(looks=(9,), futility=0)
     with pytest.raises(ValueError):

@@ -18,7 +18,8 @@ what context, until when) changes as a real server's would.
 
 Timing and failures are injected: ``first_token_delay_s`` (the server waits
 that long after reading a request before its first text chunk),
-``token_interval_s`` (between chunks), and :class:`Fault` entries (HTTP status,
+``token_interval_s`` (between chunks; ``interval_factors`` scale it reply by reply,
+in turn), and :class:`Fault` entries (HTTP status,
 a hung reply, a stream cut or ended before ``done``, a malformed line, an
 ``{"error": ...}`` line, a stall). It must never stand in for a real server in a
 claims run: its figures are scripted, so verdicts against it mean nothing.

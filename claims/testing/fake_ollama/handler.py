@@ -32,6 +32,8 @@ class Served(Protocol):
     token_interval_s: float
     _stopping: threading.Event
 
+    def stream_interval_s(self) -> float: ...
+
     def _take_fault(self, path: str) -> Fault | None: ...
 
     def _blob(self, h: _Handler, method: str, digest: str) -> None: ...
@@ -167,6 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             _sleep_until(deadline)
         first_sent = time.perf_counter()
+        interval_s = fake.stream_interval_s()
         for sent, obj in enumerate(lines):
             if fault is not None and sent == fault.after_lines:
                 if fault.kind == "cut":
@@ -183,10 +186,10 @@ class _Handler(BaseHTTPRequestHandler):
                     break
                 if fault.kind == "stall":
                     _sleep(fault.delay_s)
-            if sent and fake.token_interval_s:
+            if sent and interval_s:
                 # Deadlines from the first chunk, so the fake's own per-chunk work
                 # does not stretch the interval the tests rely on.
-                _sleep_until(first_sent + sent * fake.token_interval_s)
+                _sleep_until(first_sent + sent * interval_s)
             self._chunk(json.dumps(obj).encode() + b"\n")
             if sent == 0:
                 self.exchange.first_chunk_ns = time.perf_counter_ns()

@@ -88,6 +88,7 @@ class FakeState:
         behaves_as: str = DEFAULT_RELEASE,
         first_token_delay_s: float = 0.0,
         token_interval_s: float = 0.0,
+        interval_factors: tuple[float, ...] = (),
         cold_load_s: float = 0.0,
         headers_with_first_chunk: bool = True,
         default_num_ctx: int = 4096,
@@ -103,6 +104,13 @@ class FakeState:
         self.release: OllamaRelease = release(behaves_as)
         self.first_token_delay_s = first_token_delay_s
         self.token_interval_s = token_interval_s
+        # Streamed replies take these multiples of token_interval_s in turn (cycling):
+        # requests of one kind that differ as a busy machine's do, reproducibly
+        # (claims.timing's planned samples are tested on it). Empty: all alike.
+        if any(f <= 0 for f in interval_factors):
+            raise ValueError(f"interval factors must be positive, got {interval_factors}")
+        self.interval_factors = tuple(interval_factors)
+        self._streams = 0
         self.cold_load_s = cold_load_s
         self.headers_with_first_chunk = headers_with_first_chunk
         self.default_num_ctx = default_num_ctx
@@ -122,6 +130,16 @@ class FakeState:
         self._rng = random.Random()
         self._unseeded = 0
         self._openai_counter = 0
+
+    def stream_interval_s(self) -> float:
+        """Seconds between the token chunks of the next streamed reply: ``token_interval_s``
+        times the next of ``interval_factors`` (cycling), when any are set."""
+        if not self.interval_factors:
+            return self.token_interval_s
+        with self._lock:
+            factor = self.interval_factors[self._streams % len(self.interval_factors)]
+            self._streams += 1
+        return self.token_interval_s * factor
 
     def add_fault(self, fault: Fault) -> Fault:
         with self._lock:

@@ -8,8 +8,9 @@ once however many claims judge them:
   W2-TOKS-PER-SEC (server over client decode rate), beside the masterclass's and
   Week 1's claims on the same quantities;
 * **contexts** (alternated): Week 2's prompt at num_ctx 2048 and 4096 sent
-  alternately, each with a fresh nonce in front; Ollama reloads the runner when
-  num_ctx changes (one reload per pair, on each context equally often). It serves
+  alternately, each with a fresh nonce in front, 64 tokens each; Ollama reloads the
+  runner when num_ctx changes (one reload per pair, on each context equally often);
+  its size is planned from a pilot of 12 pairs (claims.timing.policy.ALTERNATED). It serves
   W2-NUMCTX-NOT-SPEED, W2-PS-CONTEXT and W2-CTX-MEMORY;
 * **cold/warm pairs** (--ollama-allow-unload): an unload settled in /api/ps, the
   request cold, the same request warm. It serves W2-COLD-TTFT and W2-LOAD-DURATION.
@@ -155,6 +156,11 @@ def test_num_ctx_does_not_change_decode_speed(live, check, ollama_pools):
     that preempts a few steps of one request (seen as 0.14x and 4.6x pairs in a run
     whose other pairs read 0.94-1.08x) does not move it. The server's
     eval_count / eval_duration ratios are shown beside it.
+
+    The sample is planned: a pilot of 12 pairs decides a quiet run; otherwise its
+    interval plans how many pairs the band needs (at most 28), and the seconds they
+    take from the pilot's seconds per pair; the plan and its bound are recorded beside
+    the verdict ("...: planned sample"), and the pool never runs past either.
     """
     check.against("contexts", list(BENCH_CONTEXTS))
     band = check.premise("decode rate change bar")

@@ -110,7 +110,7 @@ def test_a_store_copied_from_a_read_only_checkout_can_be_written(tmp_path):
 
     source = tmp_path / "read-only checkout"
     shutil.copytree(SOURCE, source)
-    for path in sorted(source.rglob("*"), reverse=True) + [source]:
+    for path in [*sorted(source.rglob("*"), reverse=True), source]:
         path.chmod(stat.S_IMODE(path.stat().st_mode) & ~0o222)
     try:
         gguf = tmp_path / "model.gguf"

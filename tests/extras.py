@@ -32,8 +32,9 @@ __all__ = [
 
 
 def installed(module: str) -> bool:
-    """Whether ``module`` (a top-level package) can be imported here."""
-    return importlib.util.find_spec(module) is not None
+    """Whether ``module``'s top-level package is installed here (found, not imported:
+    a dotted name's find_spec would import its parents)."""
+    return importlib.util.find_spec(module.partition(".")[0]) is not None
 
 
 @functools.cache

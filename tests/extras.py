@@ -20,15 +20,8 @@ from types import ModuleType
 
 import pytest
 
-__all__ = [
-    "import_or_skip",
-    "installed",
-    "needs",
-    "needs_hub",
-    "needs_llama_cpp",
-    "needs_torch",
-    "unusable",
-]
+# And needs_torch, needs_llama_cpp, needs_hub: made when imported (__getattr__ below).
+__all__ = ["import_or_skip", "installed", "needs", "unusable"]
 
 
 def installed(module: str) -> bool:
@@ -81,6 +74,17 @@ def import_or_skip(module: str, extra: str) -> ModuleType:
     return importlib.import_module(module)
 
 
-needs_torch = needs("torch", "gpu")
-needs_llama_cpp = needs("llama_cpp", "engine")
-needs_hub = needs("huggingface_hub", "hub")
+# The marks by name, each made on first use (a module's __getattr__): a test module that
+# imports needs_torch imports torch to know, not llama_cpp and huggingface_hub as well.
+_NEEDS = {
+    "needs_torch": ("torch", "gpu"),
+    "needs_llama_cpp": ("llama_cpp", "engine"),
+    "needs_hub": ("huggingface_hub", "hub"),
+}
+
+
+def __getattr__(name: str) -> pytest.MarkDecorator:
+    """``needs_torch``, ``needs_llama_cpp``, ``needs_hub``: :func:`needs` of their extra."""
+    if name in _NEEDS:
+        return needs(*_NEEDS[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

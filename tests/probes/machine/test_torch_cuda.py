@@ -16,9 +16,8 @@ import pytest
 
 from claims.probes.errors import PrerequisiteMissing
 from claims.probes.machine import torch_cuda
+from tests.extras import needs_torch
 from tests.interpreter import modules_loaded
-
-needs_torch = pytest.mark.skipif(not torch_cuda.torch_installed(), reason="torch is not installed")
 
 MAPS = """\
 7f00-7f01 r-xp 00000000 08:01 1 /venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcudart.so.13
@@ -370,17 +369,14 @@ def test_a_torch_that_does_not_import_makes_the_gpu_tier_unavailable_naming_it(
     """On a machine whose driver answers, a torch that raises on import leaves the gpu tier
     unavailable with the error as its reason (its claims skipped with it), instead of the
     exception ending the run where the plugin asks the tiers."""
-    from claims.probes.machine import nvidia
+    from claims.testing import fake_nvidia_smi
     from claims.tiers import TIERS
 
     _plant_torch(tmp_path, monkeypatch, BROKEN_TORCH["os-error"][0])
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    smi = bin_dir / "nvidia-smi"
-    smi.write_text("#!/bin/sh\nexit 0\n", "utf-8")
-    smi.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.setattr(nvidia, "nvml_state", lambda: nvidia.NvmlState("ok", "ok"))
+    # A driver that answers: the recorded nvidia-smi of an H100 machine first on PATH.
+    smi = fake_nvidia_smi.install(tmp_path / "bin", ["nvidia-smi"])
+    monkeypatch.setenv("CLAIMS_FAKE_MACHINE", "h100")
+    monkeypatch.setenv("PATH", f"{smi.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     status = TIERS["gpu"].detect(None)  # type: ignore[arg-type]  # the gpu tier reads none
     assert not status.available
     assert status.reason == ("gpu tier needs torch with CUDA: torch is installed but does "

@@ -501,22 +501,18 @@ def fresh_python(code: str, *, env: Mapping[str, str] | None = None,
 
 
 # The first lines of a helper that imports torch: where the import fails (not installed,
-# or installed and raising, as a CUDA wheel missing a library does), the child prints why
-# under this key, and fresh_python raises PrerequisiteMissing with it, the message
-# import_torch gives in this process, instead of a FreshProcessError (a claim's error).
+# or installed and raising, as a CUDA wheel missing a library does), the child prints
+# import_torch's message under this key, and fresh_python raises PrerequisiteMissing with
+# it, as in this process, instead of a FreshProcessError (which errs the claim).
 TORCH_IMPORT_FAILED = "torch_import_failed"
 _IMPORT_TORCH = f"""
 import json
+from claims.probes.errors import PrerequisiteMissing
+from claims.probes.machine.torch_cuda import import_torch
 try:
-    import torch
-except ModuleNotFoundError as exc:
-    why = ("torch is not installed (" + str(exc) + ")" if exc.name == "torch" else
-           "torch is installed but does not import: " + str(exc))
-    print(json.dumps({{{TORCH_IMPORT_FAILED!r}: why}}))
-    raise SystemExit(0)
-except Exception as exc:
-    why = "torch is installed but does not import: " + type(exc).__name__ + ": " + str(exc)
-    print(json.dumps({{{TORCH_IMPORT_FAILED!r}: why}}))
+    torch = import_torch()
+except PrerequisiteMissing as exc:
+    print(json.dumps({{{TORCH_IMPORT_FAILED!r}: str(exc)}}))
     raise SystemExit(0)
 """
 

@@ -79,6 +79,75 @@ fi
 say "no writable cache: one message, exit 4, as expected ($((SECONDS - start)) s):"
 grep "cannot be used" "$log"
 
+# The offline install, as the README's first command leaves it (issue 51): the run above
+# made the checkout's .venv (pip install -e ., then stopped at the cache check): no torch,
+# no llama-cpp, no extras. In it, as the user, with the cache named:
+#   a. the suite's own tests, the quick loop (-m "not slow"), then two slow modules: the
+#      gpu tier's dry runs (the tests that came back broken without torch) and the
+#      read-only checkout's test (skipped as root): every test needing an extra must skip
+#      with its reason. tests/audit is left out: its fixture reruns the whole mutation
+#      audit (3 to 4 min), which needs no extra; its tests run in each matrix session's
+#      quick loop and in scripts/test.sh;
+#   b. the offline certification from a copy of the checkout nobody may write (chmod -R
+#      a-w: a read-only mount, a container's layer), its evidence and report elsewhere,
+#      run with this .venv from inside the copy (python -m puts the copy first on sys.path);
+#   c. the same with a torch that raises on import first on PYTHONPATH (a CUDA wheel
+#      missing a library): it must complete, with b's verdicts claim for claim.
+# AS_USER_OFFLINE_ONLY=1 stops after these steps (to rerun them alone).
+start=$SECONDS
+offline="$base/offline install"
+mkdir -p "$offline/torch"
+printf '%s\n' 'raise ImportError("libcudnn.so.9: cannot open shared object file (a broken torch, planted by .ci/as-user.sh)")' \
+  >"$offline/torch/__init__.py"
+chown -R "$user" "$offline"
+own_tests=".venv/bin/python -m pytest -p no:cacheprovider -q -rs -n ${WORKERS:-auto}"
+as_user offline-own-tests "$own_tests -m 'not slow' --ignore=tests/audit \
+    --claims-evidence '$offline/own/evidence.json' --claims-report-html '$offline/own/report.html' \
+  && $own_tests tests/plugin/test_gpu_tier.py tests/test_read_only_checkout.py \
+    --claims-evidence '$offline/gpu/evidence.json' --claims-report-html '$offline/gpu/report.html'" \
+  CLAIMS_CACHE_DIR="$cache"
+[ "$status" -eq 0 ] || failed "the suite's own tests in the offline install exited $status"
+grep -E "^[0-9]+ (passed|failed)|[0-9]+ passed" "$log" | sed 's/^/as-user:   /'
+say "the suite's own tests passed in the offline install ($((SECONDS - start)) s)"
+
+start=$SECONDS
+read_only="$base/read-only/$(basename "$checkout")"
+mkdir -p "$base/read-only"
+git clone --quiet "$PWD" "$read_only"
+chown -R "$user" "$base/read-only"
+chmod -R a-w "$read_only"
+as_user read-only "cd '$read_only' && '$checkout/.venv/bin/python' -m pytest -m offline -q \
+  -p no:cacheprovider --claims-evidence '$offline/read-only.json' \
+  --claims-report-html '$offline/read-only.html'" CLAIMS_CACHE_DIR="$cache"
+if [ "$status" -ne 0 ] || grep -q "PermissionError\|Read-only file system" "$log"; then
+  failed "the offline certification of a read-only checkout exited $status"
+fi
+changed=$(git -C "$read_only" -c safe.directory="$read_only" status --porcelain --ignored)
+[ -z "$changed" ] || failed "the read-only checkout was written: $changed"
+say "a read-only checkout certified, evidence elsewhere ($((SECONDS - start)) s)"
+
+start=$SECONDS
+as_user broken-torch ".venv/bin/python -m pytest -m offline -q -p no:cacheprovider \
+  --claims-evidence '$offline/broken-torch.json' \
+  --claims-report-html '$offline/broken-torch.html'" \
+  CLAIMS_CACHE_DIR="$cache" PYTHONPATH="$offline"
+[ "$status" -eq 0 ] || failed "the offline certification with a torch that raises on import" \
+  "exited $status"
+if ! differences=$("$python" - "$offline/read-only.json" "$offline/broken-torch.json" <<'PY'
+import json, sys
+plain, broken = ({c["id"]: c["verdict"] for c in json.load(open(p, encoding="utf-8"))["claims"]}
+                 for p in sys.argv[1:])
+lines = [f"{cid}: {plain.get(cid)} without torch, {broken.get(cid)} with the broken one"
+         for cid in sorted(plain.keys() | broken.keys()) if plain.get(cid) != broken.get(cid)]
+print("\n".join(lines) or f"{len(plain)} claims, the same verdicts")
+sys.exit(1 if lines else 0)
+PY
+); then
+  failed "a torch that raises on import changed verdicts: $differences"
+fi
+say "a torch that raises on import: $differences ($((SECONDS - start)) s)"
+[ "${AS_USER_OFFLINE_ONLY:-}" = 1 ] && exit 0
+
 # nox, in a virtual environment of the user's, at the version the dev extra names.
 start=$SECONDS
 nox_requirement=$("$python" -c 'import tomllib, sys

@@ -252,8 +252,16 @@ def _gpu(_: TierSettings) -> TierStatus:
     nvml = nvml_state()
     if not nvml.ok:
         return TierStatus(False, f"gpu tier needs a working NVIDIA driver: {nvml.reason}")
-    import torch
+    from claims.probes.errors import PrerequisiteMissing
+    from claims.probes.machine.torch_cuda import import_torch
 
+    # A torch that is installed but does not import (a CUDA wheel missing one of its
+    # libraries) makes the tier unavailable, naming the error: the gpu claims are skipped
+    # with it and every other tier runs, instead of the run stopping here.
+    try:
+        torch = import_torch()
+    except PrerequisiteMissing as exc:
+        return TierStatus(False, f"gpu tier needs torch with CUDA: {exc}")
     if not torch.cuda.is_available():
         built = torch.version.cuda
         why = "was built without CUDA" if built is None else f"(CUDA {built}) sees no usable GPU"

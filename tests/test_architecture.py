@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.extras import import_or_skip
+
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 800
 LINT_TIMEOUT_S = 600
@@ -52,7 +54,7 @@ TEMPORARY_LONG: dict[str, str] = {}
 
 def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     """Run import-linter on the ``claims`` package under ``root``, with root's pyproject."""
-    pytest.importorskip("importlinter", reason="import-linter is in the dev extra")
+    import_or_skip("importlinter", "dev")
     env = {**os.environ, "PYTHONPATH": str(root)}
     return subprocess.run(
         [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()",

@@ -11,6 +11,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.extras import import_or_skip
+
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [
@@ -22,7 +24,7 @@ pytestmark = [
 
 def _load(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """noxfile.py, freshly imported (its discovery runs at import, as under nox)."""
-    pytest.importorskip("nox", reason="nox is in the dev extra")
+    import_or_skip("nox", "dev")
     monkeypatch.setenv("NOX_QUIET_DISCOVERY", "1")
     spec = importlib.util.spec_from_file_location("claims_noxfile", ROOT / "noxfile.py")
     assert spec is not None and spec.loader is not None

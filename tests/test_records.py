@@ -32,6 +32,7 @@ from claims.evidence import schema
 from claims.testing import fake_nvidia_smi
 from claims.testing.fake_ollama import FakeOllama
 from claims.verdicts import Verdict
+from tests.extras import needs_torch
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD_TIMEOUT_S = 300
@@ -235,6 +236,7 @@ def test_a_fake_ollama_run_names_only_fields_of_the_schema(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
+@needs_torch  # the fake CUDA device stands on a real (CPU) torch
 def test_a_simulated_gpu_run_names_only_fields_of_the_schema(tmp_path: Path) -> None:
     """A recorded Spark through the suite's fake CUDA and nvidia-smi: the GPU fields and charts."""
     smi = fake_nvidia_smi.install(tmp_path / "fakebin", ("nvidia-smi", "lscpu", "free"))

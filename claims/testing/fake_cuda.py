@@ -249,8 +249,12 @@ def _fake_toolkit(toolkit: dict[str, Any] | None) -> None:
 
 
 def install(machine: Path | None = None) -> None:
-    import torch
+    """Make torch, the probes and the machine's files those of the recorded ``machine``.
 
+    Raises :class:`PrerequisiteMissing` where torch is not installed or does not import:
+    the fake needs a real (CPU) torch to stand on.
+    """
+    torch = torch_cuda.import_torch()
     where = machine or machine_dir()
     record = load_machine(where)
     declare(f"fake CUDA device (claims.testing.fake_cuda, fixtures/system/{where.name})")
@@ -373,6 +377,12 @@ def pytest_configure(config: pytest.Config) -> None:
         install()
     except recordings.RecordingsNotFound as exc:
         raise pytest.UsageError(f"fake CUDA: {exc}") from None
+    except PrerequisiteMissing as exc:
+        # One line naming what to install, not an INTERNALERROR's traceback.
+        raise pytest.UsageError(
+            f"fake CUDA (-p claims.testing.fake_cuda) runs on a real torch, a CPU build will "
+            f"do (pip install torch, or the 'gpu' extra): {exc}"
+        ) from None
 
 
 class CudaTorch:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from claims.probes.errors import InputError
@@ -59,8 +60,6 @@ def recorded_store_dir(version: str = "0.31.2") -> Path:
 
 def _special_files(folder: str, names: list[str]) -> list[str]:
     """The entries of ``folder`` that are neither files, folders nor links (never copied)."""
-    import stat
-
     def special(name: str) -> bool:
         try:
             mode = os.lstat(os.path.join(folder, name)).st_mode
@@ -71,6 +70,18 @@ def _special_files(folder: str, names: list[str]) -> list[str]:
     return [n for n in names if special(n)]
 
 
+def _owner_writable(root: Path) -> None:
+    """Let the owner write ``root`` and the folders under it (links untouched).
+
+    copytree gives each folder its source's mode whatever its ``copy_function``
+    (``shutil.copystat``), so a folder copied from a read-only checkout is read-only.
+    """
+    for folder, _, _ in os.walk(root):
+        mode = os.lstat(folder).st_mode
+        if not mode & stat.S_IWUSR:
+            os.chmod(folder, stat.S_IMODE(mode) | stat.S_IWUSR)
+
+
 def assemble(source: Path, dest: Path, gguf: Path, gguf_sha256: str) -> Path:
     """A complete store under ``dest``: ``source``'s manifests and blobs, plus the model
     blob ``gguf`` (whose verified sha256 is ``gguf_sha256``) under its digest's name."""
@@ -79,8 +90,12 @@ def assemble(source: Path, dest: Path, gguf: Path, gguf_sha256: str) -> Path:
     for sub in ("manifests", "blobs"):
         # Links are copied as links, never followed: a store's link to / or /proc/kmsg
         # must not become a copy of the machine (the store probe refuses them later).
+        # Contents only (copyfile), not modes: a checkout that cannot be written (a
+        # read-only mount, a container's layer, chmod a-w) would otherwise give a copy
+        # its owner cannot write into either, and adding the model blob below fails.
         shutil.copytree(source / sub, dest / sub, dirs_exist_ok=True, symlinks=True,
-                        ignore=_special_files)
+                        ignore=_special_files, copy_function=shutil.copyfile)
+        _owner_writable(dest / sub)
     target = dest / "blobs" / f"sha256-{gguf_sha256}"
     manifests, _ = OllamaStore(dest).scan(strict=False)
     if not any(b.digest == f"sha256:{gguf_sha256}" for m in manifests for b in m.blobs):

@@ -574,6 +574,7 @@ W5_CAPTURES = {
 }
 
 
+@needs_torch
 @pytest.mark.parametrize("machine", sorted(W5_CAPTURES))
 def test_week5_claims_on_a_captured_machine_print_its_capture(tmp_path, machine):
     profile, fp16, bf16, launch, fp32_peak = W5_CAPTURES[machine]
@@ -607,3 +608,26 @@ def test_week5_claims_on_a_captured_machine_print_its_capture(tmp_path, machine)
     assert sources == {(s, p) for s in ("recorded", "measured") for p in ("fp32", "fp16", "bf16")}
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "the document&#39;s run" in html or "the document's run" in html
+
+
+@pytest.mark.parametrize(("init", "says"), [
+    ('raise ModuleNotFoundError("No module named \'torch\'", name="torch")',
+     "torch is not installed"),
+    ('raise ImportError("libcudart.so.13: cannot open shared object file")',
+     "torch is installed but does not import: ImportError: libcudart.so.13"),
+], ids=["absent", "broken"])
+def test_the_fake_device_without_a_working_torch_stops_with_one_line(tmp_path, init, says):
+    """The fake stands on a real (CPU) torch: where torch is missing or raises on import,
+    ``-p claims.testing.fake_cuda`` stops the run before any test with one message naming
+    why and what to install (pytest's usage error, exit 4), not an INTERNALERROR."""
+    planted = tmp_path / "planted"
+    (planted / "torch").mkdir(parents=True)
+    (planted / "torch" / "__init__.py").write_text(init + "\n", "utf-8")
+    path, env = _fake_path(tmp_path, "h100")
+    proc, _ = _run(tmp_path, "--claims-profile=generic", "-p", "claims.testing.fake_cuda",
+                   path=path, extra_env={**env, "PYTHONPATH": str(planted)})
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 4, output[-3000:]
+    assert "INTERNALERROR" not in output and "Traceback" not in output, output[-3000:]
+    (line,) = [x for x in output.splitlines() if "fake CUDA" in x]
+    assert "runs on a real torch, a CPU build will do" in line and says in line, line

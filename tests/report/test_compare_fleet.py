@@ -38,9 +38,11 @@ import pytest
 
 from claims.report.compare import compare_files, render_compare_html
 from claims.testing import fake_nvidia_smi
+from tests.extras import needs_torch
 
-# Subprocesses or timings: left out of the quick loop (tests/README.md).
-pytestmark = pytest.mark.slow
+# Subprocesses or timings: left out of the quick loop (tests/README.md). Every test reads
+# the fleet, four runs on the fake CUDA device, which stands on a real (CPU) torch.
+pytestmark = [pytest.mark.slow, needs_torch]
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 300

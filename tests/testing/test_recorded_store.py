@@ -98,3 +98,30 @@ def test_the_shared_blob_store_holds_three_names_on_the_one_weight_blob(tmp_path
         "gemma3:270m": "6aa2aebbe67a",
     }
     assert len([b for b in (root / "blobs").iterdir() if b.name == f"sha256-{GEMMA}"]) == 1
+
+
+def test_a_store_copied_from_a_read_only_checkout_can_be_written(tmp_path):
+    """A checkout nobody may write (chmod a-w, a read-only mount, a container's layer)
+    gives a store its owner can write: the copy keeps the files, not their modes, so the
+    model blob is added and the claims that write into the store can. The modes are
+    checked, not a write tried: root writes a read-only folder anyway."""
+    import shutil
+    import stat
+
+    source = tmp_path / "read-only checkout"
+    shutil.copytree(SOURCE, source)
+    for path in [*sorted(source.rglob("*"), reverse=True), source]:
+        path.chmod(stat.S_IMODE(path.stat().st_mode) & ~0o222)
+    try:
+        gguf = tmp_path / "model.gguf"
+        gguf.write_bytes(b"GGUF stand-in")
+        root = assemble(source, tmp_path / "store", gguf, GEMMA)
+        copied = [root / "manifests", root / "blobs", *(root / "manifests").rglob("*"),
+                  *(p for p in (root / "blobs").iterdir() if p.name != f"sha256-{GEMMA}")]
+        assert len(copied) > 4
+        unwritable = [p for p in copied if not p.lstat().st_mode & stat.S_IWUSR]
+        assert unwritable == []
+    finally:
+        # pytest removes tmp_path later: give the owner back the right to.
+        for path in [source, *source.rglob("*")]:
+            path.chmod(stat.S_IMODE(path.stat().st_mode) | stat.S_IWUSR)

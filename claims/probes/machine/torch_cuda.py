@@ -87,12 +87,21 @@ def torch_installed() -> bool:
 def import_torch() -> Any:
     """The torch module, imported on first use (it costs seconds, so never at import time).
 
-    Raises :class:`PrerequisiteMissing` when torch is not installed.
+    Raises :class:`PrerequisiteMissing` when torch is not installed, or is installed but
+    fails to import: a CUDA wheel on a machine missing one of its libraries raises an
+    ImportError or an OSError from inside ``torch/__init__.py``; either is named, so the
+    claim it stops says why instead of the run stopping on a traceback.
     """
     try:
         import torch
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
+        if exc.name != "torch":
+            raise PrerequisiteMissing(f"torch is installed but does not import: {exc}") from None
         raise PrerequisiteMissing(f"torch is not installed ({exc})") from None
+    except Exception as exc:  # whatever the broken install raises, named
+        raise PrerequisiteMissing(
+            f"torch is installed but does not import: {type(exc).__name__}: {exc}"
+        ) from None
     return torch
 
 
@@ -486,11 +495,28 @@ def fresh_python(code: str, *, env: Mapping[str, str] | None = None,
                                 ) from None
     if not isinstance(result, dict):
         raise FreshProcessError("the helper interpreter's JSON is not an object")
+    if TORCH_IMPORT_FAILED in result:
+        raise PrerequisiteMissing(str(result[TORCH_IMPORT_FAILED]))
     return result
 
 
-_TF32_DEFAULTS = """
-import json, torch
+# The first lines of a helper that imports torch: where the import fails (not installed,
+# or installed and raising, as a CUDA wheel missing a library does), the child prints
+# import_torch's message under this key, and fresh_python raises PrerequisiteMissing with
+# it, as in this process, instead of a FreshProcessError (which errs the claim).
+TORCH_IMPORT_FAILED = "torch_import_failed"
+_IMPORT_TORCH = f"""
+import json
+from claims.probes.errors import PrerequisiteMissing
+from claims.probes.machine.torch_cuda import import_torch
+try:
+    torch = import_torch()
+except PrerequisiteMissing as exc:
+    print(json.dumps({{{TORCH_IMPORT_FAILED!r}: str(exc)}}))
+    raise SystemExit(0)
+"""
+
+_TF32_DEFAULTS = _IMPORT_TORCH + """
 matmul = torch.backends.cuda.matmul
 out = {
     "torch": torch.__version__,
@@ -553,8 +579,7 @@ def toolkit_hidden_env(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-_RUNTIME_CHECK = """
-import json, torch
+_RUNTIME_CHECK = _IMPORT_TORCH + """
 out = {"torch": torch.__version__, "torch_cuda": torch.version.cuda,
        "available": bool(torch.cuda.is_available())}
 if out["available"]:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
-from claims.testkit import Check, Interval, not_run
+from claims.testkit import Check, Interval, PrerequisiteMissing, not_run
 
 pytestmark = pytest.mark.offline
 
@@ -67,12 +67,16 @@ def _column(text: str, title: str) -> str:
 
 @pytest.mark.claim("W1-TF32-DEFAULT-OFF", source="live")
 def test_tf32_is_off_by_default(check):
-    from claims.probes.machine.torch_cuda import tf32_defaults, torch_installed
+    from claims.probes.machine.torch_cuda import tf32_defaults
 
-    if not torch_installed():
-        not_run("torch is not installed (pip install 'claims-suite[gpu]' or any torch build)")
-    # A fresh interpreter: the default, untouched by anything this session set.
-    defaults = tf32_defaults()
+    # A fresh interpreter: the default, untouched by anything this session set. torch not
+    # installed, or installed and raising on import there (a CUDA wheel missing a library),
+    # leaves the claim not run, saying which; a PrerequisiteMissing a test lets through
+    # fails it.
+    try:
+        defaults = tf32_defaults()
+    except PrerequisiteMissing as exc:
+        not_run(f"{exc} (pip install 'claims-suite[gpu]' or any torch build)")
     check.attach("torch TF32 settings in a fresh interpreter", defaults, kind="json")
     check.fact("torch.version", defaults["torch"])
     on = bool(defaults["allow_tf32"]) or defaults["float32_matmul_precision"] != "highest"

@@ -6,7 +6,8 @@ import pytest
 
 from claims.probes.arithmetic.memory import tensor_count_from_config
 from claims.probes.files.hf_repo import index_total_size, index_weight_map
-from claims.testkit import Interval
+from claims.probes.machine.torch_cuda import import_torch
+from claims.testkit import Interval, PrerequisiteMissing
 
 BF16_BYTES = 2
 INDEX = "model.safetensors.index.json"
@@ -23,9 +24,9 @@ def test_index_total_is_two_bytes_per_parameter(check, qwen_files):
     check.against("parameters", params, note="total_size / 2 bytes per BF16 value")
     check.against("parameters in billions", params, unit="params")
     try:
-        import torch
-    except ImportError:
-        check.not_judged("bytes per parameter", "torch is not installed to size a BF16 element")
+        torch = import_torch()
+    except PrerequisiteMissing as exc:  # not installed, or installed and raising on import
+        check.not_judged("bytes per parameter", f"{exc}: no torch to size a BF16 element")
     else:
         check.against("bytes per parameter", torch.empty(0, dtype=torch.bfloat16).element_size(),
                       unit="B", note="torch: one bfloat16 element")

@@ -27,7 +27,8 @@ from claims.probes.arithmetic.memory import (
     weight_bytes,
     weight_bytes_exact,
 )
-from claims.testkit import Interval, convert
+from claims.probes.machine.torch_cuda import import_torch
+from claims.testkit import Interval, PrerequisiteMissing, convert
 
 pytestmark = pytest.mark.offline
 
@@ -45,11 +46,12 @@ GGML_ELEMENT_TYPES = {"FP32": "F32", "FP16": "F16", "BF16": "BF16", "INT8": "I8"
 
 
 def _torch() -> Any | None:
+    """torch, or None where it is not installed or raises on import (then the sizes come
+    from gguf alone; a broken CUDA wheel must not end the run)."""
     try:
-        import torch
-    except ImportError:
+        return import_torch()
+    except PrerequisiteMissing:
         return None
-    return torch
 
 
 @pytest.mark.claim("W4-PRECISION-BYTES")

@@ -35,15 +35,16 @@ import pytest
 
 from claims.probes.arithmetic import tensors
 from claims.probes.arithmetic.tensors import FORMATS, MIB, MatmulRun
+from claims.probes.machine.torch_cuda import import_torch
 from claims.testing import lab
-from claims.testkit import Check, InputError, Interval, not_run
+from claims.testkit import Check, InputError, Interval, PrerequisiteMissing, not_run
 
 FOLDER = "week-05-pytorch-tensors"
 # The catalog's names for the formats (W4's precision table uses the same labels).
 LABELS = {"fp32": "FP32", "fp16": "FP16", "bf16": "BF16"}
 TORCH_NAMES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
-NO_TORCH = ("torch is not installed (pip install 'claims-suite[gpu]' or any torch build; "
-            "CPU is enough)")
+# Said after why torch cannot be used (not installed, or installed and not importing).
+INSTALL_TORCH = "pip install 'claims-suite[gpu]' or any torch build; CPU is enough"
 
 
 def _path(name: str) -> Path:
@@ -68,12 +69,13 @@ def _printed(name: str, pattern: str, what: str) -> str:
 
 
 def _torch() -> Any:
-    """torch, or end the test as not run (the claims it decides need torch itself)."""
+    """torch, or end the test as not run (the claims it decides need torch itself), saying
+    why: not installed, or installed and raising on import (an ImportError or OSError
+    from a CUDA wheel missing a library), which must not end the run instead."""
     try:
-        import torch
-    except ImportError:
-        not_run(NO_TORCH)
-    return torch
+        return import_torch()
+    except PrerequisiteMissing as exc:
+        not_run(f"{exc} ({INSTALL_TORCH})")
 
 
 # ---- bytes per element and per tensor ------------------------------------------------
@@ -84,9 +86,9 @@ def test_bytes_per_element_from_the_bit_layouts(check: Check) -> None:
         check.against(f"{LABELS[key]} bytes", fmt.element_bytes, unit="B",
                       note=f"{fmt.name}: {fmt.bits} bits packed by struct")
     try:
-        import torch
-    except ImportError:
-        check.note("torch is not installed: sizes from the bit layouts only")
+        torch = import_torch()
+    except PrerequisiteMissing as exc:
+        check.note(f"{exc}: sizes from the bit layouts only")
         return
     check.fact("torch", torch.__version__)
     for key in FORMATS:

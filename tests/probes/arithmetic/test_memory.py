@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from claims.probes.arithmetic import memory
 from claims.probes.errors import InputError
+from tests.extras import import_or_skip
 
 ROOT = Path(__file__).resolve().parents[3]
 QWEN_CONFIG = (
@@ -249,7 +250,7 @@ def test_count_matches_torch_modules(
     attention_bias: bool,
 ) -> None:
     """The count equals the numel of the same shapes built from torch.nn layers."""
-    torch = pytest.importorskip("torch")
+    torch = import_or_skip("torch", "gpu")
     nn = torch.nn
     heads = kv_heads * group
     hidden = heads * head_dim

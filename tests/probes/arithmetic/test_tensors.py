@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from claims.probes.arithmetic import tensors
 from claims.probes.arithmetic.tensors import FORMATS
 from claims.probes.errors import InputError
+from tests.extras import import_or_skip
 from tests.interpreter import modules_loaded
 
 LAB = Path(__file__).resolve().parents[3] / "fixtures" / "lab" / "week-05-pytorch-tensors"
@@ -66,7 +67,7 @@ def test_decode_refuses_a_pattern_too_wide() -> None:
 
 
 def test_matches_torch_finfo_where_installed() -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_or_skip("torch", "gpu")
     for key, name in (("fp32", "float32"), ("fp16", "float16"), ("bf16", "bfloat16")):
         fi = torch.finfo(getattr(torch, name))
         assert (fi.max, fi.eps, fi.bits) == (FORMATS[key].largest, FORMATS[key].step_near_one,
@@ -251,17 +252,30 @@ TORCH_CLAIMS = {"W5-FINFO-MEANING", "W5-TENSOR-REPORTS", "W5-ELEMENTWISE-BROADCA
                 "W5-TIMING-METHOD", "W5-FLOP-COUNT"}
 
 
+# A package named torch first on the path: what its __init__ raises, and what the not-run
+# claims then say. Absent, as the import system reports it; installed and broken, as a CUDA
+# wheel on a machine missing one of its libraries (an OSError from ctypes, not an ImportError).
+BLOCKED_TORCH = {
+    "missing": ('raise ModuleNotFoundError("No module named \'torch\'", name="torch")\n',
+                "torch is not installed"),
+    "broken": ('raise OSError("libcudnn.so.9: cannot open shared object file '
+               '(simulated by the test)")\n',
+               "torch is installed but does not import: OSError: libcudnn.so.9"),
+}
+
+
 @pytest.mark.slow
-def test_week5_offline_claims_are_decided_without_torch(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", sorted(BLOCKED_TORCH))
+def test_week5_offline_claims_are_decided_without_torch(tmp_path: Path, kind: str) -> None:
     """A copy of the checkout where ``import torch`` fails (a package of that name first on
-    the path that raises ImportError, as on a machine without torch): every offline W5
-    claim that needs no torch gets a verdict, and those that do are not run, saying why."""
+    the path: absent, or installed and raising on import): every offline W5 claim that
+    needs no torch gets a verdict, and those that do are not run, saying why."""
     from tests.checkout import copy_checkout, run_pytest
 
+    raises, reason = BLOCKED_TORCH[kind]
     repo = copy_checkout(tmp_path)
     (repo / "torch").mkdir()
-    (repo / "torch" / "__init__.py").write_text(
-        'raise ImportError("No module named \'torch\' (blocked by the test)")\n', "utf-8")
+    (repo / "torch" / "__init__.py").write_text(raises, "utf-8")
     proc = run_pytest(repo, "-m", "offline", "-n", "0", "tests/claims/w5/")
     evidence = repo / "reports" / "evidence.json"
     assert evidence.is_file(), proc.stdout[-3000:] + proc.stderr[-2000:]
@@ -273,4 +287,4 @@ def test_week5_offline_claims_are_decided_without_torch(tmp_path: Path) -> None:
     assert decided == offline - TORCH_CLAIMS, proc.stdout[-3000:]
     for cid in TORCH_CLAIMS:
         assert verdicts[cid]["verdict"] == "not-run"
-        assert "torch is not installed" in json.dumps(verdicts[cid]), verdicts[cid]
+        assert reason in json.dumps(verdicts[cid]), verdicts[cid]

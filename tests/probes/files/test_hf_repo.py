@@ -16,6 +16,7 @@ import pytest
 
 from claims.probes.errors import InputError, ServerError
 from claims.probes.files import hf_repo
+from tests.extras import import_or_skip
 
 ROOT = Path(__file__).resolve().parents[3]
 SNAPSHOT = hf_repo.snapshot_dir(ROOT / "fixtures" / "hub")
@@ -274,7 +275,7 @@ def _payload(snapshot: hf_repo.Snapshot, *, lfs: bool = True) -> dict[str, Any]:
 
 
 def test_listing_from_model_info(snapshot: hf_repo.Snapshot) -> None:
-    hub = pytest.importorskip("huggingface_hub.hf_api")
+    hub = import_or_skip("huggingface_hub.hf_api", "hub")
     listing = hf_repo.listing_from_model_info(hub.ModelInfo(**_payload(snapshot)))
     assert listing.revision == hf_repo.REVISION
     assert len(listing.files) == 12
@@ -298,7 +299,7 @@ def test_listing_from_model_info(snapshot: hf_repo.Snapshot) -> None:
 
 
 def test_listing_detects_python_files(snapshot: hf_repo.Snapshot) -> None:
-    hub = pytest.importorskip("huggingface_hub.hf_api")
+    hub = import_or_skip("huggingface_hub.hf_api", "hub")
     payload = _payload(snapshot)
     payload["siblings"].append({"rfilename": "modeling_qwen.py", "size": 10})
     payload["cardData"]["base_model"] = ["a/b", "c/d"]
@@ -318,7 +319,7 @@ def test_listing_sums_sizes() -> None:
 
 
 def test_fetch_listing_maps_hub_errors(monkeypatch: pytest.MonkeyPatch) -> None:
-    hub = pytest.importorskip("huggingface_hub")
+    hub = import_or_skip("huggingface_hub", "hub")
     import httpx
 
     seen: dict[str, Any] = {}
@@ -341,7 +342,7 @@ def test_fetch_listing_maps_hub_errors(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_fetch_listing_parses_reply(
     monkeypatch: pytest.MonkeyPatch, snapshot: hf_repo.Snapshot
 ) -> None:
-    hub = pytest.importorskip("huggingface_hub")
+    hub = import_or_skip("huggingface_hub", "hub")
     payload = _payload(snapshot)
     monkeypatch.setattr(
         hub.HfApi, "model_info", lambda self, repo_id, **kw: hub.hf_api.ModelInfo(**payload)
@@ -352,10 +353,10 @@ def test_fetch_listing_parses_reply(
 def test_download_files_uses_the_pinned_revision(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    hub = pytest.importorskip("huggingface_hub")
+    hub = import_or_skip("huggingface_hub", "hub")
     calls: list[tuple[str, dict[str, Any]]] = []
 
-    constants = pytest.importorskip("huggingface_hub.constants")
+    constants = import_or_skip("huggingface_hub.constants", "hub")
     before = constants.HF_HUB_DOWNLOAD_TIMEOUT
 
     def fake_download(repo_id: str, filename: str, **kwargs: Any) -> str:
@@ -379,7 +380,7 @@ def test_download_files_uses_the_pinned_revision(
 
 
 def test_download_errors_are_server_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    hub = pytest.importorskip("huggingface_hub")
+    hub = import_or_skip("huggingface_hub", "hub")
 
     def fail(*args: Any, **kwargs: Any) -> str:
         raise OSError("offline")
@@ -394,7 +395,7 @@ def test_download_errors_are_server_errors(monkeypatch: pytest.MonkeyPatch, tmp_
 def test_gated_repository_is_a_missing_prerequisite(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    hub = pytest.importorskip("huggingface_hub")
+    hub = import_or_skip("huggingface_hub", "hub")
     import httpx
     from huggingface_hub.errors import GatedRepoError
 
@@ -433,7 +434,7 @@ def test_snapshot_agrees_with_the_catalog(snapshot: hf_repo.Snapshot) -> None:
 def test_transport_errors_of_either_client_are_server_errors(
     monkeypatch: pytest.MonkeyPatch, client: str
 ) -> None:
-    hub = pytest.importorskip("huggingface_hub")
+    hub = import_or_skip("huggingface_hub", "hub")
     module = pytest.importorskip(client)
 
     def refuse(self: Any, repo_id: str, **kwargs: Any) -> Any:

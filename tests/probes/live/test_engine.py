@@ -25,6 +25,7 @@ from claims.probes.errors import InputError, PrerequisiteMissing
 from claims.probes.files.gguf_file import read_header
 from claims.probes.live import engine as eng
 from claims.probes.live.engine.kv import SWA_CELL_PAD
+from tests.extras import import_or_skip
 
 # The probe's own tests need llama-cpp-python, as the engine tier does; they are not
 # claim tests, so they carry no tier marker (those select claims) but skip the same way.
@@ -270,7 +271,7 @@ def test_default_threads_leave_room():
 # --- with the engine ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def gemma_engine(gemma_gguf: Path) -> Any:
-    pytest.importorskip("llama_cpp")
+    import_or_skip("llama_cpp", "engine")
     loaded = eng.Engine.load(gemma_gguf, n_ctx=512, seed=7)
     yield loaded
     loaded.close()
@@ -278,7 +279,7 @@ def gemma_engine(gemma_gguf: Path) -> Any:
 
 @engine_tier
 def test_load_keeps_llama_cpp_quiet_and_its_log(gemma_gguf, capfd):
-    pytest.importorskip("llama_cpp")
+    import_or_skip("llama_cpp", "engine")
     with eng.loaded(gemma_gguf, n_ctx=256) as e:
         assert e.load_s > 0 and e.n_ctx == 256
         assert any("llama_context" in ln for ln in e.load_log)
@@ -288,7 +289,7 @@ def test_load_keeps_llama_cpp_quiet_and_its_log(gemma_gguf, capfd):
 
 @engine_tier
 def test_truncated_model_is_an_input_error_with_the_reason(gemma_gguf, tmp_path, capfd):
-    pytest.importorskip("llama_cpp")
+    import_or_skip("llama_cpp", "engine")
     cut = tmp_path / "truncated.gguf"
     with gemma_gguf.open("rb") as src:
         cut.write_bytes(src.read(10_000_000))
@@ -337,7 +338,7 @@ def test_vocabulary_comparison_on_gemma(gemma_engine, gemma_gguf):
 
 @engine_tier
 def test_cold_start_includes_the_load(gemma_gguf):
-    pytest.importorskip("llama_cpp")
+    import_or_skip("llama_cpp", "engine")
     cold = eng.cold_start(gemma_gguf, "Hello", max_tokens=2, n_ctx=256)
     try:
         assert cold.ttft_s is not None and cold.ttft_s > cold.load_s > 0
@@ -387,7 +388,7 @@ def test_engine_model_from_a_path_and_a_store(gemma_gguf, tmp_path):
 # --- llama.cpp's repeat penalty ---------------------------------------------------------------
 @engine_tier
 def test_penalties_divide_positive_and_multiply_negative_logits():
-    pytest.importorskip("llama_cpp")
+    import_or_skip("llama_cpp", "engine")
     after = eng.apply_penalties([4.0, -4.0, 1.0, -1.0], [0, 1, 0], last_n=64, repeat=2.0)
     assert after == [2.0, -8.0, 1.0, -1.0]
     # Frequency and presence penalties subtract: count x frequency + presence.
@@ -400,5 +401,5 @@ def test_penalties_divide_positive_and_multiply_negative_logits():
 @engine_tier
 @pytest.mark.parametrize("last_n", [0, 1, 3, 64, 100])
 def test_penalty_window_is_measured_not_assumed(last_n):
-    pytest.importorskip("llama_cpp")
+    import_or_skip("llama_cpp", "engine")
     assert eng.penalty_window(last_n, probe_up_to=128) == min(last_n, 129)

@@ -15,10 +15,11 @@ import pytest
 
 from claims.probes.errors import PrerequisiteMissing, ProbeError
 from claims.probes.machine import gpu
-from claims.probes.machine.torch_cuda import torch_installed
 from claims.profiles import DGX_SPARK
+from tests.extras import needs_torch
 
-pytestmark = pytest.mark.skipif(not torch_installed(), reason="torch is not installed")
+# torch missing, or installed and raising on import: skipped, naming which.
+pytestmark = needs_torch
 
 N = 48  # small enough to keep each series a few milliseconds on two cores
 

@@ -13,7 +13,11 @@ from typing import Any
 
 import pytest
 
-torch = pytest.importorskip("torch")
+from tests.extras import import_or_skip
+
+# A torch that is installed but raises on import skips this module with the error named,
+# as a missing one does: pytest.importorskip lets it interrupt the whole collection.
+torch = import_or_skip("torch", "gpu")
 
 from claims.probes.errors import PrerequisiteMissing  # noqa: E402
 from claims.probes.machine import matmul  # noqa: E402

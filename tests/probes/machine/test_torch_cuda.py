@@ -16,9 +16,8 @@ import pytest
 
 from claims.probes.errors import PrerequisiteMissing
 from claims.probes.machine import torch_cuda
+from tests.extras import needs_torch
 from tests.interpreter import modules_loaded
-
-needs_torch = pytest.mark.skipif(not torch_cuda.torch_installed(), reason="torch is not installed")
 
 MAPS = """\
 7f00-7f01 r-xp 00000000 08:01 1 /venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcudart.so.13
@@ -327,3 +326,101 @@ def test_the_older_one_wheel_per_library_form_maps_to_itself():
     reqs = torch_cuda.cuda_requirements(_recorded_requires("h200-570"))
     assert "nvidia-cuda-runtime-cu12" in torch_cuda.runtime_wheels(reqs)
     assert torch_cuda.cuda_requirements(_recorded_requires("h200-cpu-torch")) == []
+
+
+# What a package named torch first on the path raises on import, and what import_torch
+# then says: absent (as the import system reports it), and installed but broken, as a
+# CUDA wheel on a machine missing one of its libraries is (ImportError from the loader,
+# OSError from ctypes, or a dependency of torch's that is missing).
+BROKEN_TORCH = {
+    "absent": ('raise ModuleNotFoundError("No module named \'torch\'", name="torch")',
+               "torch is not installed (No module named 'torch')"),
+    "import-error": ('raise ImportError("libcudart.so.13: cannot open shared object file")',
+                     "torch is installed but does not import: ImportError: libcudart.so.13"),
+    "os-error": ('raise OSError("libcudnn.so.9: cannot open shared object file")',
+                 "torch is installed but does not import: OSError: libcudnn.so.9"),
+    "missing-dependency": ("import claims_suite_no_such_module",
+                           "torch is installed but does not import: "
+                           "No module named 'claims_suite_no_such_module'"),
+}
+
+
+def _plant_torch(folder: Path, monkeypatch: pytest.MonkeyPatch, init: str) -> None:
+    """A package named torch, whose __init__ is ``init``, first on sys.path for this test
+    (a torch already imported is set aside and put back afterwards)."""
+    (folder / "torch").mkdir()
+    (folder / "torch" / "__init__.py").write_text(init + "\n", "utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN_TORCH))
+def test_a_torch_that_does_not_import_is_a_missing_prerequisite_naming_why(
+        tmp_path, monkeypatch, kind):
+    init, says = BROKEN_TORCH[kind]
+    _plant_torch(tmp_path, monkeypatch, init)
+    with pytest.raises(PrerequisiteMissing) as caught:
+        torch_cuda.import_torch()
+    assert str(caught.value).startswith(says), str(caught.value)
+
+
+def test_a_torch_that_does_not_import_makes_the_gpu_tier_unavailable_naming_it(
+        tmp_path, monkeypatch):
+    """On a machine whose driver answers, a torch that raises on import leaves the gpu tier
+    unavailable with the error as its reason (its claims skipped with it), instead of the
+    exception ending the run where the plugin asks the tiers."""
+    from claims.testing import fake_nvidia_smi
+    from claims.tiers import TIERS
+
+    _plant_torch(tmp_path, monkeypatch, BROKEN_TORCH["os-error"][0])
+    # A driver that answers: the recorded nvidia-smi of an H100 machine first on PATH.
+    smi = fake_nvidia_smi.install(tmp_path / "bin", ["nvidia-smi"])
+    monkeypatch.setenv("CLAIMS_FAKE_MACHINE", "h100")
+    monkeypatch.setenv("PATH", f"{smi.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    status = TIERS["gpu"].detect(None)  # type: ignore[arg-type]  # the gpu tier reads none
+    assert not status.available
+    assert status.reason == ("gpu tier needs torch with CUDA: torch is installed but does "
+                             "not import: OSError: libcudnn.so.9: cannot open shared object "
+                             "file")
+
+
+@pytest.mark.parametrize("probe", ["tf32_defaults", "runtime_without_toolkit"])
+@pytest.mark.parametrize("kind", ["absent", "os-error"])
+def test_a_fresh_interpreter_whose_torch_does_not_import_is_a_missing_prerequisite(
+        tmp_path, monkeypatch, probe, kind):
+    """The helpers that ask torch in a new interpreter say why it could not, as
+    import_torch does here: a claim they serve is then not run with that reason, where an
+    exit status and a traceback's last line made it an error (W1-TF32-DEFAULT-OFF)."""
+    init, says = BROKEN_TORCH[kind]
+    _plant_torch(tmp_path, monkeypatch, init)  # here (torch looks installed) and in the child
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    with pytest.raises(PrerequisiteMissing) as caught:
+        getattr(torch_cuda, probe)()
+    assert str(caught.value).startswith(says), str(caught.value)
+
+
+@pytest.mark.slow
+def test_a_torch_that_does_not_import_never_interrupts_the_collection(tmp_path):
+    """``pytest -m offline`` collects the whole suite (its testpaths): a torch that raises
+    on import (a CUDA wheel missing a library) used to stop it there ("Interrupted: 1 error
+    during collection", pytest.importorskip skipping only a missing module), with no claim
+    run. Every module that imports torch at collection skips instead, naming the error."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[3]
+    planted = tmp_path / "planted"
+    (planted / "torch").mkdir(parents=True)
+    (planted / "torch" / "__init__.py").write_text(BROKEN_TORCH["import-error"][0] + "\n",
+                                                   "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(planted)}
+    env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "-p", "no:xdist", "-m", "offline", "-rs",
+         f"--claims-evidence={tmp_path / 'evidence.json'}",
+         f"--claims-report-html={tmp_path / 'report.html'}"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-3000:]
+    assert "error" not in output.splitlines()[-1], output[-3000:]

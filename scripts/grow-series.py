@@ -68,6 +68,10 @@ RECORDED = Path("fixtures") / "recorded"
 LAB = Path("fixtures") / "lab"
 BUNDLED = Path("fixtures") / "BUNDLED.sha256"
 MANIFEST = RECORDED / "MANIFEST.sha256"
+# The programs a document prints, transcribed (claims/inputs/transcribed.PROGRAMS_PRINTED).
+PROGRAMS = RECORDED / "programs"
+# Which transcribed values the claim tests read (claims/inputs/reads.py).
+READ = RECORDED / "READ.json"
 # Where a grown checkout keeps its documents folder (the seeds and their copies).
 DOCUMENTS = "documents"
 FIGURE_LINE = "# figure "  # claims.inputs.manifest.FIGURE_LINE
@@ -390,6 +394,17 @@ def _grow_recorded(dest: Path, copies: list[Copy]) -> None:
                 raise GrowError(f"{MANIFEST}: does not list {rel}; anchor the checkout's "
                                 "transcriptions before growing it")
             added.append(("", _carried(files[rel], sha256(src), sha256(dst)), new))
+        # The programs the original prints (fixtures/recorded/programs/<ID>/): the same
+        # text for the copy, under its own id, as its <ID>.json (rewritten) now names it.
+        programs = dest / PROGRAMS / copy.source.id
+        for src in sorted(programs.glob("*")) if programs.is_dir() else ():
+            dst = dest / PROGRAMS / copy.id / src.name
+            rel, new = src.relative_to(dest).as_posix(), dst.relative_to(dest).as_posix()
+            if rel not in files:
+                raise GrowError(f"{MANIFEST}: does not list {rel}; anchor the checkout's "
+                                "transcriptions before growing it")
+            _write_new(dst, src.read_text("utf-8"))
+            added.append(("", _carried(files[rel], sha256(src), sha256(dst)), new))
         src_where = f"{RECORDED.as_posix()}/{copy.source.id}.json "
         for where, digest in figures.items():
             if where.startswith(src_where):
@@ -407,6 +422,20 @@ def _grow_recorded(dest: Path, copies: list[Copy]) -> None:
             added.append((FIGURE_LINE, _carried(listed, now.get(where, ""), now[new_where]),
                           new_where))
     manifest.write_text(_format(_sorted_manifest(lines + added)), "utf-8")
+    _grow_reads(dest, copies)
+
+
+def _grow_reads(dest: Path, copies: list[Copy]) -> None:
+    """fixtures/recorded/READ.json: a copy's tests read what its original's read, at the
+    copy's paths (its programs' transcriptions are files of its own)."""
+    path = dest / READ
+    if not path.is_file():
+        return
+    reads = _json(path)
+    for copy in copies:
+        if copy.source.id in reads:
+            reads[copy.id] = sorted(copy.rewrite(p) for p in reads[copy.source.id])
+    path.write_text(json.dumps(reads, indent=1, ensure_ascii=False) + "\n", "utf-8")
 
 
 def _sorted_manifest(lines: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:

@@ -8,7 +8,7 @@
 #      traceback per test;
 #   2. the version matrix (noxfile.py) with CLAIMS_CACHE_DIR named: on the oldest patch of
 #      each supported Python found here, the offline certification and the quick loop
-#      (pytest -m "not slow"); an interpreter that is missing fails it
+#      (pytest tests -m "not slow"); an interpreter that is missing fails it
 #      (--error-on-missing-interpreters) instead of passing unseen.
 # An interpreter the user cannot run (a pyenv build under root's mode-700 home, linked to
 # a libpython there) is copied, without root's site-packages, to a folder the user can
@@ -101,7 +101,7 @@ printf '%s\n' 'raise ImportError("libcudnn.so.9: cannot open shared object file 
   >"$offline/torch/__init__.py"
 chown -R "$user" "$offline"
 own_tests=".venv/bin/python -m pytest -p no:cacheprovider -q -rs -n ${WORKERS:-auto}"
-as_user offline-own-tests "$own_tests -m 'not slow' --ignore=tests/audit \
+as_user offline-own-tests "$own_tests tests -m 'not slow' --ignore=tests/audit \
     --claims-evidence '$offline/own/evidence.json' --claims-report-html '$offline/own/report.html' \
   && $own_tests tests/plugin/test_gpu_tier.py tests/test_read_only_checkout.py \
     --claims-evidence '$offline/gpu/evidence.json' --claims-report-html '$offline/gpu/report.html'" \

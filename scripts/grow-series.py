@@ -126,6 +126,11 @@ class Source:
     seeds: tuple[str, ...]  # its [document] seeds: files of the documents folder
     lab: tuple[str, ...]  # its [document] lab list
     own_lab: tuple[str, ...]  # the entries no other document's list overlaps
+    # The files of its text (a bundled document's [document] text is its lab folder's
+    # files) that another document's lab entry also covers (Week 5's roadmap page, inside
+    # Week 1's roadmap folder): each copy prints its text in a copy of its own, or the
+    # accounting would give the page's lines to one document of the two.
+    shared_text: tuple[str, ...]
     tests: Path  # tests/claims/<id>, relative to the checkout
     recorded: bool  # has fixtures/recorded/<ID>.json
 
@@ -147,6 +152,13 @@ class Copy:
         copy's original)."""
         return f"{entry}-{copy_id((of or self.source).id, self.k).lower()}"
 
+    def file_name(self, entry: str, of: Source | None = None) -> str:
+        """The name of the k-th copy of the shared text file ``entry`` (of ``of``, default
+        this copy's original): ``roadmap/week-05.md`` -> ``roadmap/week-05-w5x2.md``."""
+        path = Path(entry)
+        tag = copy_id((of or self.source).id, self.k).lower()
+        return path.with_name(f"{path.stem}-{tag}{path.suffix}").as_posix()
+
     def rewrite_seeds(self, text: str) -> str:
         """The seed names of the series as the k-th copies' (:func:`seed_copy`)."""
         for seed in sorted({s for d in self.series for s in d.seeds}):
@@ -160,6 +172,8 @@ class Copy:
             text = token(doc.id).sub(copy_id(doc.id, self.k), text)
             for entry in doc.own_lab:
                 text = folder_token(entry).sub(self.lab_name(entry, doc), text)
+            for entry in doc.shared_text:
+                text = folder_token(entry).sub(self.file_name(entry, doc), text)
         return self.rewrite_seeds(text)
 
     def rewrite_anchors(self, text: str) -> str:
@@ -234,6 +248,9 @@ def sources(root: Path) -> list[Source]:
                 raise GrowError(f"{doc_id}: the lab entry {entry!r} only it relies on is not "
                                 f"a top-level folder of {LAB}: a copy of a week's results "
                                 "must be a week folder of its own (claims.testing.lab)")
+        texted = bool(data["document"].get("text"))
+        shared_text = tuple(e for e in lab if texted and e not in own
+                            and (root / LAB / e).is_file())
         tests = CLAIM_TESTS / doc_id.lower()
         if not (root / tests).is_dir():
             raise GrowError(f"{doc_id}: no claim tests at {tests}")
@@ -241,7 +258,7 @@ def sources(root: Path) -> list[Source]:
             id=doc_id,
             claims=tuple(c["id"] for c in data.get("claim", [])),
             seeds=tuple(data["document"].get("seeds", [])),
-            lab=lab, own_lab=own, tests=tests,
+            lab=lab, own_lab=own, shared_text=shared_text, tests=tests,
             recorded=(root / RECORDED / f"{doc_id}.json").is_file(),
         ))
     _check_claim_tests(root, found)
@@ -486,6 +503,17 @@ def _grow_lab(dest: Path, copies: list[Copy]) -> None:
     before = {p: sha256(p) for p in (manifest_path, upstream_path)}
     added: list[tuple[str, str, str]] = []
     for copy in copies:
+        for entry in copy.source.shared_text:
+            src, dst = lab / entry, lab / copy.file_name(entry)
+            rel = f"{LAB.as_posix()}/{entry}"
+            if rel not in listed:
+                raise GrowError(f"{BUNDLED}: does not list {rel}; run "
+                                "scripts/bundle-fixtures.py on the checkout first")
+            shutil.copyfile(src, dst)
+            added.append(("", listed[rel], f"{LAB.as_posix()}/{copy.file_name(entry)}"))
+            for table in (manifest["files"], upstream["files"]):
+                if entry in table:
+                    table[copy.file_name(entry)] = table[entry]
         for entry in copy.source.own_lab:
             src, dst = lab / entry, lab / copy.lab_name(entry)
             if dst.exists():

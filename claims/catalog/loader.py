@@ -444,8 +444,9 @@ def load_document(path: Path | str, text: str | None = None) -> Document:
 
 # Documents are frozen records (nothing in the suite edits one in place: the audit's
 # swaps build new ones), so one parsed copy can be shared by every caller. A bound: each
-# distinct text of a file is one entry, and tests parse many small made-up catalogs.
-@lru_cache(maxsize=128)
+# distinct text of a file is one entry (room for a long series: scripts/bench-series.py
+# grows it to 48 documents), and tests parse many small made-up catalogs.
+@lru_cache(maxsize=1024)
 def _parse(where: str, text: str) -> Document:
     """One catalog file's text parsed and validated (``where``: the file's name)."""
     try:

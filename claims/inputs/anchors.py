@@ -154,8 +154,10 @@ def array_of_tables(path: Path, key: str, error: type[Exception]) -> list[Any]:
 
 # One parse per text: the anchors and the ledger are two arrays of the same file, and
 # both are read in one process (a run's accounting, `claims coverage`). Keyed by the
-# text, so an edited file is parsed again whatever its modification time says.
-@lru_cache(maxsize=32)
+# text, so an edited file is parsed again whatever its modification time says. Room for
+# a long series: a bound below the documents' count made `claims coverage` parse every
+# file again for its ledger (3 parses a document at 48 documents, scripts/bench-series.py).
+@lru_cache(maxsize=1024)
 def _parsed(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 

@@ -370,7 +370,8 @@ def load_anchors(root: Path, doc: str) -> dict[str, Anchor]:
     return anchors
 
 
-@lru_cache(maxsize=8)
+# One entry per seed file: a bound below the series' seed count read them all again.
+@lru_cache(maxsize=256)
 def _seed(path: Path) -> Seed:
     return Seed.read(path)
 

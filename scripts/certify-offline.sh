@@ -26,7 +26,7 @@ quietly "running the audit" reports/audit.txt \
   "$VENV/bin/python" -m claims audit "${audit_args[@]}" || audit=$?
 audit_s=$((SECONDS - step_start))
 tail -n 4 reports/audit.txt
-begin "the offline certification (pytest -m offline)" "0.5 to 1.5 min"
+begin "the offline certification (pytest -m offline)" "5 to 30 s"
 # A job `stoppable` waits for: a Ctrl-C, SIGTERM or closed terminal ends it through its
 # interrupt path, keeping the evidence of the checks it finished (scripts/_venv.sh).
 stoppable "$VENV/bin/python" -m pytest -m offline "$@"

@@ -14,7 +14,7 @@ all of its tests, as in the baseline.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from claims.audit.plan import FigureResult
@@ -46,10 +46,41 @@ class Baseline:
     records: Records
     claims: Mapping[str, str]
     checks: Mapping[str, str]
+    # Each claim's records (nodeid -> record, in the run's order) and each record's place
+    # in the run: a rerun is judged on the claims it touched alone, not by deciding every
+    # claim of the catalog again (that grew with the square of the series, issue 51).
+    by_claim: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    position: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, records: Records) -> Baseline:
-        return cls(dict(records), claim_verdicts(records), check_verdicts(records))
+        by_claim: dict[str, dict[str, Mapping[str, Any]]] = {}
+        for nodeid, rec in records.items():
+            for cid in rec.get("claims", []):
+                by_claim.setdefault(cid, {})[nodeid] = rec
+        return cls(dict(records), claim_verdicts(records), check_verdicts(records), by_claim,
+                   {nodeid: i for i, nodeid in enumerate(records)})
+
+
+def _claim_records(claim_id: str, baseline: Baseline, rerun: Records
+                   ) -> list[Mapping[str, Any]]:
+    """The records of ``claim_id`` in the baseline's records with the rerun's laid over them
+    (``{**baseline.records, **rerun}``), in that merge's order, without making it."""
+    found = {nodeid: rec for nodeid, rec in baseline.by_claim.get(claim_id, {}).items()
+             if nodeid not in rerun}
+    after = len(baseline.position)
+    late = {}
+    for i, (nodeid, rec) in enumerate(rerun.items()):
+        if claim_id in rec.get("claims", []):
+            found[nodeid] = rec
+        late[nodeid] = after + i
+    order = sorted(found, key=lambda n: baseline.position.get(n, late.get(n, after)))
+    return [found[nodeid] for nodeid in order]
+
+
+def _verdict_after(claim_id: str, baseline: Baseline, rerun: Records) -> str:
+    records = _claim_records(claim_id, baseline, rerun)
+    return claim_verdict(True, None, records)[0] if records else Verdict.NOT_RUN
 
 
 def judge(result: FigureResult, baseline: Baseline, rerun: Records) -> bool:
@@ -58,10 +89,10 @@ def judge(result: FigureResult, baseline: Baseline, rerun: Records) -> bool:
     ``after``, ``changed_checks`` and ``after_reason`` describe this rerun;
     ``changed_claims`` gathers every claim any rerun of the figure changed.
     """
-    merged = {**baseline.records, **rerun}
-    after_claims = claim_verdicts(merged)
     touched = {cid for rec in rerun.values() for cid in rec.get("claims", [])}
-    result.after = after_claims.get(result.claim, Verdict.NOT_RUN)
+    after_claims = {cid: _verdict_after(cid, baseline, rerun)
+                    for cid in touched | {result.claim}}
+    result.after = after_claims[result.claim]
     result.changed_checks = [
         nodeid
         for nodeid, verdict in check_verdicts(rerun).items()
@@ -74,11 +105,11 @@ def judge(result: FigureResult, baseline: Baseline, rerun: Records) -> bool:
             change = f"{cid} {before} -> {after_claims[cid]}"
             if change not in result.changed_claims:
                 result.changed_claims.append(change)
-    own = [r for r in merged.values() if result.claim in r.get("claims", [])]
+    own = _claim_records(result.claim, baseline, rerun)
     result.after_reason = claim_verdict(True, None, own)[1] if own else None
     return result.after != result.before
 
 
 def verdict_after(claim_id: str, baseline: Baseline, rerun: Records) -> str:
     """The claim's verdict over the baseline's records with one rerun's laid over them."""
-    return claim_verdicts({**baseline.records, **rerun}).get(claim_id, Verdict.NOT_RUN)
+    return _verdict_after(claim_id, baseline, rerun)

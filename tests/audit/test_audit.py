@@ -39,11 +39,11 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.fixture(scope="module")
 def clone_audit(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """The full audit as claims/audit/kept.json is made: forced, without the documents (a
-    user's clone has none, and CI's CLAIMS_DOCUMENTS would add the transcriptions' audit
-    and the anchors' checks against the text)."""
+    """The full audit as claims/audit/kept.json is made: forced, without the documents or
+    the captures (a user's clone has neither, and CI's CLAIMS_DOCUMENTS would add the
+    transcriptions' audit and the anchors' checks against the text)."""
     out = tmp_path_factory.mktemp("clone-audit") / "audit.json"
-    env = {k: v for k, v in os.environ.items() if k != "CLAIMS_DOCUMENTS"}
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAIMS_DOCUMENTS", "CLAIMS_CAPTURES")}
     proc = subprocess.run(
         [sys.executable, "-m", "claims", "audit", "--force", "-o", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env,

@@ -39,23 +39,32 @@ def _audit_result(digest: str) -> dict:
             "transcriptions": {"skipped": "no documents given"}}
 
 
-def test_audit_reuses_the_result_kept_for_this_checkout_and_reruns_otherwise(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
-) -> None:
-    """The second certification of an unchanged checkout does not rerun the audit; another
-    checkout's result, or --force, does (scripts/test.sh's audit test passes --force)."""
+def _fake_audits(monkeypatch: pytest.MonkeyPatch, root: Path) -> list[object]:
+    """claims audit's runs, faked: each is listed and answers an empty result of the
+    checkout at ``root`` as it is then; no documents are named."""
     import claims.audit
     from claims.inputs.audit_digest import audit_digest
-    from claims.inputs.audit_result import write_audit
 
     runs: list[object] = []
 
     def fake_run(*args: object, **kwargs: object) -> dict:
         runs.append(args)
-        return _audit_result(audit_digest(ROOT))
+        return _audit_result(audit_digest(root))
 
     monkeypatch.setattr(claims.audit, "run_audit", fake_run)
     monkeypatch.delenv("CLAIMS_DOCUMENTS", raising=False)
+    return runs
+
+
+def test_audit_reuses_the_result_kept_for_this_checkout_and_reruns_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The second certification of an unchanged checkout does not rerun the audit; another
+    checkout's result, or --force, does (scripts/test.sh's audit test passes --force)."""
+    from claims.inputs.audit_digest import audit_digest
+    from claims.inputs.audit_result import write_audit
+
+    runs = _fake_audits(monkeypatch, ROOT)
     # Not the result kept with the sources (the next test's): this one's is -o's alone.
     monkeypatch.setattr("claims.inputs.audit_digest.KEPT_AUDIT", "no/such/kept.json")
     out = tmp_path / "audit.json"
@@ -77,7 +86,6 @@ def test_a_fresh_clone_reuses_the_audit_kept_with_its_sources(
     """No result at -o (a fresh clone): the one kept with the sources answers while their
     digest is the checkout's, is copied to -o for the report, and says where it ran; once
     a source changes, the audit reruns (issue 51)."""
-    import claims.audit
     from claims.inputs.audit_digest import KEPT_AUDIT, audit_digest
     from claims.inputs.audit_result import write_audit
 
@@ -85,14 +93,7 @@ def test_a_fresh_clone_reuses_the_audit_kept_with_its_sources(
     (root / "tests" / "claims").mkdir(parents=True)
     (root / "claims" / "catalog").mkdir(parents=True)
     (root / "claims" / "catalog" / "W9.toml").write_text("# a source\n", "utf-8")
-    runs: list[object] = []
-
-    def fake_run(*args: object, **kwargs: object) -> dict:
-        runs.append(args)
-        return _audit_result(audit_digest(root))
-
-    monkeypatch.setattr(claims.audit, "run_audit", fake_run)
-    monkeypatch.delenv("CLAIMS_DOCUMENTS", raising=False)
+    runs = _fake_audits(monkeypatch, root)
     write_audit(root / KEPT_AUDIT, {**_audit_result(audit_digest(root)),
                                     "python": "3.11.7", "machine": "x86_64"})
     out = tmp_path / "reports" / "audit.json"

@@ -100,7 +100,7 @@ mkdir -p "$offline/torch"
 printf '%s\n' 'raise ImportError("libcudnn.so.9: cannot open shared object file (a broken torch, planted by .ci/as-user.sh)")' \
   >"$offline/torch/__init__.py"
 chown -R "$user" "$offline"
-own_tests=".venv/bin/python -m pytest -p no:cacheprovider -q -rs -n ${WORKERS:-auto}"
+own_tests=".venv/bin/python -m pytest -p no:cacheprovider -q -rfEs -n ${WORKERS:-auto}"
 as_user offline-own-tests "$own_tests tests -m 'not slow' --ignore=tests/audit \
     --claims-evidence '$offline/own/evidence.json' --claims-report-html '$offline/own/report.html' \
   && $own_tests tests/plugin/test_gpu_tier.py tests/test_read_only_checkout.py \

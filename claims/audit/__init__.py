@@ -192,6 +192,11 @@ def run_audit(
         "-q",
         "-p",
         "no:randomly",
+        # A failed rerun's traceback is never shown, yet pytest's long style writes out
+        # every frame's arguments: the session catalog, whole, for each perturbed figure
+        # (a cost that grew with the square of the series). Its messages come from the
+        # exception (claims.plugin.check_record), which the short style keeps.
+        "--tb=short",
         *pytest_args,
     ]
     # The cache folder first (CacheUnwritable, which the CLI prints as one line): the

@@ -30,6 +30,7 @@ from claims.catalog.records import (
     StatedFigure,
 )
 from claims.figures import parse_literal
+from claims.file_cache import read_text
 from claims.profiles import PROFILES
 from claims.tiers import TIERS
 
@@ -99,15 +100,44 @@ class Catalog:
 
     def _by_id(self) -> dict[str, Claim]:
         index = self._index
-        if index.get("of") is not self.documents:
-            index.clear()
+        before = index.get("of")
+        if before is self.documents:
+            found: dict[str, Claim] = index["claims"]
+            return found
+        if not (index.get("unique") and before is not None
+                and self._update(index["claims"], before)):
             claims: dict[str, Claim] = {}
             for claim in self:
                 claims.setdefault(claim.id, claim)  # the first, as a scan would find
             index["claims"] = claims
-            index["of"] = self.documents
-        found: dict[str, Claim] = index["claims"]
+            index["unique"] = len(claims) == len(self)
+        index["of"] = self.documents
+        found = index["claims"]
         return found
+
+    def _update(self, claims: dict[str, Claim], before: tuple[Document, ...]) -> bool:
+        """Bring ``claims`` (the index of ``before``, every id once) up to the documents now,
+        where they are ``before`` with some documents replaced in place (the audit swaps one
+        document per rerun: indexing the whole series again for each grew with the square
+        of the series). False, and nothing changed, when they are not."""
+        if len(before) != len(self.documents):
+            return False
+        replaced = [(old, new) for old, new in zip(before, self.documents, strict=True)
+                    if old is not new]
+        if any(old.id != new.id for old, new in replaced):
+            return False
+        new_ids = [c.id for _, new in replaced for c in new.claims]
+        old_ids = {c.id for old, _ in replaced for c in old.claims}
+        # Ids stay unique only if the new documents bring no id another document holds.
+        if len(set(new_ids)) != len(new_ids) or any(
+                cid in claims and cid not in old_ids for cid in new_ids):
+            return False
+        for cid in old_ids:
+            del claims[cid]
+        for _, new in replaced:
+            for claim in new.claims:
+                claims[claim.id] = claim
+        return True
 
     def __contains__(self, claim_id: object) -> bool:
         return isinstance(claim_id, str) and claim_id in self._by_id()
@@ -425,16 +455,15 @@ def _claim(where: str, raw: Any, doc: Document) -> Claim:
 def load_document(path: Path | str, text: str | None = None) -> Document:
     """Parse one catalog file. ``text`` overrides reading ``path`` (for tests).
 
-    A file is read every time (a few hundred microseconds), but parsed and validated once
-    per process for each text it holds (:func:`_parse`): the claim tests ask for the
-    catalog hundreds of times a run, and parsing it each time was most of the offline
-    tier's time (issue 51). Keyed by the text itself, so an edited file is never served
-    stale, whatever its modification time says.
+    A file is parsed and validated once per process for each text it holds
+    (:func:`_parse`), and read again only when it changed (:mod:`claims.file_cache`: a
+    ``stat`` otherwise): the claim tests ask for the catalog hundreds of times a run, and
+    reading and parsing it each time was most of the offline tier's time (issue 51).
     """
     path = Path(path)
     if text is None:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
         except OSError as exc:
             raise _fail(path.name, f"cannot read: {exc.strerror}") from None
         except UnicodeDecodeError as exc:
@@ -520,7 +549,26 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
              else _bundled_files())
     if not files:
         raise CatalogError("no catalog files found")
-    docs = [load_document(p) for p in files]
+    docs = tuple(load_document(p) for p in files)
+    # A new Catalog each call (the audit swaps a catalog's documents in place: a shared
+    # one would show a swap to every caller), its documents checked and ordered once per
+    # set of parsed documents.
+    return Catalog(documents=_series(docs))
+
+
+# Keyed by the parsed documents' identities (each document is parsed once per text, so
+# an unchanged catalog gives the same objects); the documents themselves are kept in the
+# value, so an id is never reused while its entry lives.
+_SERIES: dict[tuple[int, ...], tuple[tuple[Document, ...], tuple[Document, ...]]] = {}
+_SERIES_KEPT = 64
+
+
+def _series(docs: tuple[Document, ...]) -> tuple[Document, ...]:
+    """``docs`` checked (ids unique across files) and in the series' order."""
+    key = tuple(id(d) for d in docs)
+    hit = _SERIES.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], docs, strict=True)):
+        return hit[1]
     seen: dict[str, str] = {}
     for doc in docs:
         for claim in doc.claims:
@@ -534,5 +582,8 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
         raise CatalogError(f"duplicate document id among {', '.join(doc_ids)}")
     # The series' order is its documents' own: by publication date, the undated
     # (the masterclass) last, each date's documents by id.
-    docs.sort(key=lambda d: (d.published is None, d.published or "", d.id))
-    return Catalog(documents=tuple(docs))
+    ordered = tuple(sorted(docs, key=lambda d: (d.published is None, d.published or "", d.id)))
+    if len(_SERIES) >= _SERIES_KEPT:
+        _SERIES.clear()
+    _SERIES[key] = (docs, ordered)
+    return ordered

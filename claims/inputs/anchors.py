@@ -54,6 +54,7 @@ from claims.catalog.loader import Catalog
 from claims.catalog.records import Claim, Document, StatedFigure
 from claims.catalog.wording import form_disagreement, numbers_in
 from claims.figures import parse_literal, unit_spellings, units_printed_as
+from claims.file_cache import read_text
 from claims.inputs.bundled import text_files
 from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
 
@@ -142,7 +143,7 @@ def array_of_tables(path: Path, key: str, error: type[Exception]) -> list[Any]:
     if not path.is_file():
         return []
     try:
-        data = _parsed(path.read_text("utf-8"))
+        data = _parsed(read_text(path))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise error(f"{path.name}: {exc}") from None
     raw = data.get(key, [])

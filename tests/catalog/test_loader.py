@@ -226,3 +226,58 @@ def test_look_ups_follow_the_documents_the_audit_swaps_in(tmp_path):
     assert "T3-OK" not in catalog and catalog.get("T3-NEW").statement == "t"
     with pytest.raises(KeyError, match="unknown claim id 'T3-OK'"):
         catalog.get("T3-OK")
+
+
+def _scan(catalog) -> dict[str, object]:
+    """What a look-up must find: the first claim of each id, in document order."""
+    found: dict[str, object] = {}
+    for claim in catalog:
+        found.setdefault(claim.id, claim)
+    return found
+
+
+def test_the_index_after_swaps_is_what_a_scan_finds():
+    """The index is brought up to date for the swapped document alone (rebuilding it for
+    every rerun grew with the square of the series); whatever the swaps, a look-up finds
+    what a scan of the documents finds, duplicates across documents included."""
+    import dataclasses
+    import random
+
+    from claims.catalog.loader import Catalog
+
+    base = load_catalog()
+    rng = random.Random(51)
+    catalog = Catalog(documents=base.documents)
+    ids = [c.id for c in base]
+    for _ in range(200):
+        i = rng.randrange(len(catalog.documents))
+        doc = catalog.documents[i]
+        claims = list(doc.claims)
+        j = rng.randrange(len(claims))
+        move = rng.random()
+        if move < 0.4:  # a figure's claim rebuilt, as the audit's swap does
+            claims[j] = dataclasses.replace(claims[j], statement=f"swapped {rng.random()}")
+        elif move < 0.6:  # an id another document holds: first in document order wins
+            claims[j] = dataclasses.replace(claims[j], id=rng.choice(ids))
+        elif move < 0.8:  # an id nobody holds
+            claims[j] = dataclasses.replace(claims[j], id=f"X-{rng.randrange(5)}")
+        else:  # back to the loaded document
+            claims = list(base.documents[i].claims)
+        documents = list(catalog.documents)
+        documents[i] = dataclasses.replace(doc, claims=tuple(claims))
+        object.__setattr__(catalog, "documents", tuple(documents))
+        expected = _scan(catalog)
+        assert catalog._by_id() == expected
+        probe = rng.choice([*ids, "X-1", "X-9"])
+        assert (probe in catalog) == (probe in expected)
+
+
+def test_an_unchanged_catalog_is_checked_once_and_each_load_is_its_own(tmp_path):
+    path = tmp_path / "T3.toml"
+    path.write_text(HEAD + GOOD, encoding="utf-8")
+    first, again = load_catalog([path]), load_catalog([path])
+    # The same parsed documents, but two Catalog objects: a swap made on one (the audit's)
+    # is never seen through the other.
+    assert first.documents == again.documents and first is not again
+    object.__setattr__(first, "documents", ())
+    assert [c.id for c in again] == ["T3-OK"]

@@ -22,7 +22,7 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-__all__ = ["MAX_FILES", "SETTLED_NS", "read_text"]
+__all__ = ["MAX_FILES", "SETTLED_NS", "read_text", "settled_signature"]
 
 # Longer than the coarsest timestamp in use (FAT's two seconds; ext4, XFS, btrfs, APFS
 # keep nanoseconds, some network file systems one second).
@@ -38,6 +38,18 @@ _lock = threading.Lock()
 
 def _signature(st: os.stat_result) -> _Signature:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def settled_signature(path: Path | str, *, at_ns: int | None = None) -> _Signature | None:
+    """What identifies the file's contents now (device, inode, size, modification and change
+    times), or None when it may not (its times have not settled :data:`SETTLED_NS` before
+    ``at_ns``, default now): something read from the file may be kept under this signature
+    and reused while the file's signature is the same. ``OSError`` as ``os.stat`` raises it."""
+    st = os.stat(os.fspath(path))
+    now = time.time_ns() if at_ns is None else at_ns
+    if max(st.st_mtime_ns, st.st_ctime_ns) > now - SETTLED_NS:
+        return None
+    return _signature(st)
 
 
 def read_text(path: Path | str) -> str:

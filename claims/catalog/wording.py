@@ -226,6 +226,8 @@ def relation_words(text: str) -> dict[str, set[int]]:
     for axis, sides in RELATIONS.items():
         for side, words in enumerate(sides):
             for word in words:
+                if word not in low:  # most words are absent: no pattern to build or run
+                    continue
                 for m in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", low):
                     if word in _NUMBER_ONLY and not re.match(r"\s*[$(~≈]*\d", low[m.end():]):
                         continue

@@ -7,7 +7,6 @@ import hashlib
 import json
 
 import pytest
-from hypothesis import strategies as st
 
 from claims.probes.files.ollama_store import (
     MODEL_MEDIA_TYPE,
@@ -17,9 +16,6 @@ from claims.probes.files.ollama_store import (
 from claims.testkit import model_matches
 
 pytestmark = pytest.mark.offline
-
-hex64 = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
-
 
 @pytest.mark.claim("W2-DIGEST-FILENAME", source="recorded")
 def test_recorded_digest_maps_to_recorded_file_name(check, recorded):

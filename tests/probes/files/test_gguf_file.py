@@ -266,6 +266,70 @@ def test_long_arrays_are_recorded_not_decoded(every_type: dict[str, Path]) -> No
     assert len(arr._starts) == 502
 
 
+# --- one parse per unchanged file ------------------------------------------------------
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The files really parsed from here on (files count as settled 50 ms after a write)."""
+    import time
+
+    from claims import file_cache
+    from claims.probes.files.gguf_file import header as header_module
+
+    monkeypatch.setattr(file_cache, "SETTLED_NS", 50_000_000)
+    monkeypatch.setattr(header_module, "_HEADERS", {})
+    seen: list[Path] = []
+    real = header_module._parse
+
+    def counting(src: Any, path: Path, verify: bool) -> GGUFHeader:
+        seen.append(path)
+        return real(src, path, verify)
+
+    monkeypatch.setattr(header_module, "_parse", counting)
+    time.sleep(0.06)
+    return seen
+
+
+def test_an_unchanged_file_is_parsed_once_and_each_caller_gets_its_own_header(
+        tmp_path: Path, every_type: dict[str, Path], parses: list[Path]) -> None:
+    import shutil
+    import time
+
+    path = tmp_path / "copy.gguf"
+    shutil.copyfile(every_type["little"], path)
+    time.sleep(0.06)
+    first = read_header(path)
+    first.array("tokenizer.ggml.tokens")[:8]  # a walk this caller made
+    again = read_header(path)
+    assert parses == [path]
+    assert again is not first and again.fields == first.fields
+    assert again.fields is not first.fields
+    assert again.array("tokenizer.ggml.tokens")._starts == [again.fields[
+        "tokenizer.ggml.tokens"].array.offset]  # its own walk, not begun
+    read_header(path, reuse=False)
+    read_header(path, verify_layout=False)
+    assert parses == [path, path, path]
+
+
+def test_a_changed_or_just_written_file_is_parsed_again(
+        tmp_path: Path, every_type: dict[str, Path], parses: list[Path]) -> None:
+    import shutil
+    import time
+
+    path = tmp_path / "copy.gguf"
+    shutil.copyfile(every_type["little"], path)
+    read_header(path)
+    read_header(path)  # too recent to keep: a same-tick edit would not show
+    assert parses == [path, path]
+    time.sleep(0.06)
+    read_header(path)
+    data = bytearray(path.read_bytes())
+    shutil.copyfile(every_type["big"], path)
+    assert read_header(path).byte_order == "big"
+    path.write_bytes(bytes(data))
+    assert read_header(path).byte_order == "little"
+    assert len(parses) == 5
+
+
 @pytest.mark.parametrize(
     "key", ["tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type"]
 )

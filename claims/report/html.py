@@ -22,6 +22,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from claims.probes.files.artifacts import CacheUnwritable, cache_dir
 from claims.records import Evidence
 from claims.report.view import build_view
 from claims.terminal import safe_lines
@@ -42,8 +43,39 @@ def environment() -> jinja2.Environment:
             lstrip_blocks=True,
             undefined=jinja2.StrictUndefined,
             finalize=_visible,
+            bytecode_cache=_bytecode_cache(),
         )
     return _ENV
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """The templates compiled by an earlier run, kept in the cache folder: compiling the
+    report's template was a hundredth of every run. jinja2 checks each against its
+    template's source checksum and the Python version, so an edit or another interpreter
+    compiles it again. None (compile every time, as before) without a writable cache."""
+    try:
+        folder = cache_dir() / "templates"
+        folder.mkdir(parents=True, exist_ok=True)
+    except (CacheUnwritable, OSError):
+        return None
+    return _KeptTemplates(str(folder))
+
+
+class _KeptTemplates(jinja2.FileSystemBytecodeCache):
+    """jinja2's file cache, best effort: a folder that cannot be read or written (its
+    modes changed, a full disk) costs a compile, never the report."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, ValueError, EOFError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            return
 
 
 def _visible(value: Any) -> Any:

@@ -469,3 +469,53 @@ def test_control_and_bidi_characters_in_evidence_are_shown_not_obeyed(make_evide
         assert raw not in html, repr(raw)
     assert "model evil\\u202etxt.exe and \\x1b]0;owned\\x07 \\x9b31m" in html
     assert "line one\n\tline two \\x1b[2J\\x0d" in html  # a <pre> keeps its lines
+
+
+# --- the compiled templates, kept between runs -------------------------------------------------
+@pytest.fixture
+def fresh_environment(monkeypatch, tmp_path):
+    """A template environment made anew, with the cache folder in tmp_path."""
+    from claims.report import html
+
+    monkeypatch.setenv("CLAIMS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(html, "_ENV", None)
+    return html
+
+
+def test_the_compiled_template_is_kept_and_read_back(fresh_environment, evidence, tmp_path):
+    first = fresh_environment.render_html(evidence)
+    kept = list((tmp_path / "cache" / "templates").iterdir())
+    assert kept, "the compiled report template was not kept"
+    fresh_environment._ENV = None
+    loads: list[bool] = []
+    real = fresh_environment._KeptTemplates.load_bytecode
+
+    def load(self, bucket):
+        real(self, bucket)
+        loads.append(bucket.code is not None)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fresh_environment._KeptTemplates, "load_bytecode", load)
+        again = fresh_environment.render_html(evidence)
+    assert loads and all(loads), loads
+    # The page itself carries the run's time only through the evidence: the same page.
+    assert again == first
+
+
+def test_a_template_cache_that_cannot_be_used_costs_a_compile_not_the_report(
+        fresh_environment, evidence, tmp_path, monkeypatch):
+    import jinja2
+
+    def refuse(*args, **kwargs):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(jinja2.FileSystemBytecodeCache, "dump_bytecode", refuse)
+    monkeypatch.setattr(jinja2.FileSystemBytecodeCache, "load_bytecode", refuse)
+    assert "<html" in fresh_environment.render_html(evidence)
+    # No cache folder at all (a file where it would be): no bytecode cache.
+    folder = tmp_path / "cache" / "templates"
+    folder.rmdir()
+    folder.write_text("", encoding="utf-8")
+    fresh_environment._ENV = None
+    assert fresh_environment._bytecode_cache() is None
+    assert "<html" in fresh_environment.render_html(evidence)

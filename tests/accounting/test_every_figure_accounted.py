@@ -24,14 +24,7 @@ from claims.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 # Unaccounted figures per document, measured with the ledgers as committed: only lowered.
-UNACCOUNTED: dict[str, int] = {
-    # The literals and shapes tensor_basics.py builds, benchmark_matmul.py's FLOP formula and
-    # CPU warmup: W5-TENSOR-REPORTS, W5-ELEMENTWISE-BROADCAST, W5-GFLOPS-FORMULA,
-    # W5-FLOP-COUNT and W5-TIMING-METHOD read them from the scripts, so no ledger reason can
-    # exclude them; each needs a stated figure and an anchor (issue 52), and their tests need
-    # torch to be checked.
-    "W5": 28,
-}
+UNACCOUNTED: dict[str, int] = {}
 SHOWN = 40  # unaccounted figures a failure lists (the rest: claims coverage --show-missing)
 
 

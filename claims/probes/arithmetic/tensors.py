@@ -19,9 +19,10 @@ from __future__ import annotations
 import ast
 import json
 import math
+import operator
 import re
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -314,6 +315,45 @@ def cpu_iterations(source: str, iters: int, where: str = "benchmark_matmul.py") 
                          "which this reader does not evaluate")
 
     return value(expr)
+
+
+def cpu_warmup(source: str, where: str = "benchmark_matmul.py") -> int:
+    """The warmup the script gives its CPU timing: the last argument of the call whose
+    result it names ``cpu_s`` (``time_matmul(a_cpu, b_cpu, cpu_iters, 1)``), a whole number."""
+    call = _assigned(_tree(source, where), "cpu_s", where)
+    if (isinstance(call, ast.Call) and call.args and isinstance(call.args[-1], ast.Constant)
+            and type(call.args[-1].value) is int):
+        return call.args[-1].value
+    raise InputError(f"{where}: cpu_s is computed by {ast.unparse(call)!r}, whose last "
+                     "argument is not a whole number")
+
+
+def script_gflops(source: str, size: int, seconds: float,
+                  where: str = "benchmark_matmul.py") -> float:
+    """What the script's ``gflops(size, seconds)`` returns, from its source: its one return
+    expression evaluated with those two names bound (numbers, + - * / and ** only)."""
+    func = next((node for node in ast.walk(_tree(source, where))
+                 if isinstance(node, ast.FunctionDef) and node.name == "gflops"), None)
+    body = func.body if func is not None else []
+    if not (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None):
+        raise InputError(f"{where}: no gflops() that returns one expression")
+    names: dict[str, float] = {"size": size, "seconds": seconds}
+    ops: dict[type[ast.operator], Callable[[float, float], float]] = {
+        ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+        ast.Div: operator.truediv, ast.Pow: operator.pow}
+
+    def value(node: ast.expr) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not (
+                isinstance(node.value, bool)):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in names:
+            return names[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](value(node.left), value(node.right))
+        raise InputError(f"{where}: gflops() computes {ast.unparse(node)!r}, which this "
+                         "reader does not evaluate")
+
+    return float(value(body[0].value))
 
 
 def written_fields(source: str, name: str, where: str = "benchmark_matmul.py") -> list[str]:

@@ -220,12 +220,24 @@ def _rate(n: int, seconds: Interval) -> Interval:
 def test_each_row_is_2n3_over_its_time(check: Check) -> None:
     run = _run()
     check.fact("lab evidence", lab.PROVENANCE)
+    # The formula as the catalog states it (benchmark_matmul.py prints its figures).
+    factor = int(check.premise("operations per n³"))
+    power = int(check.premise("power of n"))
+    giga = check.premise("FLOPs per GFLOP")
     for row in run.rows:
-        implied = _rate(run.size, _ms(row.median_ms) / 1000)
+        implied = factor * run.size**power / (_ms(row.median_ms) / 1000) / giga
         printed = Interval.stated(str(row.gflops))
-        check.measure(f"{row.precision}: 2n³ / {row.median_ms} ms", str(implied),
+        check.measure(f"{row.precision}: {factor}n^{power} / {row.median_ms} ms", str(implied),
                       holds=implied.overlaps(printed), unit="GFLOP/s",
                       expected=f"{row.gflops} GFLOP/s (results.json)")
+    # The script's own gflops(), read from its source, is that formula.
+    source = _path("benchmark_matmul.py").read_text("utf-8")
+    seconds = float(run.row("fp32").median_ms) / 1000
+    theirs = tensors.script_gflops(source, run.size, seconds)
+    stated = factor * run.size**power / seconds / giga
+    check.measure("benchmark_matmul.py's gflops() at results.json's fp32 row", theirs,
+                  unit="GFLOP/s", holds=math.isclose(theirs, stated, rel_tol=1e-12),
+                  expected=f"{stated:.3f} ({factor} × n ** {power} / s / {giga:g})")
 
 
 @pytest.mark.claim("W5-GPU-FP32-RATE", source="recorded")
@@ -361,6 +373,8 @@ def test_iteration_counts(check: Check) -> None:
     if not isinstance(default, int):
         raise InputError(f"{_path('benchmark_matmul.py')}: --warmup has no whole-number default")
     check.against("GPU warmup", default, note="benchmark_matmul.py's --warmup default")
+    check.against("CPU warmup", tensors.cpu_warmup(source),
+                  note="benchmark_matmul.py's time_matmul call for the CPU")
     commands = {name: _printed(name, r"(--size \d+ --iters \d+[^'\n]*)'", "benchmark command")
                 for name in ("README.md", "model-run.yaml")}
     check.measure("the printed commands leave --warmup at its default", commands,
@@ -514,6 +528,15 @@ def test_tensor_reports(check: Check) -> None:
     output = _script_output("tensor_basics.py")
     check.attach("tensor_basics.py on this machine", output)
     shapes = tensors.built_shapes(_path("tensor_basics.py").read_text("utf-8"))
+    # The shapes the statement names, as the catalog states them (the script prints them).
+    stated = {
+        "matrix": (int(check.premise("matrix rows")), int(check.premise("matrix columns"))),
+        "tensor3d": tuple(int(check.premise(f"tensor3d {which} size"))
+                          for which in ("first", "second", "third")),
+        "*": (int(check.premise("precision tensors rows")),
+              int(check.premise("precision tensors columns"))),
+    }
+    shapes.update(stated)
     reports = [r for r in map(tensors.parse_report, output.splitlines()) if r is not None]
     by_dtype = {fmt.name: key for key, fmt in FORMATS.items()}
     check.measure("tensors described", [r.name for r in reports],
@@ -534,6 +557,8 @@ def test_tensor_reports(check: Check) -> None:
                       expected="element count × bytes per element")
         check.measure(f"{r.name}: device", r.device, holds=r.device == "cpu",
                       expected="cpu (made without a device)")
+    rank3 = next((r.rank for r in reports if r.name == "tensor3d"), None)
+    check.against("tensor3d rank", rank3, note="the rank torch reports for tensor3d")
     totals = {r.dtype: r.total_bytes for r in reports if r.name == r.dtype}
     check.measure("1024×1024 float32 total (observations.md's figure)", totals.get("float32"),
                   unit="B", holds=totals.get("float32") == check.premise(
@@ -567,6 +592,12 @@ def test_elementwise_and_broadcast(check: Check) -> None:
     want = [x + y for x, y in zip(a, b, strict=True)]
     check.measure("a + b", got, holds=got == want, expected=f"{want} (position by position)")
     broadcast = _block(output, "broadcasting")
+    shape = re.search(r"matrix shape \((\d+), (\d+)\)", broadcast[0])
+    if shape is None:
+        raise InputError(f"tensor_basics.py printed no matrix shape: {broadcast[0]!r}")
+    check.against("broadcast matrix rows", int(shape.group(1)), note="the shape torch reports")
+    check.against("broadcast matrix columns", int(shape.group(2)),
+                  note="the shape torch reports")
     result = ast.literal_eval(" ".join(broadcast[2:]).strip())
     want_b = [[m + r for m, r in zip(line, row, strict=True)] for line in matrix]
     check.attach("broadcasting block", "\n".join(broadcast))

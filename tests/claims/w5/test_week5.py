@@ -305,11 +305,15 @@ def test_payload_of_three_matrices(check: Check) -> None:
     check.against("FP32 payload",
                   tensors.payload_bytes(run.size, FORMATS["fp32"].element_bytes, matrices) / MIB,
                   unit="MiB", note=f"{matrices} × {run.size}² × 4 B")
+    fp32 = tensors.payload_bytes(run.size, FORMATS["fp32"].element_bytes, matrices)
     for key in ("fp16", "bf16"):
         fmt = FORMATS[key]
-        check.against("16-bit payload",
-                      tensors.payload_bytes(run.size, fmt.element_bytes, matrices) / MIB,
+        payload = tensors.payload_bytes(run.size, fmt.element_bytes, matrices)
+        check.against("16-bit payload", payload / MIB,
                       unit="MiB", note=f"{matrices} × {run.size}² × {fmt.element_bytes} B")
+        check.against("16-bit share of FP32 payload", payload / fp32, unit="x",
+                      note=f"{key}: {fmt.element_bytes} B over FP32's "
+                      f"{FORMATS['fp32'].element_bytes} B per element")
 
 
 @pytest.mark.claim("W5-PEAK-DROP", source="recorded")

@@ -208,20 +208,32 @@ def test_torch_cuda_requirements_reads_installed_metadata(monkeypatch):
         torch_cuda.torch_cuda_requirements()
 
 
-def test_hiding_the_toolkit_keeps_the_driver_on_ld_library_path(tmp_path):
-    driver = tmp_path / "usr" / "local" / "nvidia" / "lib64"
-    compat = tmp_path / "usr" / "local" / "cuda-13.0" / "compat"
-    toolkit = tmp_path / "usr" / "local" / "cuda-13.0" / "lib64"
-    for d, lib in ((driver, "libcuda.so.1"), (compat, "libcuda.so.580.95.05"),
-                   (toolkit, "libcudart.so.13")):
+def _folders_holding(root, *folders: tuple[str, str]) -> list:
+    """Each folder (a path under ``root``) made, holding one empty library file."""
+    made = []
+    for folder, library in folders:
+        d = root / folder
         d.mkdir(parents=True)
-        (d / lib).write_bytes(b"")
-    path = os.pathsep.join(map(str, (driver, toolkit, compat)))
-    env = torch_cuda.toolkit_hidden_env({"PATH": "/usr/bin", "LD_LIBRARY_PATH": path})
+        (d / library).write_bytes(b"")
+        made.append(d)
+    return made
+
+
+def _kept_on_ld_library_path(*folders) -> list[str]:
+    """What LD_LIBRARY_PATH keeps of ``folders`` (in that order) once the toolkit is hidden."""
+    env = torch_cuda.toolkit_hidden_env(
+        {"PATH": "/usr/bin", "LD_LIBRARY_PATH": os.pathsep.join(map(str, folders))})
+    return env["LD_LIBRARY_PATH"].split(os.pathsep) if "LD_LIBRARY_PATH" in env else []
+
+
+def test_hiding_the_toolkit_keeps_the_driver_on_ld_library_path(tmp_path):
+    driver, compat, toolkit = _folders_holding(
+        tmp_path, ("usr/local/nvidia/lib64", "libcuda.so.1"),
+        ("usr/local/cuda-13.0/compat", "libcuda.so.580.95.05"),
+        ("usr/local/cuda-13.0/lib64", "libcudart.so.13"))
     # A container host's libcuda (and CUDA's forward-compatible driver) stay; the toolkit goes.
-    assert env["LD_LIBRARY_PATH"].split(os.pathsep) == [str(driver), str(compat)]
-    assert "LD_LIBRARY_PATH" not in torch_cuda.toolkit_hidden_env(
-        {"PATH": "", "LD_LIBRARY_PATH": str(toolkit)})
+    assert _kept_on_ld_library_path(driver, toolkit, compat) == [str(driver), str(compat)]
+    assert _kept_on_ld_library_path(toolkit) == []
 
 
 def test_hiding_the_toolkit_keeps_this_pythons_own_library_on_ld_library_path(
@@ -231,19 +243,13 @@ def test_hiding_the_toolkit_keeps_this_pythons_own_library_on_ld_library_path(
     LD_LIBRARY_PATH: dropping it made the helper interpreter die before it could say
     anything of torch. That folder stays, unless it is inside a CUDA install."""
     monkeypatch.setattr(torch_cuda, "_python_libraries", lambda: ("libpython3.12.so.1.0",))
-    python = tmp_path / "opt" / "python-3.12" / "lib"
-    toolkit = tmp_path / "usr" / "local" / "cuda-13.0" / "lib64"
-    other = tmp_path / "opt" / "other" / "lib"
-    for d, lib in ((python, "libpython3.12.so.1.0"), (toolkit, "libpython3.12.so.1.0"),
-                   (other, "libpython3.11.so.1.0")):
-        d.mkdir(parents=True)
-        (d / lib).write_bytes(b"")
-    path = os.pathsep.join(map(str, (toolkit, python, other)))
-    env = torch_cuda.toolkit_hidden_env({"PATH": "/usr/bin", "LD_LIBRARY_PATH": path})
-    assert env["LD_LIBRARY_PATH"].split(os.pathsep) == [str(python)]
+    python, toolkit, other = _folders_holding(
+        tmp_path, ("opt/python-3.12/lib", "libpython3.12.so.1.0"),
+        ("usr/local/cuda-13.0/lib64", "libpython3.12.so.1.0"),
+        ("opt/other/lib", "libpython3.11.so.1.0"))
+    assert _kept_on_ld_library_path(toolkit, python, other) == [str(python)]
     monkeypatch.setattr(torch_cuda, "_python_libraries", lambda: ())  # a static build
-    assert "LD_LIBRARY_PATH" not in torch_cuda.toolkit_hidden_env(
-        {"PATH": "", "LD_LIBRARY_PATH": path})
+    assert _kept_on_ld_library_path(toolkit, python, other) == []
 
 
 def test_this_pythons_library_is_named_by_its_build():

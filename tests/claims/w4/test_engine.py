@@ -63,7 +63,7 @@ def test_bits_per_parameter_of_the_engine_model(check, engine_facts, engine_head
     excess = (file_bytes / clean - 1) * 100
     if nominal == 4:
         check.against("clean INT4 bytes", clean, unit="B", model=model)
-        check.against("excess over INT4", excess, unit="%", model=model)
+        check.against("excess above INT4", excess, unit="%", model=model)
     check.observe(f"excess over clean {nominal}-bit", round(excess, 2), unit="%")
     check.measure(
         "file bits per parameter vs label",

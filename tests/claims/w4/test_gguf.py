@@ -126,7 +126,7 @@ def test_llama32_3b_blob_bits_per_parameter(check, store):
     check.against("blob bytes", header.file_size, unit="B", model=LLAMA)
     check.against("bits per parameter", header.file_size * 8 / params, model=LLAMA)
     check.against(
-        "excess over INT4", (header.file_size / (params / 2) - 1) * 100, unit="%", model=LLAMA
+        "excess above INT4", (header.file_size / (params / 2) - 1) * 100, unit="%", model=LLAMA
     )
     label = header.file_type[1] if header.file_type else "unlabelled"
     check.chart("bits_per_param", _bits_rows(header, label), title=f"{LLAMA}: bits per parameter")

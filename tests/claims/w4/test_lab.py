@@ -75,7 +75,7 @@ def test_lab_quantized_file(check) -> None:
     check.against("bits per parameter", q["effective_on_disk_bits_per_parameter"], model=model,
                   note="results.json, three decimals")
     excess = (q["actual_weight_layer_bytes"] / q["clean_int4_weight_bytes"] - 1) * 100
-    check.against("excess over INT4", excess, unit="%", model=model)
+    check.against("excess above INT4", excess, unit="%", model=model)
     for key in ("manifest_size_matches_blob", "manifest_digest_matches_blob"):
         check.measure(key, q[key], holds=q[key] is True, expected="true (the author's check)")
 

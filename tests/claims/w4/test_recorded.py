@@ -112,7 +112,7 @@ def test_q4_k_m_file_bits_per_parameter(check, recorded):
     check.against("clean INT4 bytes", float(clean), unit="B", model=q4["model"])
     bits = blob * 8 / params
     check.against("bits per parameter", bits, model=q4["model"])
-    check.against("excess over INT4", (blob / float(clean) - 1) * 100, unit="%", model=q4["model"])
+    check.against("excess above INT4", (blob / float(clean) - 1) * 100, unit="%", model=q4["model"])
     check.chart(
         "bits_per_param",
         [

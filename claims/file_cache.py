@@ -20,9 +20,11 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from pathlib import Path
+from typing import Generic, TypeVar
 
-__all__ = ["MAX_FILES", "SETTLED_NS", "read_text", "settled_signature"]
+__all__ = ["MAX_FILES", "SETTLED_NS", "FileMemo", "read_text", "settled_signature"]
 
 # Longer than the coarsest timestamp in use (FAT's two seconds; ext4, XFS, btrfs, APFS
 # keep nanoseconds, some network file systems one second).
@@ -32,8 +34,7 @@ SETTLED_NS = 2_000_000_000
 MAX_FILES = 4096
 
 _Signature = tuple[int, int, int, int, int]
-_kept: OrderedDict[str, tuple[_Signature, str]] = OrderedDict()
-_lock = threading.Lock()
+T = TypeVar("T")
 
 
 def _signature(st: os.stat_result) -> _Signature:
@@ -52,25 +53,57 @@ def settled_signature(path: Path | str, *, at_ns: int | None = None) -> _Signatu
     return _signature(st)
 
 
+class FileMemo(Generic[T]):
+    """Values made from files (a file's text, a parsed header), each kept while its file is
+    unchanged by the module's rule, the ``most`` read last."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._kept: OrderedDict[tuple[str, Hashable], tuple[_Signature, T]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, path: Path | str, make: Callable[[], T], key: Hashable = None) -> T:
+        """What ``make()`` made from ``path`` (under ``key``, for several values of one file)
+        when the file is as it was then; else ``make()`` again. A file that cannot be
+        ``stat``'ed is left to ``make`` to report, and nothing it raises is kept."""
+        name = os.fspath(path)
+        try:
+            before = _signature(os.stat(name))
+        except OSError:
+            return make()
+        with self._lock:
+            hit = self._kept.get((name, key))
+            if hit is not None and hit[0] == before:
+                self._kept.move_to_end((name, key))
+                return hit[1]
+        made_at = time.time_ns()
+        value = make()
+        # Kept only if nothing moved while it was made and both times had settled before.
+        try:
+            after = settled_signature(name, at_ns=made_at)
+        except OSError:
+            return value
+        if after == before:
+            with self._lock:
+                self._kept[(name, key)] = (before, value)
+                self._kept.move_to_end((name, key))
+                while len(self._kept) > self.most:
+                    self._kept.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def paths(self) -> list[str]:
+        """The paths kept, least recently read first."""
+        return [name for name, _ in self._kept]
+
+
+_TEXTS: FileMemo[str] = FileMemo(MAX_FILES)
+
+
 def read_text(path: Path | str) -> str:
     """The UTF-8 text of ``path``, from memory when the file has not changed since it was
     read. Raises what :meth:`pathlib.Path.read_text` raises (``OSError``,
     ``UnicodeDecodeError``), every time: a failure is never kept."""
-    key = os.fspath(path)
-    before = _signature(os.stat(key))
-    with _lock:
-        hit = _kept.get(key)
-        if hit is not None and hit[0] == before:
-            _kept.move_to_end(key)
-            return hit[1]
-    read_at = time.time_ns()
-    text = Path(key).read_text(encoding="utf-8")
-    after = _signature(os.stat(key))
-    # Kept only if nothing moved while it was read and both times had settled before it.
-    if after == before and max(before[3], before[4]) <= read_at - SETTLED_NS:
-        with _lock:
-            _kept[key] = (before, text)
-            _kept.move_to_end(key)
-            while len(_kept) > MAX_FILES:
-                _kept.popitem(last=False)
-    return text
+    return _TEXTS.get(path, lambda: Path(path).read_text(encoding="utf-8"))

@@ -273,10 +273,11 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     import time
 
     from claims import file_cache
+    from claims.file_cache import FileMemo
     from claims.probes.files.gguf_file import header as header_module
 
     monkeypatch.setattr(file_cache, "SETTLED_NS", 50_000_000)
-    monkeypatch.setattr(header_module, "_HEADERS", {})
+    monkeypatch.setattr(header_module, "_HEADERS", FileMemo(header_module.MAX_KEPT_HEADERS))
     seen: list[Path] = []
     real = header_module._parse
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from gguf.constants import LlamaFileType
 
-from claims.file_cache import settled_signature
+from claims.file_cache import FileMemo
 from claims.probes.errors import InputError
 from claims.probes.files.gguf_file.arrays import GGUFArray
 from claims.probes.files.gguf_file.errors import (
@@ -169,21 +169,13 @@ def read_header(path: Path | str, *, verify_layout: bool = True, reuse: bool = T
     own; ``reuse=False`` parses the file whatever (a timing of the parse, a count of reads).
     """
     p = Path(path)
-    key = (str(p), verify_layout)
-    try:
-        signature = settled_signature(p)
-    except OSError:
-        signature = None  # Source.open below says what is wrong with the file
-    kept = _HEADERS.get(key) if reuse else None
-    if signature is not None and kept is not None and kept[0] == signature:
-        return _fresh(kept[1])
-    with Source.open(p) as src:
-        header = _parse(src, p, verify_layout)
-    if signature is not None and _unmoved(p, signature):
-        _HEADERS[key] = (signature, _fresh(header))
-        while len(_HEADERS) > MAX_KEPT_HEADERS:
-            del _HEADERS[next(iter(_HEADERS))]
-    return header
+
+    def parse() -> GGUFHeader:
+        with Source.open(p) as src:
+            return _parse(src, p, verify_layout)
+
+    # Each caller gets a copy of its own of the kept parse, the first one too.
+    return _fresh(_HEADERS.get(p, parse, key=verify_layout)) if reuse else parse()
 
 
 def _fresh(header: GGUFHeader) -> GGUFHeader:
@@ -197,15 +189,7 @@ def _fresh(header: GGUFHeader) -> GGUFHeader:
 # rule): the main job's claim tests read the bundled Gemma file's header five times, each a
 # walk over its 262,144 token strings. A few are kept.
 MAX_KEPT_HEADERS = 8
-_HEADERS: dict[tuple[str, bool], tuple[tuple[int, ...], GGUFHeader]] = {}
-
-
-def _unmoved(path: Path, signature: tuple[int, ...]) -> bool:
-    """The file is as it was before it was read (nothing wrote to it meanwhile)."""
-    try:
-        return settled_signature(path) == signature
-    except OSError:
-        return False
+_HEADERS: FileMemo[GGUFHeader] = FileMemo(MAX_KEPT_HEADERS)
 
 
 def _read_magic_and_version(src: Source) -> tuple[Literal["little", "big"], int]:

@@ -287,34 +287,52 @@ def _assigned(tree: ast.Module, name: str, where: str) -> ast.expr:
     raise InputError(f"{where}: assigns no {name!r}")
 
 
-def cpu_iterations(source: str, iters: int, where: str = "benchmark_matmul.py") -> int:
-    """How many CPU matmuls the script times for ``--iters iters``: its ``cpu_iters``
-    expression, evaluated with ``args.iters`` = ``iters`` (max, min, //, +, -, * only)."""
-    expr = _assigned(_tree(source, where), "cpu_iters", where)
+# What the readers of the script's arithmetic evaluate: numbers, the names each binds,
+# these operators and max/min; anything else is an InputError naming the expression.
+_OPERATORS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow}
 
-    def value(node: ast.expr) -> int:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+
+def _evaluate(node: ast.expr, bound: Callable[[ast.expr], float | None], where: str,
+              what: str) -> float:
+    """The value of the script's expression ``node``, ``bound`` giving each name's value
+    (None: not one it binds); ``what`` says whose expression it is, for the error."""
+    def value(node: ast.expr) -> Any:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not (
+                isinstance(node.value, bool)):
             return node.value
-        if isinstance(node, ast.Attribute) and node.attr == "iters":
-            return iters
-        if isinstance(node, ast.BinOp):
+        named = bound(node)
+        if named is not None:
+            return named
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
             left, right = value(node.left), value(node.right)
-            if isinstance(node.op, ast.FloorDiv) and right:
-                return left // right
-            if isinstance(node.op, ast.Add):
-                return left + right
-            if isinstance(node.op, ast.Sub):
-                return left - right
-            if isinstance(node.op, ast.Mult):
-                return left * right
+            try:
+                return _OPERATORS[type(node.op)](left, right)
+            except ZeroDivisionError:
+                pass
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in ("max", "min") and not node.keywords):
+                and node.func.id in ("max", "min") and node.args and not node.keywords):
             args = [value(a) for a in node.args]
             return max(args) if node.func.id == "max" else min(args)
-        raise InputError(f"{where}: cpu_iters is computed by {ast.unparse(node)!r}, "
-                         "which this reader does not evaluate")
+        raise InputError(f"{where}: {what} {ast.unparse(node)!r}, which this reader does "
+                         "not evaluate")
 
-    return value(expr)
+    result: float = value(node)
+    return result
+
+
+def cpu_iterations(source: str, iters: int, where: str = "benchmark_matmul.py") -> int:
+    """How many CPU matmuls the script times for ``--iters iters``: its ``cpu_iters``
+    expression, evaluated with ``args.iters`` = ``iters`` (a whole number)."""
+    expr = _assigned(_tree(source, where), "cpu_iters", where)
+    count = _evaluate(
+        expr, lambda n: iters if isinstance(n, ast.Attribute) and n.attr == "iters" else None,
+        where, "cpu_iters is computed by")
+    if type(count) is not int:
+        raise InputError(f"{where}: cpu_iters is computed by {ast.unparse(expr)!r}, which is "
+                         f"not a whole number ({count!r})")
+    return count
 
 
 def cpu_warmup(source: str, where: str = "benchmark_matmul.py") -> int:
@@ -331,29 +349,16 @@ def cpu_warmup(source: str, where: str = "benchmark_matmul.py") -> int:
 def script_gflops(source: str, size: int, seconds: float,
                   where: str = "benchmark_matmul.py") -> float:
     """What the script's ``gflops(size, seconds)`` returns, from its source: its one return
-    expression evaluated with those two names bound (numbers, + - * / and ** only)."""
+    expression evaluated with those two names bound."""
     func = next((node for node in ast.walk(_tree(source, where))
                  if isinstance(node, ast.FunctionDef) and node.name == "gflops"), None)
     body = func.body if func is not None else []
     if not (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None):
         raise InputError(f"{where}: no gflops() that returns one expression")
     names: dict[str, float] = {"size": size, "seconds": seconds}
-    ops: dict[type[ast.operator], Callable[[float, float], float]] = {
-        ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.Div: operator.truediv, ast.Pow: operator.pow}
-
-    def value(node: ast.expr) -> float:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not (
-                isinstance(node.value, bool)):
-            return node.value
-        if isinstance(node, ast.Name) and node.id in names:
-            return names[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in ops:
-            return ops[type(node.op)](value(node.left), value(node.right))
-        raise InputError(f"{where}: gflops() computes {ast.unparse(node)!r}, which this "
-                         "reader does not evaluate")
-
-    return float(value(body[0].value))
+    return float(_evaluate(
+        body[0].value, lambda n: names.get(n.id) if isinstance(n, ast.Name) else None,
+        where, "gflops() computes"))
 
 
 def written_fields(source: str, name: str, where: str = "benchmark_matmul.py") -> list[str]:

@@ -113,6 +113,33 @@ def test_script_reader_errors_name_the_file(source: str, problem: str) -> None:
     assert str(info.value).startswith("bench.py")
 
 
+@pytest.mark.parametrize(("source", "problem"), [
+    ("cpu_iters = max(3, args.iters // 0)", "does not evaluate"),
+    ("cpu_iters = args.iters / 4", "not a whole number"),
+    ("cpu_iters = max(3, iters // 4)", "does not evaluate"),  # a bare name is not args.iters
+])
+def test_cpu_iterations_refuses_what_is_not_a_count(source: str, problem: str) -> None:
+    with pytest.raises(InputError, match=problem):
+        tensors.cpu_iterations(source, 20, where="bench.py")
+
+
+def test_the_scripts_own_gflops_and_cpu_warmup_are_read_from_its_source() -> None:
+    source = ("def gflops(size, seconds):\n    return (2 * size ** 3) / seconds / 1e9\n"
+              "cpu_s = time_matmul(a_cpu, b_cpu, cpu_iters, 1)\n")
+    assert tensors.script_gflops(source, 4096, 0.5) == tensors.gflops(4096, 0.5)
+    assert tensors.cpu_warmup(source) == 1
+    for broken, problem in (("def gflops(size, seconds):\n    return size ** n\n",
+                             "does not evaluate"),
+                            ("def gflops(size, seconds):\n    x = 1\n    return x\n",
+                             "no gflops\\(\\) that returns one expression"),
+                            ("cpu_s = time_matmul(a, b, n, warmup)\n", "not a whole number")):
+        with pytest.raises(InputError, match=problem):
+            if "gflops" in broken:
+                tensors.script_gflops(broken, 4096, 0.5)
+            else:
+                tensors.cpu_warmup(broken)
+
+
 def test_parse_report_line() -> None:
     line = "tensor3d rank=3 shape=(2, 3, 4) dtype=float32 elem=4B total=96B dev=cpu"
     r = tensors.parse_report(line)

@@ -132,8 +132,6 @@ def record_reads(tests: Path | str = "tests", pytest_args: Sequence[str] = ()
                  ) -> dict[str, list[str]]:
     """Run the offline claim tests once, as the audit's baseline runs them, and return which
     transcribed values they read (what scripts/record-reads.py keeps)."""
-    import pytest
-
     root = Path(tests).resolve().parent
     session = AuditSession(None)
     reads = Reads()
@@ -148,37 +146,16 @@ def record_reads(tests: Path | str = "tests", pytest_args: Sequence[str] = ()
         s.reads = None
 
     session.planner = baseline
-    args = [str(tests), "-m", OFFLINE.name, "-p", "no:cacheprovider", "--no-claims-report",
-            "-q", "-p", "no:randomly", *pytest_args]
-    cache_dir()
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = pytest.main(args, plugins=[session])
-    if session.session is None:
-        raise RuntimeError(f"the pytest session did not run (exit {code}): "
-                           f"{out.getvalue()[-2000:]}")
+    _run_session(session, tests, pytest_args)
     return values_read(root, reads, group.records)
 
 
-def run_audit(
-    claims: Sequence[str] | None = None,
-    *,
-    tests: Path | str = "tests",
-    pytest_args: Sequence[str] = (),
-    quiet: bool = True,
-    documents: Path | None = None,
-) -> dict[str, Any]:
-    """Run the audit in-process; the result is JSON-ready (see ``claims audit --json``)."""
+def _run_session(session: AuditSession, tests: Path | str, pytest_args: Sequence[str],
+                 *, quiet: bool = True) -> None:
+    """One in-process pytest session of the offline claim tests, driven by ``session``'s
+    planner; RuntimeError (with the end of its output) if it did not get as far as running."""
     import pytest
 
-    wanted = set(claims) if claims else None
-    root = Path(tests).resolve().parent
-    # Taken before the run: a file edited while the audit runs makes the kept result
-    # not match the checkout afterwards, so the next audit reruns.
-    digest = audit_digest(root)
-    session = AuditSession(wanted)
-    results: list[FigureResult] = []
-    session.planner = lambda s: results.extend(audit_figures(s))
     # The claim tests are all under tests/claims: collecting the suite's own tests too,
     # only for -m offline to deselect them, cost seconds per audit (issue 51).
     claim_tests = Path(tests) / "claims"
@@ -208,6 +185,26 @@ def run_audit(
     if session.session is None:
         tail = out.getvalue()[-2000:]
         raise RuntimeError(f"the audit's pytest session did not run (exit {code}): {tail}")
+
+
+def run_audit(
+    claims: Sequence[str] | None = None,
+    *,
+    tests: Path | str = "tests",
+    pytest_args: Sequence[str] = (),
+    quiet: bool = True,
+    documents: Path | None = None,
+) -> dict[str, Any]:
+    """Run the audit in-process; the result is JSON-ready (see ``claims audit --json``)."""
+    wanted = set(claims) if claims else None
+    root = Path(tests).resolve().parent
+    # Taken before the run: a file edited while the audit runs makes the kept result
+    # not match the checkout afterwards, so the next audit reruns.
+    digest = audit_digest(root)
+    session = AuditSession(wanted)
+    results: list[FigureResult] = []
+    session.planner = lambda s: results.extend(audit_figures(s))
+    _run_session(session, tests, pytest_args, quiet=quiet)
 
     transcriptions = audit_transcriptions(root, documents)
     # What the baseline read against the kept record (only a whole audit ran every test).

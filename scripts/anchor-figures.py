@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -40,14 +39,14 @@ from claims.inputs.anchors import (
     propose,
 )
 from claims.inputs.transcribed import Seed, anchored, seeds_of
+from claims.plugin.options import add_documents_argument
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims-documents", metavar="DIR",
-                        default=os.environ.get("CLAIMS_DOCUMENTS"))
+    add_documents_argument(parser, "whose figures are anchored")
     parser.add_argument("docs", nargs="*", help="documents to anchor (default: all)")
     args = parser.parse_args(argv)
     catalog = load_catalog()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from claims.accounting.programs import MIN_LINES, is_program, printed_files
 from claims.accounting.texts import read_sources
 from claims.catalog import load_catalog
 from claims.inputs.transcribed import PROGRAMS_PRINTED, recorded_path
+from claims.plugin.options import NO_DOCUMENTS, add_documents_argument
 from claims.terminal import safe
 
 
@@ -39,13 +39,11 @@ def transcribed(root: Path, doc: str) -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims-documents", metavar="DIR",
-                        default=os.environ.get("CLAIMS_DOCUMENTS"))
+    add_documents_argument(parser, "to look in")
     parser.add_argument("docs", nargs="*", help="documents to look in, by catalog id")
     args = parser.parse_args(argv)
-    if not args.claims_documents:
-        print("name the documents folder: --claims-documents DIR or $CLAIMS_DOCUMENTS",
-              file=sys.stderr)
+    if args.claims_documents is None:
+        print(NO_DOCUMENTS, file=sys.stderr)
         return 2
     root = Path.cwd()
     catalog = load_catalog()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -23,20 +22,19 @@ from claims.accounting.copies import copied_blocks
 from claims.accounting.measure import account
 from claims.catalog import load_catalog
 from claims.inputs.anchors import CATALOG_DIR
+from claims.plugin.options import NO_DOCUMENTS, add_documents_argument
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims-documents", metavar="DIR",
-                        default=os.environ.get("CLAIMS_DOCUMENTS"))
+    add_documents_argument(parser, "to look in")
     parser.add_argument("--catalog-dir", metavar="DIR", type=Path, default=CATALOG_DIR,
                         help="read the anchors and ledgers from this folder (default: the "
                         "bundled catalog's)")
     parser.add_argument("docs", nargs="+", help="documents to look in, by catalog id")
     args = parser.parse_args(argv)
-    if not args.claims_documents:
-        print("name the documents folder: --claims-documents DIR or $CLAIMS_DOCUMENTS",
-              file=sys.stderr)
+    if args.claims_documents is None:
+        print(NO_DOCUMENTS, file=sys.stderr)
         return 2
     catalog = load_catalog()
     acc = account(catalog, Path(args.claims_documents), Path.cwd(), args.docs,

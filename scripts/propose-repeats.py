@@ -15,7 +15,6 @@ reads both places; a coincidence (two unrelated 4096s) stays as it is.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -23,20 +22,19 @@ from claims.accounting.measure import account
 from claims.accounting.repeats import LAB, lab_places, places_of, repeated_figures
 from claims.accounting.texts import LAB_DIR
 from claims.catalog import load_catalog
+from claims.plugin.options import NO_DOCUMENTS, add_documents_argument
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims-documents", metavar="DIR",
-                        default=os.environ.get("CLAIMS_DOCUMENTS"))
+    add_documents_argument(parser, "to look in")
     parser.add_argument("--lab", action="store_true",
                         help="also the bundled lab files no document's text holds")
     parser.add_argument("--open", action="store_true",
                         help="only figures printed somewhere no claim judges")
     args = parser.parse_args(argv)
-    if not args.claims_documents:
-        print("name the documents folder: --claims-documents DIR or $CLAIMS_DOCUMENTS",
-              file=sys.stderr)
+    if args.claims_documents is None:
+        print(NO_DOCUMENTS, file=sys.stderr)
         return 2
     catalog = load_catalog()
     acc = account(catalog, Path(args.claims_documents), Path.cwd())

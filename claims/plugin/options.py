@@ -36,6 +36,8 @@ from claims.terminal import safe
 from claims.timing.policy import DEFAULT_BUDGET_S
 
 if TYPE_CHECKING:  # the entry point imports this module in every pytest run: keep it light
+    import argparse
+
     from claims.records import Options
     from claims.tiers import PrivateServers
 
@@ -96,6 +98,8 @@ RENAMED: dict[str, str] = {
 REMOVED: dict[str, str] = {"--profile": "--claims-profile"}
 # The environment variable that names the source documents, like --claims-documents.
 DOCUMENTS_ENV = "CLAIMS_DOCUMENTS"
+# What a script that needs the documents says when neither names them.
+NO_DOCUMENTS = f"name the documents folder: --claims-documents DIR or ${DOCUMENTS_ENV}"
 
 
 # Each option's default as pytest_addoption gave it (for named_options).
@@ -498,3 +502,14 @@ def _catalog_files(values: tuple[str, ...] | list[str]) -> list[Path]:
         files.extend(sorted(p for p in path.glob("*.toml") if is_catalog_file(p.name))
                      if path.is_dir() else [path])
     return files
+
+
+def add_documents_argument(parser: argparse.ArgumentParser, purpose: str) -> None:
+    """The plugin's ``--claims-documents DIR`` on a script's own parser (scripts/): a folder,
+    ``$CLAIMS_DOCUMENTS`` by default, None when neither names one; ``purpose`` says what the
+    script reads them for."""
+    option = OPTION["--claims-documents"]
+    parser.add_argument(option.flag, metavar=option.metavar, type=Path,
+                        default=os.environ.get(DOCUMENTS_ENV) or None,
+                        help=f"the source documents (seed files), {purpose} "
+                        f"(default: ${DOCUMENTS_ENV})")

@@ -97,3 +97,24 @@ def test_the_plugin_refuses_them_as_usage_errors_printing_no_secret(claims_pytes
         out = result.stdout.str() + result.stderr.str()
         assert "percent-encoded" in out and "s3cret" not in out
         assert "INTERNALERROR" not in out
+
+
+def test_a_scripts_documents_option_is_the_plugins_with_the_environments_default(
+        monkeypatch, tmp_path):
+    import argparse
+
+    from claims.plugin.options import DOCUMENTS_ENV, NO_DOCUMENTS, add_documents_argument
+
+    def parsed(*argv: str):
+        parser = argparse.ArgumentParser()
+        add_documents_argument(parser, "to look in")
+        return parser.parse_args(list(argv)).claims_documents
+
+    monkeypatch.delenv(DOCUMENTS_ENV, raising=False)
+    assert parsed() is None
+    assert parsed("--claims-documents", str(tmp_path)) == tmp_path
+    monkeypatch.setenv(DOCUMENTS_ENV, str(tmp_path / "seeds"))
+    assert parsed() == tmp_path / "seeds"
+    monkeypatch.setenv(DOCUMENTS_ENV, "")
+    assert parsed() is None
+    assert "--claims-documents DIR or $CLAIMS_DOCUMENTS" in NO_DOCUMENTS

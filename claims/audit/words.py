@@ -97,9 +97,8 @@ def explanation_slips(claim: Claim) -> Iterator[tuple[str, Claim]]:
 
 def _statement_why(claim: Claim) -> str:
     """Why a turned relation word of this claim's statement passed the wording check."""
-    if not claim.testable or not claim.stated:
-        return ("the claim states no figure the words could be held to"
-                + ("" if claim.testable else " (it is untestable: nothing judges it)"))
+    if not claim.stated:
+        return "the claim states no figure the words could be held to"
     return ("the relation is between quantities the claim states no figure of (or states "
             "without the word), so nothing structured says which way it goes")
 
@@ -112,7 +111,7 @@ def _explanation_why(claim: Claim) -> str:
 
 
 def _audit(claims: Iterable[Claim], slips: Any, problems: Any, why: Any) -> dict[str, Any]:
-    cases = caught = 0
+    cases = caught = untestable = 0
     survivors: list[dict[str, str]] = []
     for claim in claims:
         if problems(claim):
@@ -121,9 +120,14 @@ def _audit(claims: Iterable[Claim], slips: Any, problems: Any, why: Any) -> dict
             cases += 1
             if problems(slipped):
                 caught += 1
+            elif not claim.testable:
+                # Nothing judges an untestable claim, so a slip the wording check lets
+                # through contradicts no check: counted apart from the survivors.
+                untestable += 1
             else:
                 survivors.append({"claim": claim.id, "slip": what, "why": why(claim)})
-    return {"cases": cases, "caught": caught, "survivors": survivors}
+    # caught + survivors + untestable == cases
+    return {"cases": cases, "caught": caught, "survivors": survivors, "untestable": untestable}
 
 
 def audit_words(claims: Iterable[Claim]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal
 
 from claims.catalog.records import Claim, StatedFigure
+from claims.figures import unit_spellings, units_printed_as
 
 __all__ = [
     "ABOUT",
@@ -148,9 +149,10 @@ def printed_form(before: str, after: str = "") -> PrintedForm | None:
 
 
 # What a number is counted in before an "over" that divides or spans ("89 tokens over
-# 3.82 s", "1,008 GB/s over a 4.7 GB model", "8 phases over 32 weeks").
+# 3.82 s", "1,008 GB/s over a 4.7 GB model", "8 phases over 32 weeks", a split of "16
+# query heads over 2 key/value heads").
 _COUNTED = re.compile(r"(?:^|\s)-?\d[\d,.]*\s*(?:tokens|GB/s|GB|phases|weeks|steps|runs|"
-                      r"layers|bytes|B)?\s*$", re.IGNORECASE)
+                      r"layers|bytes|B|(?:query\s+)?heads)?\s*$", re.IGNORECASE)
 
 
 def _divides(before: str) -> bool:
@@ -252,16 +254,36 @@ def _named_relations(claim: Claim) -> dict[str, set[int]]:
 
 def _factors(claim: Claim) -> set[int]:
     """The factors the claim's figures state: 2 (0: twice) and 0.5 (1: half), as a count
-    ("sent twice": 2 runs), a factor (2 x) or a size (half a byte: 0.5 B)."""
+    ("sent twice": 2 runs), a factor (2 x) or a size (half a byte: 0.5 B).
+
+    A figure whose number the statement prints in digits ("FP16 2 bytes") is said by its
+    digits, not by "twice" or "half": only the others carry a factor word ("INT4 half a
+    byte" beside "FP16 2 bytes" is the 0.5, never the 2)."""
     out: set[int] = set()
     for fig in claim.stated:
         if fig.kind == "number" and fig.text is not None and fig.form == "equal":
+            if _said_in_digits(claim.statement, fig):
+                continue
             value = _value(fig.text)
             if value == 2:
                 out.add(0)
             elif value == Decimal("0.5"):
                 out.add(1)
     return out
+
+
+def _said_in_digits(statement: str, fig: StatedFigure) -> bool:
+    """Whether the statement prints the figure's number in digits, in the figure's unit
+    where it has one ("2 bytes" is FP16's 2 B, not a ratio of 2 x)."""
+    for _, after in _occurrences(statement, fig):
+        if fig.unit is None:
+            return True
+        rest = after.lstrip()
+        for spelling in unit_spellings():
+            if re.match(rf"{re.escape(spelling)}(?![\w])", rest) and fig.unit in (
+                    units_printed_as(spelling)):
+                return True
+    return False
 
 
 def _bound_forms(claim: Claim) -> set[int]:
@@ -356,6 +378,13 @@ def statement_problems(claim: Claim) -> list[str]:
             what = "bound figures are judged" if axis == "bound" else "figures state"
             problems.append(f"the statement says {_words(axis, side)}, its {what} "
                             f"{_words(axis, 1 - side)}")
+        elif axis == "factor" and len(carried) == 1 and len(words) == 2:
+            # A factor word the figures do not state, beside one they do ("moves half the
+            # bytes ... roughly doubles the speed" with only a 2 x figure): a slip. The bound
+            # axis is left alone: "room for larger models" and "stays below" are two things.
+            (side,) = carried
+            problems.append(f"the statement says {_words(axis, 1 - side)} as well as "
+                            f"{_words(axis, side)}, its figures state only {_words(axis, side)}")
     problems += _compared_figures(claim)
     for fig in claim.stated:
         if fig.kind not in ("number", "range"):

@@ -73,6 +73,8 @@ def print_audit(result: dict[str, Any]) -> None:
     if words:
         print("catalog words slipped: " + ", ".join(
             f"{words[kind]['caught']} of {words[kind]['cases']} {label} caught"
+            + (f" ({words[kind]['untestable']} more in untestable claims, which nothing judges)"
+               if words[kind].get("untestable") else "")
             for kind, label in (("statements", "statements' relation words"),
                                 ("explanations", "explanations' numbers"))
             if kind in words))

@@ -48,6 +48,7 @@ def test_the_bundled_catalog_says_what_it_judges() -> None:
     ("A RTX 4090 has $\\approx ", " GB/s", "about"),
     ("the recorded reply's 89 tokens over ", " s", None),  # a division
     ("a series of 8 phases over ", " weeks", None),  # a span
+    ("the split of 16 query heads over ", " key/value heads", None),  # a split
     ("the embeddings add up to ", ".", None),  # a sum
     ("lists <|im_end|> (", ")", None),  # a token's bracket
     ("the table's ", " rows", None),
@@ -170,6 +171,29 @@ def test_a_lone_factor_word_agrees_with_the_factor_the_figures_state() -> None:
     assert statement_problems(_claim("The same prompt sent half returns the same text.",
                                      runs)) == [
         "the statement says half/halves/halving, its figures state twice/double/doubling"]
+
+
+def test_a_factor_word_stands_for_a_figure_the_statement_does_not_print_in_digits() -> None:
+    # "2 bytes" is FP16's figure, said by its digits: the "half" is INT4's 0.5 B alone.
+    fp16, int4 = _number("FP16 bytes", "2", unit="B"), _number("INT4 bytes", "0.5", unit="B")
+    said = "FP16 takes 2 bytes a parameter and INT4 half a byte."
+    assert statement_problems(_claim(said, fp16, int4)) == []
+    assert statement_problems(_claim(said.replace("half", "twice"), fp16, int4)) == [
+        "the statement says twice/double/doubling, its figures state half/halves/halving"]
+    # Printed in another unit, the number is not the figure: "2 bytes" is not a 2 x ratio.
+    ratio = _number("bandwidth ratio", "2", unit="x")
+    assert statement_problems(_claim("FP16 (2 bytes) moves half the bytes.", ratio)) == [
+        "the statement says half/halves/halving, its figures state twice/double/doubling"]
+
+
+def test_a_factor_word_the_figures_do_not_state_beside_one_they_do_is_a_slip() -> None:
+    ratio = _number("bandwidth ratio", "2", unit="x")
+    said = "FP16 moves double the bytes of Q8_0, so Q8_0 can roughly double the speed."
+    assert statement_problems(_claim(said, ratio)) == []
+    assert statement_problems(_claim(said.replace("can roughly double", "can roughly half"),
+                                     ratio)) == [
+        "the statement says half/halves/halving as well as twice/double/doubling, its figures "
+        "state only twice/double/doubling"]
 
 
 def test_a_bound_word_between_two_printed_figures_agrees_with_their_values() -> None:

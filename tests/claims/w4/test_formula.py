@@ -209,6 +209,8 @@ def test_formula_matches_real_buffer_sizes(check):
 @pytest.mark.claim("W4-70B-INT4", source="recorded")  # the post's nominal 70e9 parameters
 def test_70b_at_int4(check, recorded):
     n = weight_bytes_exact(_nominal_70b(check), PRECISION_BITS["int4"])
+    check.against("INT4 bytes per parameter", PRECISION_BITS["int4"] / 8, unit="B",
+                  note="the INT4 width the weight bytes are computed with, in bytes")
     check.against("weight bytes", int(n), unit="B")
     check.against("weight GB", float(n), unit="B")
     check.against("weight GB in prose", float(n), unit="B")

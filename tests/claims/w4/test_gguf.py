@@ -144,13 +144,12 @@ def _one_label_many_types(check, header) -> None:
         expected=f"more than one tensor format behind the single label {label}",
     )
     nominal = _nominal_bits(label)
-    check.measure(
-        "tensor-data bits per parameter",
-        header.tensor_bits_per_parameter,
-        unit="bit/param",
-        holds=nominal is not None and (header.tensor_bits_per_parameter or 0) > nominal,
-        expected=f"above the label's nominal {nominal} bits",
-    )
+    bits = header.tensor_bits_per_parameter
+    check.observe("tensor-data bits per parameter", bits, unit="bit/param",
+                  note=f"the label {label} names {nominal} bits")
+    check.against("bits per parameter exceed the label's width",
+                  nominal is not None and (bits or 0) > nominal,
+                  note=f"{bits} bits per parameter against {label}'s nominal {nominal}")
 
 
 @pytest.mark.claim("W4-TENSOR-MIX")

@@ -247,7 +247,7 @@ def _narrowest(one: Any) -> float:
 def test_order_stable_from_run_to_run(check: Check, w5_passes: Any) -> None:
     from claims.timing.procedures import decide_pool
 
-    bar = check.premise("narrowest margin per run")
+    bar = check.premise("narrowest margin of the faster side, per run")
     decision = decide_pool(w5_passes, _narrowest, _AtLeast(bar, strict=True), _PAIRED,
                            unit="x")
     passes = list(w5_passes.items)

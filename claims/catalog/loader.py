@@ -71,7 +71,9 @@ _FIGURE_FIELDS = {
     "reading",
     "source",
 }
-_ERRATUM_FIELDS = {"explanation", "refutes"}
+_ERRATUM_FIELDS = {"explanation", "refutes", "quotes"}
+# The kinds of source an erratum's quote names (records.Erratum.quotes).
+QUOTE_SOURCES = ("lab", "recorded", "ggml", "figure")
 # A timing figure's quantity and procedure (claims.catalog.records.TIMING_QUANTITIES).
 _TIMING_FIELDS = {"quantity", "procedure"}
 
@@ -185,6 +187,25 @@ def _opt_str(where: str, data: Mapping[str, Any], key: str) -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise _fail(where, f"{key} must be a non-empty string when given")
     return value
+
+
+def _quotes(where: str, data: Any, explanation: str) -> tuple[tuple[str, str], ...]:
+    """An erratum's ``quotes`` table: each number the explanation prints, with its source."""
+    if not isinstance(data, dict):
+        raise _fail(where, "quotes must be a table of number = \"kind:document:path\"")
+    out = []
+    for number, source in data.items():
+        if not isinstance(source, str) or source.count(":") < 2:
+            raise _fail(where, f"quote {number!r}: the source must be a string "
+                               "\"kind:document:path\"")
+        kind = source.partition(":")[0]
+        if kind not in QUOTE_SOURCES:
+            raise _fail(where, f"quote {number!r}: unknown source kind {kind!r} (one of "
+                               f"{', '.join(QUOTE_SOURCES)})")
+        if not re.search(rf"(?<![\w.,]){re.escape(number)}(?![\w]|[.,]\d)", explanation):
+            raise _fail(where, f"quote {number!r}: the explanation does not print that number")
+        out.append((number, source))
+    return tuple(out)
 
 
 def _str_list(where: str, data: Mapping[str, Any], key: str) -> tuple[str, ...]:
@@ -432,9 +453,9 @@ def _claim(where: str, raw: Any, doc: Document) -> Claim:
         for name in refutes:
             if name not in names:
                 raise _fail(where, f"erratum refutes unknown figure {name!r}")
-        erratum = Erratum(
-            explanation=_req_str(f"{where}, erratum", e, "explanation"), refutes=refutes
-        )
+        explanation = _req_str(f"{where}, erratum", e, "explanation")
+        erratum = Erratum(explanation=explanation, refutes=refutes,
+                          quotes=_quotes(f"{where}, erratum", e.get("quotes", {}), explanation))
         if not testable:
             raise _fail(where, "an untestable claim cannot carry an erratum")
     return Claim(

@@ -205,6 +205,12 @@ class Erratum:
 
     explanation: str
     refutes: tuple[str, ...] = ()
+    # Where each number the explanation computes with comes from, when the claim does not
+    # state it: (the number as printed in the explanation, its source). A source is
+    # "lab:<DOC>:<path>" (the lab's results.json for that document), "recorded:<DOC>:<path>"
+    # (a transcribed value, fixtures/recorded/<DOC>.json), "ggml:<TYPE>:<weights|bytes>" (a
+    # ggml block type's size, as the gguf library gives it) or "figure:<CLAIM>:<name>".
+    quotes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

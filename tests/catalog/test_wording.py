@@ -98,14 +98,28 @@ def test_a_lone_bound_word_against_the_bound_it_is_judged_by() -> None:
 
 def test_an_explanation_s_arithmetic_is_right_at_its_printed_precision() -> None:
     fig = _number("reduction vs FP16", "3.5", unit="x")
-    good = Erratum("The reduction is 64 / 18 = 3.56x, not 3.5x.", ("reduction vs FP16",))
+    quotes = (("64", "ggml:F16:bytes"), ("18", "ggml:Q4_0:bytes"))
+    good = Erratum("The reduction is 64 / 18 = 3.56x, not 3.5x.", ("reduction vs FP16",), quotes)
     assert erratum_problems(_claim("s", fig, erratum=good)) == []
-    bad = Erratum("The reduction is 64 / 18 = 3.58x, not 3.5x.", ("reduction vs FP16",))
+    bad = Erratum("The reduction is 64 / 18 = 3.58x, not 3.5x.", ("reduction vs FP16",), quotes)
     assert erratum_problems(_claim("s", fig, erratum=bad)) == [
         "the explanation computes '64 / 18 = 3.58', but that is 3.555555555555555555555555556"]
     units = "8e9 × 2 B = 16.0 GB; a Q8_0 block is 34/32 B = 8.5 bits"
     assert [a.result for a in arithmetic(units)] == ["16.0", "8.5"]
-    assert erratum_problems(_claim("s", fig, erratum=Erratum(units))) == []
+    quoted = tuple((n, "s:s:s") for n in ("8e9", "2", "34", "32"))
+    assert erratum_problems(_claim("s", fig, erratum=Erratum(units, quotes=quoted))) == []
+
+
+def test_an_explanation_computes_only_with_numbers_stated_or_quoted() -> None:
+    # "7.44 / 1.577 = 4.72" still rounds right: only the operand's source can tell it slipped.
+    fig = _number("BF16 speedup", "4.8", unit="x")
+    quotes = (("7.44", "lab:W5:fp32"), ("1.576", "lab:W5:bf16"))
+    said = "7.44 / 1.576 = 4.72, not 4.8."
+    assert erratum_problems(_claim("s", fig, erratum=Erratum(said, quotes=quotes))) == []
+    slipped = Erratum(said.replace("1.576", "1.577"), quotes=quotes)
+    assert erratum_problems(_claim("s", fig, erratum=slipped)) == [
+        "the explanation computes with 1.577, which the claim does not state and its quotes "
+        "give no source for"]
 
 
 def test_an_explanation_quotes_the_figures_it_says_are_wrong() -> None:

@@ -291,11 +291,9 @@ def test_larger_context_takes_more_memory(live, check, ollama_pools):
                       expected="/api/ps lists the model with a size after each context's run")
         return
     small, large = (int(sizes[c] or 0) for c in BENCH_CONTEXTS)
-    check.measure(
-        "loaded size at 4096 over 2048",
-        {"2048": small, "4096": large, "growth": large - small},
-        holds=large > small,
-        unit="B",
-        expected="the 4096-token load takes more memory than the 2048-token load",
-    )
+    check.observe("loaded size at each num_ctx",
+                  {"2048": small, "4096": large, "growth": large - small}, unit="B",
+                  note="/api/ps's size after each context's runs")
+    check.against("loaded size larger at the larger num_ctx", large > small,
+                  note=f"{large:,} B at 4096 against {small:,} B at 2048")
 

@@ -5,7 +5,7 @@ sidecar ``claims/catalog/<DOC>.anchors.toml`` says where: for each figure of eac
 claim, the seed file (``seed``) or, for a document whose text is bundled lab files
 (its ``text`` list: Week 5), that file (``file``, a path under fixtures/lab), the
 1-based line where the printed text starts, the text just before it (whitespace
-collapsed, as :mod:`claims.inputs.transcribed` anchors the recorded values) and
+collapsed, as :mod:`claims.text.transcribed` anchors the recorded values) and
 ``text``, the figure as printed ("6171877376", "56.0 GB", "four"). A bool figure,
 which no number prints, is anchored to the words that state it and records what they
 say (``says``).
@@ -55,8 +55,8 @@ from claims.catalog.records import Claim, Document, StatedFigure
 from claims.catalog.wording import form_disagreement, numbers_in
 from claims.figures import parse_literal, unit_spellings, units_printed_as
 from claims.file_cache import read_text
-from claims.inputs.bundled import text_files
-from claims.inputs.transcribed import Seed, anchored, seeds_of, squash
+from claims.text.sources import text_files
+from claims.text.transcribed import Seed, anchored, seeds_of, squash
 
 __all__ = [
     "LAB_DIR",
@@ -138,7 +138,7 @@ def anchors_path(doc_id: str, catalog_dir: Path = CATALOG_DIR) -> Path:
 
 def array_of_tables(path: Path, key: str, error: type[Exception]) -> list[Any]:
     """The ``[[key]]`` entries of an anchors file, as TOML reads them (none if the file is
-    absent): its anchors, or its ledger (claims.accounting.ledger). An unreadable file or
+    absent): its anchors, or its ledger (claims.text.ledger). An unreadable file or
     a ``key`` that is not an array of tables raises ``error`` naming the file."""
     if not path.is_file():
         return []
@@ -209,7 +209,7 @@ def _toml_str(text: str) -> str:
 def dump_anchors(doc_id: str, anchors: Iterable[FigureAnchor]) -> str:
     """The sidecar text of one document, one [[anchor]] table per figure."""
     lines = [
-        f"# Where {doc_id} prints each figure its claims state (claims/inputs/anchors.py): seed,",
+        f"# Where {doc_id} prints each figure its claims state (claims/text/anchors.py): seed,",
         "# line, the text before (whitespace collapsed) and the figure as printed. Proposed",
         "# by scripts/anchor-figures.py and reviewed by hand against the document.",
     ]
@@ -326,7 +326,7 @@ def _figures(catalog: Catalog) -> Iterator[tuple[Document, Claim, StatedFigure]]
 def _bundled_text(root: Path, doc: Document, anchor: FigureAnchor,
                   cache: dict[str, Seed | str]) -> str | None:
     """Why a ``file`` anchor is not printed where it says (None: it is). The file must be
-    one of the document's text files (claims.inputs.bundled.text_files: its ``lab``
+    one of the document's text files (claims.text.sources.text_files: its ``lab``
     folder's files); it is read from ``root``/fixtures/lab."""
     assert anchor.file is not None
     files = text_files(doc, root)

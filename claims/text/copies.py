@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from claims.accounting.texts import Source
-from claims.inputs.transcribed import squash
+from claims.text.sources import Source
+from claims.text.transcribed import squash
 
 __all__ = ["Copy", "copied_blocks"]
 

@@ -5,7 +5,7 @@ document. A claim judges the figures it states, not every figure its anchor's te
 happens to run over: a range printed from one table row to another runs over the other
 cells of the rows between, a list of ids over the words around them, "INT8 8 1" over the
 type's name and its bits when the claim states the bytes. So the accounting credits an
-anchor's claim only with the printed figures (claims.accounting.printed) inside its span
+anchor's claim only with the printed figures (claims.text.printed) inside its span
 that are a value the claim's figure states:
 
 * a number: a figure whose leading number is that value ("56.0" in "56.0 GB", "70" in
@@ -34,11 +34,11 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
-from claims.accounting.printed import figures_in_line
-from claims.accounting.texts import Source, TextFigure
 from claims.catalog.records import StatedFigure
-from claims.inputs.anchors import FigureAnchor
-from claims.inputs.transcribed import squash
+from claims.text.anchors import FigureAnchor
+from claims.text.printed import figures_in_line
+from claims.text.sources import Source, TextFigure
+from claims.text.transcribed import squash
 
 __all__ = ["credited", "overreach"]
 

@@ -1,8 +1,10 @@
 """SHA-256 digests of the files and values the transcription checks rest on.
 
-Kept apart from :mod:`claims.inputs.manifest` (which reads the transcriptions) and
-:mod:`claims.inputs.transcribed` (which names the documents it checked by digest), so
-that neither imports the other at run time.
+The documents a transcription check read, by file name and digest
+(:mod:`claims.text.transcribed`), and each catalog figure a fixture names at its place
+(:mod:`claims.inputs.manifest` pins them in ``fixtures/recorded/MANIFEST.sha256``). Here
+with the text they digest, not in :mod:`claims.inputs`: the text package imports nothing
+of the inputs, which import it.
 """
 
 from __future__ import annotations

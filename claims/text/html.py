@@ -22,11 +22,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from claims.accounting.measure import STATUSES, Accounting, DocumentAccount, Figure
-from claims.accounting.texts import Source
 from claims.evidence import write_atomic
 from claims.report.html import content_security_policy
 from claims.terminal import safe_lines
+from claims.text.measure import STATUSES, Accounting, DocumentAccount, Figure
+from claims.text.sources import Source
 
 __all__ = ["INDEX", "page_name", "render_document", "render_index", "verdicts_of",
            "write_pages"]
@@ -45,7 +45,7 @@ def _environment() -> jinja2.Environment:
     global _ENV
     if _ENV is None:
         _ENV = jinja2.Environment(
-            loader=jinja2.PackageLoader("claims.accounting", "templates"),
+            loader=jinja2.PackageLoader("claims.text", "templates"),
             autoescape=True, trim_blocks=True, lstrip_blocks=True,
             undefined=jinja2.StrictUndefined, finalize=_visible,
         )

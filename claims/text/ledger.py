@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claims.inputs.anchors import array_of_tables
+from claims.text.anchors import array_of_tables
 
 __all__ = ["KINDS", "LedgerEntry", "LedgerError", "ledger_tail", "load_ledger"]
 

@@ -2,18 +2,18 @@
 
 * **judged**: a claim's stated figure is anchored there (``claims/catalog/<DOC>.anchors.toml``,
   ``[[anchor]]``): the anchor's printed text holds the figure and the figure is a value the
-  claim states (:mod:`claims.accounting.credit`; the span's other figures are not credited);
+  claim states (:mod:`claims.text.credit`; the span's other figures are not credited);
 * **recorded**: a transcribed value is anchored there (``fixtures/recorded/<DOC>.anchors.json``)
   and some claim test reads it (``fixtures/recorded/READ.json``, derived from a run of the
-  claim tests: :mod:`claims.inputs.reads`); a value no test reads accounts for nothing;
+  claim tests: :mod:`claims.text.reads`); a value no test reads accounts for nothing;
 * **untestable**: only an untestable claim's figure is anchored there: the catalog holds the
   claim and says why no test can judge it, so the figure is accounted for but not judged;
 * **excluded**: a ledger entry covers it, with its kind and reason
-  (:mod:`claims.accounting.ledger`);
+  (:mod:`claims.text.ledger`);
 * **unaccounted**: none of these.
 
-The figures are those :mod:`claims.accounting.printed` finds in the document's text
-(:mod:`claims.accounting.texts`). An anchor the text does not print where it says is
+The figures are those :mod:`claims.text.printed` finds in the document's text
+(:mod:`claims.text.sources`). An anchor the text does not print where it says is
 not counted and is listed in ``problems`` (the anchor checks fail on it too).
 """
 
@@ -26,15 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from claims.accounting.credit import credited, overreach
-from claims.accounting.ledger import LedgerEntry, LedgerError, load_ledger
-from claims.accounting.texts import Source, TextFigure, document_sources, read_sources
 from claims.catalog.loader import Catalog
 from claims.catalog.records import Document
-from claims.inputs.anchors import CATALOG_DIR, anchors_path, load_anchors
-from claims.inputs.reads import load_reads
-from claims.inputs.transcribed import anchored_at, figure_references, transcribed_values
-from claims.inputs.transcribed import load_anchors as load_recorded_anchors
+from claims.text.anchors import CATALOG_DIR, anchors_path, load_anchors
+from claims.text.credit import credited, overreach
+from claims.text.ledger import LedgerEntry, LedgerError, load_ledger
+from claims.text.reads import load_reads
+from claims.text.sources import Source, TextFigure, document_sources, read_sources
+from claims.text.transcribed import anchored_at, figure_references, transcribed_values
+from claims.text.transcribed import load_anchors as load_recorded_anchors
 
 __all__ = ["ANCHORED", "STATUSES", "Accounting", "DocumentAccount", "Figure", "account"]
 
@@ -90,7 +90,7 @@ class DocumentAccount:
 
     document: Document
     figures: list[Figure]
-    # (kind, key) of each of its texts, in order (claims.accounting.texts.document_sources).
+    # (kind, key) of each of its texts, in order (claims.text.sources.document_sources).
     sources: list[tuple[str, str]] = field(default_factory=list)
 
     def count(self, status: str) -> int:
@@ -187,7 +187,7 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
             # The anchor found its text, but in another document's part of a shared seed:
             # the same digits printed there by chance (a "0" starting a hex id).
             problems.append(f"{what}: that line is {owner}'s text, not {doc}'s")
-        # ``only``: which of the span's figures the anchor credits (claims.accounting.credit).
+        # ``only``: which of the span's figures the anchor credits (claims.text.credit).
         for tf in (_overlapping(source, span) if only is None else only(span)):
             apply(by_figure[(source.key, tf.line, tf.column)])
 
@@ -236,7 +236,7 @@ def account(catalog: Catalog, seeds_dir: Path | None, root: Path,
                         f"{where}: its text {a.text!r} runs over "
                         f"{', '.join(repr(f.text) for f in extra)}, which the claim does "
                         "not state: narrow the text to the figures it judges "
-                        "(claims/accounting/credit.py)")
+                        "(claims/text/credit.py)")
                 return credited(stated, a, source, span, claim.stated)
 
             mark(source, span, where, judge, doc.id, only)

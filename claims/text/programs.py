@@ -23,9 +23,9 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims.accounting.texts import Source, document_sources
 from claims.catalog.records import Document
 from claims.probes.files.printed_programs import program_lines
+from claims.text.sources import Source, document_sources
 
 __all__ = ["MIN_LINES", "MIN_SHARE", "PROGRAM_NAMES", "PROGRAM_SUFFIXES", "PrintedFile",
            "is_program", "lab_files", "printed_files"]
@@ -106,7 +106,7 @@ def _own_text(source: Source, doc_id: str) -> str:
 def printed_files(doc: Document, sources: dict[tuple[str, str], Source],
                   lab_root: Path) -> list[PrintedFile]:
     """Each run of at least MIN_LINES lines of a lab file of ``doc`` that the document's
-    own text prints (``sources``: as claims.accounting.texts reads them), in the
+    own text prints (``sources``: as claims.text.sources reads them), in the
     document's order of sources, then the file's."""
     found: list[PrintedFile] = []
     files = lab_files(doc, lab_root)

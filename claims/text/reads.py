@@ -14,11 +14,11 @@ Hub's config.json) directly rather than through the recorded data. The result is
 ``fixtures/recorded/READ.json`` (written by ``scripts/record-reads.py``; the audit's
 baseline compares it with what its own run read and lists every difference, so a stale
 record is a defect the audit names). One entry per document: the transcribed value paths
-(as :func:`claims.inputs.transcribed.transcribed_values` names them) some claim test read.
+(as :func:`claims.text.transcribed.transcribed_values` names them) some claim test read.
 
 The granularity is the containers': a key read is that value read; a list indexed or
 walked is every item of it read; a file opened is every value transcribed from it read. A
-value that names a catalog figure instead of copying it (claims.catalog.references) is
+value that names a catalog figure instead of copying it (claims.text.references) is
 read when a claim test compares that figure (a measurement of that name in its check).
 """
 
@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from claims.inputs.transcribed import (
+from claims.text.transcribed import (
     FILE_REFERENCES,
     figure_references,
     raw_data,
@@ -41,7 +41,7 @@ __all__ = ["READ", "ReadsError", "load_reads", "read_values", "reads_json"]
 # Where the record of what the claim tests read is kept, under the checkout.
 READ = Path("fixtures") / "recorded" / "READ.json"
 _NOTE = ("The transcribed values some offline claim test reads, per document "
-         "(claims/inputs/reads.py): written by scripts/record-reads.py, checked by the audit.")
+         "(claims/text/reads.py): written by scripts/record-reads.py, checked by the audit.")
 
 
 class ReadsError(ValueError):
@@ -51,7 +51,7 @@ class ReadsError(ValueError):
 def _covers(read: str, path: str) -> bool:
     """Whether reading the JSON path ``read`` reads the transcribed value ``path``: the
     same path, or an item of the list ``path`` names (a list of ids is one value, printed
-    comma-separated, claims.inputs.transcribed.leaves)."""
+    comma-separated, claims.text.transcribed.leaves)."""
     return read == path or (read.startswith(path + "[") and read[len(path) + 1:-1].isdigit())
 
 
@@ -62,7 +62,7 @@ def read_values(root: Path, doc: str, datums: Iterable[str],
     of its recorded data some claim test read (claims.audit.data.Reads), and ``opened``,
     the files (relative to ``root``) some claim test opened. A value of a referenced file
     (``rel:line N``, ``rel:path``) is read when its file was opened or its reference read.
-    A value that names a catalog figure (claims.catalog.references) is that figure printed
+    A value that names a catalog figure (claims.text.references) is that figure printed
     again: read when a claim test compared the figure (``compared``: (claim, figure name)
     of each measurement the run's checks made)."""
     read = set(datums)

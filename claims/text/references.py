@@ -19,7 +19,7 @@ converted into it, so a figure whose unit slipped (275 KB for 275 B) no longer
 resolves to what the document prints there.
 :func:`resolve` replaces every reference with the figure's value as the given
 catalog states it, so a changed figure is a changed fixture: the transcription
-check (:mod:`claims.inputs.transcribed`) then looks for the new value where the
+check (:mod:`claims.text.transcribed`) then looks for the new value where the
 document prints the old one, and the manifest (:mod:`claims.inputs.manifest`)
 records a digest of each resolved value.
 """

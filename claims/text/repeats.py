@@ -16,7 +16,7 @@ Two helpers keep that so:
   there: the reason names no claim (a repeat of a transcribed value may: the
   transcription tests read it), names one the catalog lacks, names only claims credited
   with no figure of that value, or says "judged" of claims that are all untestable.
-  ``tests/accounting/test_repeats.py`` holds the bundled catalog to none.
+  ``tests/text/test_repeats.py`` holds the bundled catalog to none.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims.accounting.measure import Accounting, Figure
-from claims.accounting.printed import figures_in_line
+from claims.text.measure import Accounting, Figure
+from claims.text.printed import figures_in_line
 
 __all__ = ["LAB", "Place", "Repeat", "distinctive", "lab_places", "places_of",
            "repeated_figures", "same_value", "unread_deferrals"]

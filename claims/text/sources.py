@@ -22,15 +22,23 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from claims.accounting.printed import figures_in_line
 from claims.catalog.records import Document
-from claims.inputs.bundled import text_files
-from claims.inputs.transcribed import Seed, squash
+from claims.text.printed import figures_in_line
+from claims.text.transcribed import Seed, squash
 
-__all__ = ["Source", "SourceError", "TextFigure", "document_sources", "read_sources"]
+__all__ = [
+    "Source",
+    "SourceError",
+    "TextFigure",
+    "document_sources",
+    "read_sources",
+    "text_files",
+]
 
 # Where a bundled document's text files live (its [document] ``text`` paths are under it).
 LAB_DIR = Path("fixtures") / "lab"
+# Python's bytecode caches beside a bundled script are the interpreter's, not the text.
+_CACHE_DIR = "__pycache__"
 
 
 class SourceError(ValueError):
@@ -92,9 +100,33 @@ class Source:
 
 def document_sources(doc: Document, root: Path) -> list[tuple[str, str]]:
     """(kind, key) of each source of ``doc``, in the catalog's order: seeds, then files
-    (every file of the lab folder a bundled document names, claims.inputs.bundled.
-    text_files: ``root``/fixtures/lab)."""
+    (every file of the lab folder a bundled document names, :func:`text_files`:
+    ``root``/fixtures/lab)."""
     return [("seed", s) for s in doc.seeds] + [("file", f) for f in text_files(doc, root)]
+
+
+def text_files(doc: Document, root: Path) -> tuple[str, ...]:
+    """A bundled document's text: every file of the folders and files its ``lab`` names
+    (paths under fixtures/lab, as ``text`` spells them), the ones its ``text`` lists first
+    in that order, then the others in path order; none for a document whose text is seeds
+    (no ``text``), whose ``lab`` names what it relies on, not what it prints.
+
+    Derived from the folder, not from the list, so a file the list leaves out (a script,
+    the roadmap page) is still counted: Week 5's text is its folder. Interpreter caches
+    (``__pycache__``) are not the copy's content."""
+    if not doc.text:
+        return ()
+    base = root / LAB_DIR
+    found: list[str] = []
+    for entry in doc.lab:
+        path = base / entry
+        if path.is_file():
+            found.append(entry)
+            continue
+        for inner in sorted(path.rglob("*")):
+            if inner.is_file() and _CACHE_DIR not in inner.relative_to(base).parts:
+                found.append(inner.relative_to(base).as_posix())
+    return tuple(dict.fromkeys([*doc.text, *found]))
 
 
 def _read(kind: str, key: str, path: Path, doc_id: str) -> list[str]:

@@ -6,8 +6,8 @@ documents are untrusted, and a control sequence in one must not reach the termin
 
 from __future__ import annotations
 
-from claims.accounting.measure import STATUSES, Accounting, Figure
 from claims.terminal import safe
+from claims.text.measure import STATUSES, Accounting, Figure
 
 __all__ = ["CONTEXT_CHARS", "context", "format_missing", "format_table"]
 

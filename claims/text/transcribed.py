@@ -5,7 +5,7 @@ the seed file, the line where the value starts, and the text just before it.
 The transcription test checks every value *there* (not anywhere in the seed),
 so a changed digit is caught even when the changed number occurs elsewhere in
 the document. :func:`audit_transcriptions` proves it: it makes each mistake of
-:mod:`claims.inputs.typos` (a digit changed, swapped, dropped or added, 10x, the
+:mod:`claims.text.typos` (a digit changed, swapped, dropped or added, 10x, the
 sign, GB for GiB) in every value in turn and counts those the anchored check
 misses.
 
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims.catalog.loader import Catalog, load_catalog
-from claims.catalog.references import Reference, references, resolve
-from claims.inputs.digests import manifest_documents
-from claims.inputs.typos import KINDS, mistakes
+from claims.text.digests import manifest_documents
+from claims.text.references import Reference, references, resolve
+from claims.text.typos import KINDS, mistakes
 
 if TYPE_CHECKING:
     from claims.records import Transcription
@@ -301,7 +301,7 @@ def raw_data(root: Path, doc: str) -> dict[str, Any]:
 
 def recorded_data(root: Path, doc: str, catalog: Catalog | None = None) -> dict[str, Any]:
     """``fixtures/recorded/<DOC>.json`` with each catalog figure it names filled in from
-    ``catalog`` (default: the installed catalog); see :mod:`claims.catalog.references`."""
+    ``catalog`` (default: the installed catalog); see :mod:`claims.text.references`."""
     data: dict[str, Any] = resolve(raw_data(root, doc), catalog or _packaged_catalog())
     for through in FILTERS:
         data = through(doc, data)
@@ -420,7 +420,7 @@ def misplaced_values(root: Path, documents: Path) -> Transcription:
 
 
 def audit_transcriptions(root: Path, documents: Path | None) -> dict[str, Any]:
-    """Make every mistake of :mod:`claims.inputs.typos` in every transcribed value; count,
+    """Make every mistake of :mod:`claims.text.typos` in every transcribed value; count,
     in all and by kind, what the anchored check catches."""
     root = root.resolve()
     if documents is None:

@@ -1,6 +1,6 @@
 """Transcription mistakes, as small pure functions on a value's printed text.
 
-The transcription audit (:mod:`claims.inputs.transcribed`) makes each of these
+The transcription audit (:mod:`claims.text.transcribed`) makes each of these
 mistakes in every transcribed value and counts those the anchored check misses.
 Each function takes the text and returns every variant of its kind (none when
 the kind does not apply: a value without digits has no digit to drop); the

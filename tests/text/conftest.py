@@ -139,7 +139,7 @@ def toy(tmp_path: Path) -> Toy:
     rec = root / "fixtures" / "recorded"
     (rec / "T2.json").write_text(json.dumps(RECORDED), "utf-8")
     (rec / "T2.anchors.json").write_text(json.dumps(RECORDED_ANCHORS), "utf-8")
-    # What the (made-up) claim tests read: the one transcribed value (claims.inputs.reads).
+    # What the (made-up) claim tests read: the one transcribed value (claims.text.reads).
     (rec / "READ.json").write_text(json.dumps({"T2": ["tokens"]}), "utf-8")
     catalog = load_catalog(sorted(catalog_dir.glob("T?.toml")))
     return Toy(catalog, catalog_dir, seeds, root)

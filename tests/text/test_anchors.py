@@ -1,4 +1,4 @@
-"""Every stated figure of the catalog tied to the text that prints it (claims.inputs.anchors)."""
+"""Every stated figure of the catalog tied to the text that prints it (claims.text.anchors)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from claims.catalog import load_catalog
 from claims.catalog.records import StatedFigure
 from claims.figures import other_units, parse_literal
-from claims.inputs.anchors import (
+from claims.text.anchors import (
     AnchorError,
     FigureAnchor,
     anchors_path,
@@ -22,8 +22,8 @@ from claims.inputs.anchors import (
     printed_disagreement,
     printed_unit,
 )
-from claims.inputs.bundled import text_files
-from claims.inputs.typos import digit_dropped, digit_plus_one, digits_swapped, letter_changed
+from claims.text.sources import text_files
+from claims.text.typos import digit_dropped, digit_plus_one, digits_swapped, letter_changed
 from tests.checkout import copy_catalog, copy_checkout, replace_once, run_pytest
 
 
@@ -126,7 +126,7 @@ def test_anchor_of_no_figure_and_malformed_file(tmp_path: Path) -> None:
 
 
 def _typos(fig: StatedFigure) -> list[StatedFigure]:
-    """The transcription slips of claims.inputs.typos, made in a figure's own value."""
+    """The transcription slips of claims.text.typos, made in a figure's own value."""
     out: list[StatedFigure] = []
     if fig.kind == "number" and fig.text:
         for text in digit_plus_one(fig.text) + digits_swapped(fig.text) + digit_dropped(fig.text):
@@ -150,7 +150,7 @@ def _typos(fig: StatedFigure) -> list[StatedFigure]:
 
 
 def test_every_figure_anchor_catches_a_slip_in_the_figure() -> None:
-    """Each slip of claims.inputs.typos made in each stated figure (a digit changed,
+    """Each slip of claims.text.typos made in each stated figure (a digit changed,
     swapped or dropped, a letter changed, a truth flipped) disagrees with its anchor."""
     catalog = load_catalog()
     anchors = {a.key: a for d in catalog.documents for a in load_anchors(d.id)}
@@ -335,6 +335,6 @@ def test_week5_figures_are_anchored_in_its_bundled_text() -> None:
     catalog = load_catalog()
     w5 = next(d for d in catalog.documents if d.id == "W5")
     anchors = load_anchors("W5")
-    # Its text files: every file of the lab folder it names (claims.inputs.bundled).
+    # Its text files: every file of the lab folder it names (claims.text.sources.text_files).
     files = text_files(w5, Path(__file__).resolve().parents[2])
     assert anchors and all(a.file in files and not a.seed for a in anchors)

@@ -1,4 +1,4 @@
-"""``python -m claims coverage`` (claims.cli, claims.accounting.text_report)."""
+"""``python -m claims coverage`` (claims.cli, claims.text.text_report)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from claims.accounting.measure import STATUSES
 from claims.catalog import load_catalog
 from claims.cli import main
+from claims.text.measure import STATUSES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = os.environ.get("CLAIMS_DOCUMENTS")

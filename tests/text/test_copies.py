@@ -1,10 +1,11 @@
-"""Blocks a document prints again, proposed as copy entries (claims.accounting.copies)."""
+"""Blocks a document prints again, proposed as copy entries (claims.text.copies)."""
 
 from __future__ import annotations
 
-from claims.accounting.copies import copied_blocks
-from claims.accounting.measure import account
 from tests.accounting.conftest import Toy
+
+from claims.text.copies import copied_blocks
+from claims.text.measure import account
 
 
 def test_a_rewrapped_copy_is_found_line_aligned_and_its_entry_checks(toy: Toy) -> None:

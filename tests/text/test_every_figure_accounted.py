@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from claims.accounting.measure import account
 from claims.catalog import load_catalog
+from claims.text.measure import account
 
 ROOT = Path(__file__).resolve().parents[2]
 # Unaccounted figures per document, measured with the ledgers as committed: only lowered.

@@ -1,4 +1,4 @@
-"""The annotated documents (claims.accounting.html), read as markup."""
+"""The annotated documents (claims.text.html), read as markup."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
-from claims.accounting.html import INDEX, page_name, render_document, render_index, write_pages
-from claims.accounting.measure import Accounting, account
 from tests.accounting.conftest import UNTESTABLE_ANCHOR, UNTESTABLE_CLAIM, Toy
+
+from claims.text.html import INDEX, page_name, render_document, render_index, write_pages
+from claims.text.measure import Accounting, account
 
 HOSTILE = ('<script>document.title="pwned"</script> <img src=x onerror="alert(1)"> '
            '\u202e 99 bottles\x1b[31m')

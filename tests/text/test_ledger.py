@@ -1,4 +1,4 @@
-"""The ledger's own reading (claims.accounting.ledger); its checks against the text are in
+"""The ledger's own reading (claims.text.ledger); its checks against the text are in
 test_measure.py."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from claims.accounting.ledger import KINDS, LEDGER_HEADER, LedgerError, ledger_tail, load_ledger
-from claims.inputs.anchors import anchors_path, dump_anchors, load_anchors
+from claims.text.anchors import anchors_path, dump_anchors, load_anchors
+from claims.text.ledger import KINDS, LEDGER_HEADER, LedgerError, ledger_tail, load_ledger
 
 
 def test_rewriting_the_anchors_keeps_the_ledger() -> None:

@@ -1,4 +1,4 @@
-"""Every printed figure accounted for (claims.accounting.measure, .texts, .ledger)."""
+"""Every printed figure accounted for (claims.text.measure, .sources, .ledger)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from claims.accounting.ledger import LedgerError
-from claims.accounting.measure import Accounting, account
-from claims.accounting.text_report import format_table
-from claims.accounting.texts import SourceError
-from claims.inputs.reads import ReadsError
 from tests.accounting.conftest import UNTESTABLE_ANCHOR, UNTESTABLE_CLAIM, Toy
+
+from claims.text.ledger import LedgerError
+from claims.text.measure import Accounting, account
+from claims.text.reads import ReadsError
+from claims.text.sources import SourceError
+from claims.text.text_report import format_table
 
 
 def run(toy: Toy) -> Accounting:
@@ -282,7 +282,7 @@ def test_a_ledger_entry_on_an_untestable_claim_s_figure_is_an_error(toy: Toy) ->
 
 
 def test_a_transcribed_value_no_claim_test_reads_accounts_for_nothing(toy: Toy) -> None:
-    """Recorded means read (fixtures/recorded/READ.json, claims.inputs.reads): the same
+    """Recorded means read (fixtures/recorded/READ.json, claims.text.reads): the same
     anchored value is recorded only while the record says a claim test reads it."""
     assert statuses(run(toy), "T2")[("feed.txt", 6, "42")] == "recorded"
     (toy.root / "fixtures" / "recorded" / "READ.json").write_text('{"T2": []}', "utf-8")
@@ -320,7 +320,7 @@ def test_an_anchor_credits_its_claim_only_with_the_figures_the_claim_states(toy:
     assert acc.problems == [
         "T2: T2-SUM figure 'sum' (feed.txt line 4): its text '4.0 and the port is 11434' "
         "runs over '11434', which the claim does not state: narrow the text to the figures "
-        "it judges (claims/accounting/credit.py)"]
+        "it judges (claims/text/credit.py)"]
 
 
 def test_an_incidental_entry_whose_reason_names_a_claim_is_an_error(toy: Toy) -> None:

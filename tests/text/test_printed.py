@@ -1,10 +1,10 @@
-"""What counts as a printed figure (claims.accounting.printed)."""
+"""What counts as a printed figure (claims.text.printed)."""
 
 from __future__ import annotations
 
 import pytest
 
-from claims.accounting.printed import figures_in_line
+from claims.text.printed import figures_in_line
 
 
 def texts(line: str) -> list[str]:

@@ -1,5 +1,5 @@
 """Every program a document prints from the lab is found, transcribed and compared
-(claims.accounting.programs), with the documents ($CLAIMS_DOCUMENTS; skipped without)."""
+(claims.text.programs), with the documents ($CLAIMS_DOCUMENTS; skipped without)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from claims.accounting.programs import lab_files, printed_files
-from claims.accounting.texts import Source, read_sources
 from claims.catalog import load_catalog
 from claims.catalog.records import Document
-from claims.inputs.transcribed import PROGRAMS_PRINTED, recorded_path
-from claims.inputs.transcribed import load_anchors as load_recorded_anchors
+from claims.text.programs import lab_files, printed_files
+from claims.text.sources import Source, read_sources
+from claims.text.transcribed import PROGRAMS_PRINTED, recorded_path
+from claims.text.transcribed import load_anchors as load_recorded_anchors
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = ROOT / "fixtures" / "lab"

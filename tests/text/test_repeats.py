@@ -1,8 +1,8 @@
-"""One fact printed twice (claims.accounting.repeats): the candidates found, and every
+"""One fact printed twice (claims.text.repeats): the candidates found, and every
 ledger entry that sends a figure to be judged elsewhere pointing at a claim that reads it.
 
 The bundled catalog is held to no such entry with the documents ($CLAIMS_DOCUMENTS;
-skipped without them); the made-up feed of tests/accounting/conftest.py shows each way
+skipped without them); the made-up feed of tests/text/conftest.py shows each way
 an entry fails, naming it.
 """
 
@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from claims.accounting.measure import Accounting, account
-from claims.accounting.repeats import (
+from claims.catalog import load_catalog
+from claims.catalog.loader import Catalog
+from claims.text.measure import Accounting, account
+from claims.text.repeats import (
     LAB,
     Place,
     distinctive,
@@ -25,8 +27,6 @@ from claims.accounting.repeats import (
     same_value,
     unread_deferrals,
 )
-from claims.catalog import load_catalog
-from claims.catalog.loader import Catalog
 
 from .conftest import Toy
 

@@ -1,13 +1,13 @@
-"""claims.inputs.transcribed: the anchored check refuses a value cut short where it is printed.
+"""claims.text.transcribed: the anchored check refuses a value cut short where it is printed.
 
-Each case is a mistake of claims.inputs.typos that the check once let through (the
+Each case is a mistake of claims.text.typos that the check once let through (the
 shorter value is a prefix of the printed one)."""
 
 from __future__ import annotations
 
 import pytest
 
-from claims.inputs.transcribed import Seed, anchored
+from claims.text.transcribed import Seed, anchored
 
 
 def seed(text: str) -> Seed:

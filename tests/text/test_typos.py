@@ -1,10 +1,10 @@
-"""claims.inputs.typos: each transcription mistake, on its own, as a pure function."""
+"""claims.text.typos: each transcription mistake, on its own, as a pure function."""
 
 from __future__ import annotations
 
 import pytest
 
-from claims.inputs.typos import (
+from claims.text.typos import (
     KINDS,
     digit_added,
     digit_dropped,

@@ -15,14 +15,14 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from tests.accounting.conftest import Toy
-from tests.accounting.test_html import HOSTILE, Marks
 
 from claims.report import render_html
 from claims.text.html import page_name, verdicts_of, write_pages
 from claims.text.measure import account
 from tests.report.conftest import build_evidence
 from tests.report.test_chromium import browse, chromium, screenshot  # noqa: F401 (fixture)
+from tests.text.conftest import Toy
+from tests.text.test_html import HOSTILE, Marks
 
 pytestmark = pytest.mark.slow
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from tests.accounting.conftest import Toy
-
 from claims.text.copies import copied_blocks
 from claims.text.measure import account
+from tests.text.conftest import Toy
 
 
 def test_a_rewrapped_copy_is_found_line_aligned_and_its_entry_checks(toy: Toy) -> None:

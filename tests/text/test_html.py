@@ -7,10 +7,9 @@ from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
-from tests.accounting.conftest import UNTESTABLE_ANCHOR, UNTESTABLE_CLAIM, Toy
-
 from claims.text.html import INDEX, page_name, render_document, render_index, write_pages
 from claims.text.measure import Accounting, account
+from tests.text.conftest import UNTESTABLE_ANCHOR, UNTESTABLE_CLAIM, Toy
 
 HOSTILE = ('<script>document.title="pwned"</script> <img src=x onerror="alert(1)"> '
            '\u202e 99 bottles\x1b[31m')

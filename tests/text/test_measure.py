@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.accounting.conftest import UNTESTABLE_ANCHOR, UNTESTABLE_CLAIM, Toy
 
 from claims.text.ledger import LedgerError
 from claims.text.measure import Accounting, account
 from claims.text.reads import ReadsError
 from claims.text.sources import SourceError
 from claims.text.text_report import format_table
+from tests.text.conftest import UNTESTABLE_ANCHOR, UNTESTABLE_CLAIM, Toy
 
 
 def run(toy: Toy) -> Accounting:

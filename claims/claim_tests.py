@@ -1,7 +1,7 @@
 """Which tests each claim has, as pytest itself collects them (``claims list --tests``).
 
 Not ``claims coverage``, which accounts for the figures the documents print
-(:mod:`claims.accounting`): this module was ``claims.coverage`` until the two were told
+(:mod:`claims.text.measure`): this module was ``claims.coverage`` until the two were told
 apart by name (issue 52). The map is read from a real ``pytest --collect-only`` run in
 a subprocess (so markers applied by modules, classes and parametrization all count), with the
 plugin's hidden ``--claims-claim-tests`` option writing the claim → tests map.

@@ -341,12 +341,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 # --- coverage -------------------------------------------------------------------
 def cmd_coverage(args: argparse.Namespace) -> int:
-    """Every printed figure of the documents accounted for (claims.accounting). Not the
+    """Every printed figure of the documents accounted for (claims.text.measure). Not the
     claims -> tests coverage of ``claims list --tests`` (claims.claim_tests)."""
-    from claims.accounting.measure import account
-    from claims.accounting.text_report import format_missing, format_table
     from claims.catalog import load_catalog
     from claims.evidence import write_atomic
+    from claims.text.measure import account
+    from claims.text.text_report import format_missing, format_table
 
     catalog = load_catalog()
     known = [d.id for d in catalog.documents]
@@ -392,8 +392,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 def _coverage_pages(args: argparse.Namespace, acc: Any) -> None:
     """--html DIR: the annotated documents, judged figures with their claims' verdicts
     from the evidence (default: the certification's, when it is there)."""
-    from claims.accounting.html import verdicts_of, write_pages
     from claims.evidence import load_evidence
+    from claims.text.html import verdicts_of, write_pages
 
     evidence = Path(args.claims_evidence or DEFAULT_EVIDENCE)
     verdicts = None

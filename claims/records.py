@@ -508,7 +508,7 @@ class UnaccountedFigure(TypedDict):
 
 
 class AccountingRecord(TypedDict, total=False):
-    """Every figure the named documents print, accounted for (claims.accounting)."""
+    """Every figure the named documents print, accounted for (claims.text.measure)."""
 
     ran: Required[bool]
     reason: Annotated[str, Doc("why it did not run (no documents, a bad ledger entry ...)")]

@@ -7,7 +7,7 @@ An existing anchor is kept while the document still prints its text there and
 the figure still says what that text says; one without a ``unit`` gets the unit the
 document prints right after its text, when that names the figure's unit (one that names
 another unit is listed on stderr for review). A figure without one gets a proposal
-(claims.inputs.anchors.propose: its printed form nearest the claim's section) written
+(claims.text.anchors.propose: its printed form nearest the claim's section) written
 to claims/catalog/<DOC>.anchors.toml; review each against the document before
 committing. Figures printed nowhere are listed on stderr and the exit status is
 1: anchor them by hand (the words that state them; a figure the suite reads into
@@ -25,9 +25,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from claims.accounting.ledger import ledger_tail
 from claims.catalog import load_catalog
-from claims.inputs.anchors import (
+from claims.plugin.options import add_documents_argument
+from claims.text.anchors import (
     LAB_DIR,
     anchors_path,
     dump_anchors,
@@ -38,8 +38,8 @@ from claims.inputs.anchors import (
     printed_unit,
     propose,
 )
-from claims.inputs.transcribed import Seed, anchored, seeds_of
-from claims.plugin.options import add_documents_argument
+from claims.text.ledger import ledger_tail
+from claims.text.transcribed import Seed, anchored, seeds_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,7 +100,7 @@ def main(argv: list[str]) -> int:
         out = [dataclasses.replace(a, seed="", file=files[a.seed]) if a.seed in files else a
                for a in out]
         path = anchors_path(doc.id)
-        # The file's [[ledger]] part (claims.accounting.ledger) is kept as written.
+        # The file's [[ledger]] part (claims.text.ledger) is kept as written.
         ledger = ledger_tail(path.read_text("utf-8")) if path.is_file() else ""
         path.write_text(dump_anchors(doc.id, out) + ("\n" + ledger if ledger else ""),
                         "utf-8")

@@ -14,7 +14,7 @@ manifest of the transcribed files (fixtures/recorded/MANIFEST.sha256, checked
 on every pytest run, documents or not) is rewritten; otherwise it is left as it
 was and the script exits 1. This is the only command that writes the manifest:
 edit a fixture, run this, commit the fixture, its anchors and the manifest. A
-fixture value that names a catalog figure (claims/catalog/references.py) is
+fixture value that names a catalog figure (claims/text/references.py) is
 anchored as the catalog states it, and the manifest keeps its digest: after
 editing such a figure in the catalog, run this too.
 """
@@ -28,7 +28,8 @@ import sys
 from pathlib import Path
 
 from claims.inputs.manifest import MANIFEST, write_manifest
-from claims.inputs.transcribed import (
+from claims.plugin.options import DOCUMENTS_ENV, OPTION
+from claims.text.transcribed import (
     SEED_FILES,
     anchored,
     anchors_path,
@@ -39,7 +40,6 @@ from claims.inputs.transcribed import (
     transcribed_documents,
     transcribed_values,
 )
-from claims.plugin.options import DOCUMENTS_ENV, OPTION
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ Usage: .venv/bin/python scripts/find-printed-programs.py --claims-documents DIR 
        (or CLAIMS_DOCUMENTS=DIR ...; run from the checkout)
 
 For each document (default: all), each run of a lab file's lines the document prints
-(claims.accounting.programs: line-aligned, the blog's rendering undone, whitespace and
+(claims.text.programs: line-aligned, the blog's rendering undone, whitespace and
 indentation aside, at least MIN_LINES lines), one line: the document, where it prints
 the run, the lab file and its lines, how much of the file that is, and whether the
 document's transcriptions (``programs_printed`` in fixtures/recorded/<DOC>.json) hold it
@@ -20,12 +20,12 @@ import json
 import sys
 from pathlib import Path
 
-from claims.accounting.programs import MIN_LINES, is_program, printed_files
-from claims.accounting.texts import read_sources
 from claims.catalog import load_catalog
-from claims.inputs.transcribed import PROGRAMS_PRINTED, recorded_path
 from claims.plugin.options import NO_DOCUMENTS, add_documents_argument
 from claims.terminal import safe
+from claims.text.programs import MIN_LINES, is_program, printed_files
+from claims.text.sources import read_sources
+from claims.text.transcribed import PROGRAMS_PRINTED, recorded_path
 
 
 def transcribed(root: Path, doc: str) -> dict[str, str]:

@@ -68,9 +68,9 @@ RECORDED = Path("fixtures") / "recorded"
 LAB = Path("fixtures") / "lab"
 BUNDLED = Path("fixtures") / "BUNDLED.sha256"
 MANIFEST = RECORDED / "MANIFEST.sha256"
-# The programs a document prints, transcribed (claims/inputs/transcribed.PROGRAMS_PRINTED).
+# The programs a document prints, transcribed (claims/text/transcribed.PROGRAMS_PRINTED).
 PROGRAMS = RECORDED / "programs"
-# Which transcribed values the claim tests read (claims/inputs/reads.py).
+# Which transcribed values the claim tests read (claims/text/reads.py).
 READ = RECORDED / "READ.json"
 # Where a grown checkout keeps its documents folder (the seeds and their copies).
 DOCUMENTS = "documents"
@@ -201,7 +201,7 @@ def seed_copy(seed: str, k: int) -> str:
     """The name of the ``k``-th copy of a seed: ``002_7d36a8153c2e8741.x2.txt``.
 
     Coverage gives each line of a seed to the document whose title is the last one
-    above it, among the documents naming the seed (claims.accounting.texts): a copy
+    above it, among the documents naming the seed (claims.text.sources): a copy
     with its original's title in its original's seed would take its original's lines.
     So the k-th copies of all documents share the k-th copy of each seed, in which
     their titles are unambiguous, as the originals share the seed itself."""

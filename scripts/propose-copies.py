@@ -4,7 +4,7 @@ Usage: .venv/bin/python scripts/propose-copies.py --claims-documents DIR DOC [DO
        (or CLAIMS_DOCUMENTS=DIR ...; run from the checkout)
 
 For each block of a document's text that an earlier place already prints
-(claims.accounting.copies: line-aligned on both sides, whitespace collapsed) and that
+(claims.text.copies: line-aligned on both sides, whitespace collapsed) and that
 holds a figure nothing accounts for yet, prints a [[ledger]] table of kind "copy" to
 stdout. Review each (is the earlier place really where the text is accounted for?) and
 paste the ones that hold into claims/catalog/<DOC>.anchors.toml, below the ledger header;
@@ -18,11 +18,11 @@ import json
 import sys
 from pathlib import Path
 
-from claims.accounting.copies import copied_blocks
-from claims.accounting.measure import account
 from claims.catalog import load_catalog
-from claims.inputs.anchors import CATALOG_DIR
 from claims.plugin.options import NO_DOCUMENTS, add_documents_argument
+from claims.text.anchors import CATALOG_DIR
+from claims.text.copies import copied_blocks
+from claims.text.measure import account
 
 
 def main(argv: list[str]) -> int:

@@ -3,7 +3,7 @@
 Usage: .venv/bin/python scripts/propose-repeats.py --claims-documents DIR [--lab] [--open]
        (or CLAIMS_DOCUMENTS=DIR ...; run from the checkout)
 
-Prints each distinctive figure (claims.accounting.repeats.repeated_figures: a digest or
+Prints each distinctive figure (claims.text.repeats.repeated_figures: a digest or
 revision, a version, a size or count of three digits or more, a name holding a digit)
 that two documents print, with every place and how the accounting counts it. ``--lab``
 adds the bundled lab files no document's text holds (fixtures/lab: results, notes,
@@ -18,11 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from claims.accounting.measure import account
-from claims.accounting.repeats import LAB, lab_places, places_of, repeated_figures
-from claims.accounting.texts import LAB_DIR
 from claims.catalog import load_catalog
 from claims.plugin.options import NO_DOCUMENTS, add_documents_argument
+from claims.text.measure import account
+from claims.text.repeats import LAB, lab_places, places_of, repeated_figures
+from claims.text.sources import LAB_DIR
 
 
 def main(argv: list[str]) -> int:

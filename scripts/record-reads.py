@@ -1,4 +1,4 @@
-"""Record which transcribed values the offline claim tests read (claims/inputs/reads.py).
+"""Record which transcribed values the offline claim tests read (claims/text/reads.py).
 
 Usage: .venv/bin/python scripts/record-reads.py   (run from the checkout)
 
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from claims.audit import record_reads
-from claims.inputs.reads import READ, reads_json
+from claims.text.reads import READ, reads_json
 
 
 def main() -> int:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from claims.catalog import Catalog
-from claims.inputs.transcribed import recorded_data
 from claims.testing import recordings
+from claims.text.transcribed import recorded_data
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -24,7 +24,7 @@ def recorded(catalog: Catalog) -> Callable[[str], dict[str, Any]]:
     """Figures a document reports, transcribed into fixtures/recorded/<DOC>.json.
 
     A value the catalog states too is named there, not copied
-    (:mod:`claims.catalog.references`); it is read from the run's catalog at each call,
+    (:mod:`claims.text.references`); it is read from the run's catalog at each call,
     so a figure the audit perturbs is perturbed here as well.
     """
 

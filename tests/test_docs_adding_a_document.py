@@ -22,7 +22,7 @@ import pytest
 
 from claims.catalog import load_catalog
 from claims.inputs.bundled import verify_bundled
-from claims.inputs.transcribed import transcribed_documents
+from claims.text.transcribed import transcribed_documents
 from tests.checkout import copy_catalog
 
 ROOT = Path(__file__).resolve().parents[1]

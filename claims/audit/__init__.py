@@ -31,7 +31,7 @@ a statement turned around, each number an erratum's explanation computes with or
 quotes changed; the wording check (:mod:`claims.catalog.wording`) must object.
 
 Transcribed values (fixtures/recorded/) are audited by
-:mod:`claims.inputs.transcribed`: each mistake of :mod:`claims.inputs.typos` (a
+:mod:`claims.text.transcribed`: each mistake of :mod:`claims.text.typos` (a
 digit changed, swapped, dropped or added, 10x, the sign, GB for GiB) must fail
 the anchored transcription check.
 """
@@ -54,10 +54,10 @@ from claims.audit.words import audit_words
 from claims.evidence import now_iso
 from claims.inputs.audit_digest import audit_digest, documents_digest, platform_of
 from claims.inputs.audit_result import catalog_digest
-from claims.inputs.reads import READ, ReadsError, load_reads, read_values
-from claims.inputs.transcribed import audit_transcriptions, transcribed_documents
 from claims.probes.files.artifacts import cache_dir
 from claims.records import PendingCheck
+from claims.text.reads import READ, ReadsError, load_reads, read_values
+from claims.text.transcribed import audit_transcriptions, transcribed_documents
 from claims.tiers import OFFLINE
 
 __all__ = ["FigureResult", "read_record", "record_reads", "run_audit", "slip_counts",
@@ -95,7 +95,7 @@ def _compared(records: Mapping[str, PendingCheck]) -> set[tuple[str, str]]:
 def values_read(root: Path, reads: Reads, records: Mapping[str, PendingCheck]
                 ) -> dict[str, list[str]]:
     """Document -> the transcribed value paths some claim test read in a run noted by
-    ``reads``, whose check records are ``records`` (claims.inputs.reads.read_values), for
+    ``reads``, whose check records are ``records`` (claims.text.reads.read_values), for
     every transcribed document."""
     datums: dict[str, set[str]] = {}
     for data in reads.by_test.values():
@@ -113,7 +113,7 @@ def values_read(root: Path, reads: Reads, records: Mapping[str, PendingCheck]
 
 
 def read_record(root: Path, read: dict[str, list[str]]) -> dict[str, Any]:
-    """How the kept record of what the claim tests read (claims.inputs.reads) compares with
+    """How the kept record of what the claim tests read (claims.text.reads) compares with
     what a run read: ``stale`` lists each value read but not in the record and each value
     in the record that no test read (empty: the record is current)."""
     try:

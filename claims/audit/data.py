@@ -1,7 +1,7 @@
 """The recorded data the claim tests read, each changed in turn: does a reading claim move?
 
 The claim tests read a document's recorded figures through
-:func:`claims.inputs.transcribed.recorded_data`. For the baseline run the audit
+:func:`claims.text.transcribed.recorded_data`. For the baseline run the audit
 hands them the same data in containers that note every value read, so it knows,
 per test, which recorded data it read (``"W1 benchmark.cpu_ms"``). Then each value
 some test read is changed as a transcriber slips, one slip at a time (:func:`slips_of`):
@@ -11,7 +11,7 @@ a unit (``cpu_ms``, ``"unit": "MB"``), the column recorded in each other unit of
 dimension (174.3 under ``ttft_ms`` written as 0.1743, "MB" as "GB"). Only the value's
 readers rerun. A slip that moves no reader's claim is listed with why.
 
-A value a fixture takes from the catalog (:mod:`claims.catalog.references`) is
+A value a fixture takes from the catalog (:mod:`claims.text.references`) is
 the catalog figure itself, perturbed with the figures; it is not changed here.
 """
 
@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from claims.catalog.references import references
 from claims.figures import convert, other_units, unit_spellings, units_printed_as
-from claims.inputs import transcribed
-from claims.inputs.typos import digit_plus_one, mistakes
+from claims.text import transcribed
+from claims.text.references import references
+from claims.text.typos import digit_plus_one, mistakes
 
 __all__ = [
     "COLUMN_UNIT",
@@ -53,7 +53,7 @@ COLUMN_UNIT = "column unit"
 
 class Reads:
     """Where the values read are noted: the test now running, what each test read, and
-    which files each opened (a transcribed file a test reads directly, claims.inputs.reads)."""
+    which files each opened (a transcribed file a test reads directly, claims.text.reads)."""
 
     def __init__(self) -> None:
         self.current: str | None = None

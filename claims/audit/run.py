@@ -53,7 +53,7 @@ from claims.audit.plan import (
 )
 from claims.audit.runner import AuditSession, Group
 from claims.catalog.records import StatedFigure
-from claims.inputs import transcribed
+from claims.text import transcribed
 from claims.verdicts import Verdict
 
 __all__ = ["audit_figures", "audit_recorded_data"]

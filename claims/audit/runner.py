@@ -22,12 +22,12 @@ import pytest
 from claims.audit.data import Datum, Reads, replaced
 from claims.catalog import Catalog
 from claims.catalog.records import StatedFigure
-from claims.inputs.anchors import FigureAnchor, load_anchors, printed_disagreement
 from claims.plugin.check_record import after_teardown
 from claims.plugin.keys import CATALOG, PROBLEM, PROFILE, RECORD_KEY
 from claims.plugin.markers import claim_ids, item_tiers
 from claims.plugin.pytest_private import run_unlogged
 from claims.records import PendingCheck
+from claims.text.anchors import FigureAnchor, load_anchors, printed_disagreement
 from claims.tiers import OFFLINE
 
 Records = dict[str, PendingCheck]  # nodeid -> the check record of one run of that test
@@ -99,7 +99,7 @@ class Group:
     datum: Datum | None = None
     value: Any = None
     # Run as a run over the edited catalog would be, input checks included: a figure that
-    # no longer says what its anchor pins (claims.inputs.anchors) fails the claim tests
+    # no longer says what its anchor pins (claims.text.anchors) fails the claim tests
     # of its document before they measure. For a transcriber's slips; a value moved to
     # see whether a check reads it is judged on the checks alone.
     pinned: bool = False
@@ -116,7 +116,7 @@ class AuditSession:
         self.by_claim: dict[str, list[pytest.Item]] = {}
         self.planner: Any = None  # set by claims.audit.run_audit before the session runs
         self.reads: Reads | None = None  # while set, notes which recorded data each test reads
-        # What the baseline run read (claims.inputs.reads compares the kept record with it).
+        # What the baseline run read (claims.text.reads compares the kept record with it).
         self.baseline_reads: Reads | None = None
         self.baseline_records: Records = {}
         # What changing each recorded value a test read did (claims.audit.run).

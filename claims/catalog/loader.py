@@ -550,7 +550,7 @@ def _parse(where: str, text: str) -> Document:
 
 def is_catalog_file(name: str) -> bool:
     """A document's catalog file (``W2.toml``), not its figures' anchors
-    (``W2.anchors.toml``, :mod:`claims.inputs.anchors`)."""
+    (``W2.anchors.toml``, :mod:`claims.text.anchors`)."""
     return name.endswith(".toml") and not name.endswith(".anchors.toml")
 
 
@@ -565,7 +565,7 @@ def load_catalog(paths: Iterable[Path | str] | None = None) -> Catalog:
     Ids must be unique across files; documents come back in series order.
     """
     # A figures' anchors file beside its catalog (claims/catalog/*.toml as a shell expands
-    # it) is not a document: it is read by claims.inputs.anchors, not here.
+    # it) is not a document: it is read by claims.text.anchors, not here.
     files = ([Path(p) for p in paths if is_catalog_file(Path(p).name)] if paths is not None
              else _bundled_files())
     if not files:

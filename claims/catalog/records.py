@@ -89,7 +89,7 @@ class StatedFigure:
     # For a ratio: the figure of the same claim the measurement is divided by.
     of: str | None = None
     # The suite's own reading of a vague word ("much faster", "nearly all"), and why.
-    # The words it reads are anchored in the document's sidecar (claims/inputs/anchors.py).
+    # The words it reads are anchored in the document's sidecar (claims/text/anchors.py).
     reading: str | None = None
     # A figure no document states, and where it comes from (a published specification
     # the claim is judged against): the one kind of figure with no anchor.

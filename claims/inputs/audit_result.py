@@ -89,7 +89,7 @@ def print_audit(result: dict[str, Any]) -> None:
               f"slips in {data['values']} values a claim test reads moved a reading claim's "
               f"verdict" + (f" ({shown})" if shown else ""))
     for stale in (result.get("read_record") or {}).get("stale") or []:
-        # The kept record of what the claim tests read (claims.inputs.reads) disagrees.
+        # The kept record of what the claim tests read (claims.text.reads) disagrees.
         print(safe(f"read record stale: {stale} (run scripts/record-reads.py)"))
     tr = result["transcriptions"]
     kinds = tr.get("by_kind") or {}

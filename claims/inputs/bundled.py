@@ -36,7 +36,6 @@ __all__ = [
     "git_blob_id",
     "listing_documents",
     "relying_documents",
-    "text_files",
     "verify_bundled",
     "write_bundled",
 ]
@@ -116,30 +115,6 @@ def bundled_files(root: Path, catalog: Catalog | None = None) -> dict[str, tuple
             rel = path.relative_to(root).as_posix()
             found[rel] = relying_documents(catalog, rel)
     return found
-
-
-def text_files(doc: Document, root: Path) -> tuple[str, ...]:
-    """A bundled document's text: every file of the folders and files its ``lab`` names
-    (paths under fixtures/lab, as ``text`` spells them), the ones its ``text`` lists first
-    in that order, then the others in path order; none for a document whose text is seeds
-    (no ``text``), whose ``lab`` names what it relies on, not what it prints.
-
-    Derived from the folder, not from the list, so a file the list leaves out (a script,
-    the roadmap page) is still counted: Week 5's text is its folder. Interpreter caches
-    (``__pycache__``) are not the copy's content."""
-    if not doc.text:
-        return ()
-    base = root / "fixtures" / "lab"
-    found: list[str] = []
-    for entry in doc.lab:
-        path = base / entry
-        if path.is_file():
-            found.append(entry)
-            continue
-        for inner in sorted(path.rglob("*")):
-            if inner.is_file() and _CACHE_DIR not in inner.relative_to(base).parts:
-                found.append(inner.relative_to(base).as_posix())
-    return tuple(dict.fromkeys([*doc.text, *found]))
 
 
 def write_bundled(root: Path) -> Path:

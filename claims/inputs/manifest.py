@@ -3,7 +3,7 @@
 The figures the claims read from the documents are transcribed into
 ``fixtures/recorded/<DOC>.json`` (and the command outputs and files those name);
 each value is anchored to where its document prints it
-(``fixtures/recorded/<DOC>.anchors.json``, :mod:`claims.inputs.transcribed`).
+(``fixtures/recorded/<DOC>.anchors.json``, :mod:`claims.text.transcribed`).
 Checking a value against its document needs the documents, which a user's clone
 does not have. The manifest (``fixtures/recorded/MANIFEST.sha256``, in
 ``sha256sum`` format) records the hash of every transcribed file as it was when
@@ -14,7 +14,7 @@ found at its anchor; ``cd <checkout> && sha256sum -c fixtures/recorded/MANIFEST.
 checks its files by hand.
 
 A transcribed value the catalog states too is not copied into the fixture: the
-fixture names the catalog figure (:mod:`claims.catalog.references`). The manifest
+fixture names the catalog figure (:mod:`claims.text.references`). The manifest
 keeps a digest of each such value as it was anchored, on a ``# figure`` line
 (a comment to ``sha256sum``), so an edited catalog figure that a fixture names is
 caught on every run as an edited fixture is.
@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims.catalog.loader import Catalog, load_catalog
-from claims.catalog.references import figure_value
-from claims.inputs.digests import manifest_documents, sha256_file, value_digest
-from claims.inputs.transcribed import (
+from claims.text.digests import manifest_documents, sha256_file, value_digest
+from claims.text.references import figure_value
+from claims.text.transcribed import (
     SEED_FILES,
     figure_references,
     reference_keys,

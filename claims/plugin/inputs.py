@@ -9,7 +9,7 @@
   ``fixtures/BUNDLED.sha256`` (:mod:`claims.inputs.bundled`), on every run: their problems
   join the manifest's, so an edited lab or hub byte fails the claim tests of the
   documents relying on the file;
-* the catalog's stated figures against their anchors (:mod:`claims.inputs.anchors`), when
+* the catalog's stated figures against their anchors (:mod:`claims.text.anchors`), when
   the catalog is the bundled one: a figure without an anchor, or that no longer says
   what its anchored text prints, fails its document's claim tests, naming it; with the
   documents named, every anchor is also checked where the document prints it;
@@ -18,7 +18,7 @@
   must be printed at its anchor. Nothing outside the checkout is looked for
   otherwise, so a folder appearing beside a clone changes no result;
 * with the documents named and the catalog the bundled one, every figure they print
-  accounted for (:mod:`claims.accounting`): the report notes a document that prints a
+  accounted for (:mod:`claims.text.measure`): the report notes a document that prints a
   figure the catalog does not account for, and links to the annotated pages.
 
 The answer goes into the evidence (``run.inputs``): whether the transcription
@@ -31,14 +31,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from claims.accounting.ledger import LedgerError
-from claims.accounting.measure import account
-from claims.accounting.texts import SourceError
-from claims.inputs.anchors import AnchorError, figure_problems, misplaced_figures
 from claims.inputs.bundled import verify_bundled
 from claims.inputs.manifest import verify_manifest
-from claims.inputs.reads import ReadsError
-from claims.inputs.transcribed import misplaced_values
+from claims.text.anchors import AnchorError, figure_problems, misplaced_figures
+from claims.text.ledger import LedgerError
+from claims.text.measure import account
+from claims.text.reads import ReadsError
+from claims.text.sources import SourceError
+from claims.text.transcribed import misplaced_values
 
 if TYPE_CHECKING:
     from claims.catalog.loader import Catalog
@@ -115,7 +115,7 @@ UNACCOUNTED_SHOWN = 10
 
 
 def account_documents(root: Path, documents: Path, catalog: Catalog) -> AccountingRecord:
-    """Every figure the named documents print, accounted for (claims.accounting): counts
+    """Every figure the named documents print, accounted for (claims.text.measure): counts
     per document and the first unaccounted figures, for the report's note. A document
     that is missing or not text, or a bad ledger entry, is a reason, not a traceback."""
     try:

@@ -20,8 +20,6 @@ from typing import Any, cast
 
 import pytest
 
-from claims.accounting.html import INDEX, verdicts_of, write_pages
-from claims.accounting.measure import account
 from claims.catalog import Catalog
 from claims.evidence import EvidenceLog, clean, dumps, now_iso, write_atomic
 from claims.inputs.audit_result import load_summary
@@ -42,6 +40,8 @@ from claims.profiles import ProfileChoice
 from claims.records import PYTEST_COUNTS, Evidence, PendingCheck, PytestOutcome, Run, TierState
 from claims.report import render_html
 from claims.terminal import safe
+from claims.text.html import INDEX, verdicts_of, write_pages
+from claims.text.measure import account
 from claims.verdicts import Ending, Stop, decide
 
 # While tests finish, evidence.json is rewritten now and then, so a run killed outright
@@ -115,7 +115,7 @@ class EvidenceWriter:
         self.failures = WriteFailures()
         self.write_problem: str | None = None
         self.lost: list[str] = []  # tests whose xdist worker crashed under them
-        # For the annotated documents beside the report (claims.accounting): the rootdir
+        # For the annotated documents beside the report (claims.text.measure): the rootdir
         # and the catalog their figures were accounted for against.
         self.root: Path | None = None
         self.catalog: Catalog | None = None

@@ -1,4 +1,4 @@
-"""The report's note on the documents' figures accounted for (claims.accounting), when the
+"""The report's note on the documents' figures accounted for (claims.text.measure), when the
 documents were given: one sentence, the unaccounted figures the evidence names, and the
 link to the annotated pages beside the report."""
 
@@ -17,7 +17,7 @@ _PAGES = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/index\.html\Z")
 
 
 def accounting_view(inputs: Inputs | None) -> dict[str, Any] | None:
-    """The documents' figures accounted for (claims.accounting), when the documents were
+    """The documents' figures accounted for (claims.text.measure), when the documents were
     given: one sentence, the unaccounted figures the evidence names, and the pages' link."""
     acc = inputs.get("accounting") if inputs else None
     if not acc:

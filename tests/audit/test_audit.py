@@ -254,7 +254,7 @@ def test_the_catalog_s_words_are_slipped_and_the_wording_check_objects(audit):
 
 
 def test_the_kept_record_of_what_the_claim_tests_read_is_current(audit):
-    """fixtures/recorded/READ.json (claims.inputs.reads) is what the baseline read: a value
+    """fixtures/recorded/READ.json (claims.text.reads) is what the baseline read: a value
     a test stopped reading, or started to, is named until scripts/record-reads.py is run."""
     record = audit["read_record"]
     assert record is not None and record["file"] == "fixtures/recorded/READ.json"

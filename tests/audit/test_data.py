@@ -17,7 +17,7 @@ from claims.audit.data import (
     value_at,
 )
 from claims.catalog import load_catalog
-from claims.inputs import transcribed
+from claims.text import transcribed
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 
 The catalog states what the documents state; ``fixtures/recorded/<DOC>.json``
 transcribes what they print, anchored to where they print it. A value in both is
-named by the fixture (:mod:`claims.catalog.references`), not copied. This scan
+named by the fixture (:mod:`claims.text.references`), not copied. This scan
 fails on any number of three or more digits, or text of four or more characters,
 that a catalog figure states and a fixture types out, unless listed below with the
 reason the two are different things that happen to read alike. Shorter values
@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from claims.catalog import Catalog, load_catalog
-from claims.catalog.references import REFERENCE_KEY, figure_value
-from claims.inputs.digests import value_digest
 from claims.inputs.manifest import anchored_figure_digests
-from claims.inputs.transcribed import all_figure_references, leaves, transcribed_documents
+from claims.text.digests import value_digest
+from claims.text.references import REFERENCE_KEY, figure_value
+from claims.text.transcribed import all_figure_references, leaves, transcribed_documents
 from claims.tiers import OFFLINE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,7 +171,7 @@ def test_a_reference_with_the_place_s_unit_resolves_a_slipped_unit_to_another_va
     import dataclasses
 
     from claims.catalog import CatalogError
-    from claims.catalog.references import Reference
+    from claims.text.references import Reference
 
     catalog = load_catalog()
     ref = Reference("manifest.layers[1].size", "W2-MANIFEST-LAYERS", "template layer size",

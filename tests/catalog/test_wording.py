@@ -20,7 +20,7 @@ from claims.catalog.wording import (
     printed_form,
     statement_problems,
 )
-from claims.inputs.anchors import FigureAnchor, load_anchors, printed_disagreement
+from claims.text.anchors import FigureAnchor, load_anchors, printed_disagreement
 
 CATALOG = load_catalog()
 

@@ -227,9 +227,9 @@ def printed_program(check: Any, recorded: Any) -> Callable[[str, str], None]:
     ``fixtures/recorded/<DOC>.json``, each line anchored where the document prints it),
     the file is the bundled lab copy; compared as claims.probes.files.printed_programs
     reads a program. The catalog states the figure "same program as the lab's file"."""
-    from claims.inputs.transcribed import PROGRAMS_PRINTED
     from claims.probes.files.printed_programs import compare_programs, rendering_undone
     from claims.testing import lab
+    from claims.text.transcribed import PROGRAMS_PRINTED
 
     def judge(doc_id: str, lab_path: str) -> None:
         rel = recorded(doc_id)[PROGRAMS_PRINTED][lab_path]

@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from claims.catalog import Catalog, load_catalog
-from claims.catalog.references import Reference, figure_value
-from claims.inputs.digests import value_digest
 from claims.inputs.manifest import MANIFEST, anchored_figure_digests
-from claims.inputs.transcribed import all_figure_references
+from claims.text.digests import value_digest
+from claims.text.references import Reference, figure_value
+from claims.text.transcribed import all_figure_references
 from claims.tiers import OFFLINE
 
 pytestmark = pytest.mark.offline

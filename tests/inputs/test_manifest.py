@@ -22,8 +22,8 @@ from claims.inputs.manifest import (
     transcribed_files,
     verify_manifest,
 )
-from claims.inputs.transcribed import transcribed_documents
 from claims.plugin.inputs import check_inputs, input_problem
+from claims.text.transcribed import transcribed_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -203,8 +203,8 @@ def test_manifest_and_transcribed_import_one_way_only() -> None:
         )
         return names, nested
 
-    transcribed, nested_t = imported("claims/inputs/transcribed.py")
+    transcribed, nested_t = imported("claims/text/transcribed.py")
     manifest, nested_m = imported("claims/inputs/manifest.py")
     assert "claims.inputs.manifest" not in transcribed
-    assert "claims.inputs.transcribed" in manifest
+    assert "claims.text.transcribed" in manifest
     assert nested_t == nested_m == 0

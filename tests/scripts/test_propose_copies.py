@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from claims.accounting.ledger import LEDGER_HEADER
-from claims.accounting.measure import account
 from claims.catalog import load_catalog
+from claims.text.ledger import LEDGER_HEADER
+from claims.text.measure import account
 from tests.checkout import copy_catalog
 
 ROOT = Path(__file__).resolve().parents[2]

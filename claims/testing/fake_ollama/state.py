@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from claims.catalog import load_catalog
-from claims.catalog.references import resolve
 from claims.probes.files.ollama_store.names import same_model
 from claims.probes.live.ollama_api.names import normalize_model_name as _norm
 from claims.testing import recordings
@@ -26,6 +25,7 @@ from claims.testing.fake_ollama.faults import Fault
 from claims.testing.fake_ollama.models import FakeModel, default_models, keep_alive_seconds
 from claims.testing.fake_ollama.replies import GO_MAX_DURATION_S
 from claims.testing.ollama_versions import DEFAULT_RELEASE, OllamaRelease, release
+from claims.text.references import resolve
 
 __all__ = ["Exchange", "FakeState", "Loaded"]
 
@@ -123,7 +123,7 @@ class FakeState:
         self.exchanges: list[Exchange] = []
         self.blobs: dict[str, int] = {}  # digest -> size, uploaded through /api/blobs
         recorded_w2 = recordings.fixtures_dir() / "recorded" / "W2.json"
-        # The catalog figures the file names instead of copying (claims.catalog.references).
+        # The catalog figures the file names instead of copying (claims.text.references).
         self.recorded = resolve(json.loads(recorded_w2.read_text(encoding="utf-8")), load_catalog())
         self._lock = threading.Lock()
         self._stopping = threading.Event()

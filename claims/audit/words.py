@@ -9,7 +9,7 @@ claim is judged by, so every such slip must make them object; no test reruns, si
 nothing measured reads the words. Each slip that passes is listed with its claim.
 
 The transcription slips of recorded values (a digit changed...) are audited by
-:mod:`claims.inputs.transcribed`; the figures themselves by :mod:`claims.audit.run`.
+:mod:`claims.text.transcribed`; the figures themselves by :mod:`claims.audit.run`.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ words themselves:
   wrongly ("not 3.5x", "not 120-140") is one of the claim's stated figures;
 * :func:`printed_form`: the form the words printed right before a number give it
   ("about", "up to", "over", "$>", "~"), shared with the anchors' check
-  (:func:`claims.inputs.anchors.printed_disagreement`), which holds every figure's
+  (:func:`claims.text.anchors.printed_disagreement`), which holds every figure's
   form to the words the document prints around it.
 
 A figure whose ``reading`` says why it is read otherwise is the catalog's argument

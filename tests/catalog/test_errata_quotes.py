@@ -19,7 +19,7 @@ from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 from claims.catalog import load_catalog
 from claims.catalog.loader import CatalogError, load_document
 from claims.figures import convert, parse_literal
-from claims.inputs.transcribed import leaves, recorded_data
+from claims.text.transcribed import leaves, recorded_data
 from claims.testing import lab, recordings
 
 CATALOG = load_catalog()

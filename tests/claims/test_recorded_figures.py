@@ -2,7 +2,7 @@
 
 A value both stated in the catalog and transcribed from a document lives once, in
 the catalog; ``fixtures/recorded/<DOC>.json`` names the figure where the document
-prints it (:mod:`claims.catalog.references`). One test per such place judges the
+prints it (:mod:`claims.text.references`). One test per such place judges the
 figure as the run's catalog states it against the value anchored at that place in
 the document: the digest the manifest kept when it was last found there
 (``fixtures/recorded/MANIFEST.sha256``, written only after every value was found

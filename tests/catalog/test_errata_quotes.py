@@ -19,8 +19,8 @@ from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 from claims.catalog import load_catalog
 from claims.catalog.loader import CatalogError, load_document
 from claims.figures import convert, parse_literal
-from claims.text.transcribed import leaves, recorded_data
 from claims.testing import lab, recordings
+from claims.text.transcribed import leaves, recorded_data
 
 CATALOG = load_catalog()
 QUOTES = [(claim.id, number, source) for claim in CATALOG if claim.erratum is not None

@@ -28,20 +28,61 @@ The modules, each named for what it holds:
 
 from __future__ import annotations
 
-from claims.probes.live.ollama_api.client import OllamaClient
-from claims.probes.live.ollama_api.errors import (
-    ReplyError,
-    ServerHTTPError,
-    ServerTimeout,
-    ServerUnavailable,
-    StreamError,
-)
-from claims.probes.live.ollama_api.generation import StructuredReply
-from claims.probes.live.ollama_api.loading import UnloadResult
-from claims.probes.live.ollama_api.names import find_model, normalize_model_name, same_model
-from claims.probes.live.ollama_api.openai_compat import ANY_API_KEY
-from claims.probes.live.ollama_api.stream import MAX_LINE_BYTES, MAX_STREAM_BYTES, StreamLine
-from claims.probes.live.ollama_api.transport import DEFAULT_STALL_TIMEOUT, MAX_REPLY_BYTES
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The names below are imported when first used (PEP 562), not with the package: an
+# offline run imports a leaf module (``.usage``, ``.stamps``) through this package,
+# and the client's httpx would cost every certification a tenth of a second.
+_SOURCES = {
+    "OllamaClient": "client",
+    "ReplyError": "errors",
+    "ServerHTTPError": "errors",
+    "ServerTimeout": "errors",
+    "ServerUnavailable": "errors",
+    "StreamError": "errors",
+    "StructuredReply": "generation",
+    "UnloadResult": "loading",
+    "find_model": "names",
+    "normalize_model_name": "names",
+    "same_model": "names",
+    "ANY_API_KEY": "openai_compat",
+    "MAX_LINE_BYTES": "stream",
+    "MAX_STREAM_BYTES": "stream",
+    "StreamLine": "stream",
+    "DEFAULT_STALL_TIMEOUT": "transport",
+    "MAX_REPLY_BYTES": "transport",
+}
+
+if TYPE_CHECKING:
+    from claims.probes.live.ollama_api.client import OllamaClient
+    from claims.probes.live.ollama_api.errors import (
+        ReplyError,
+        ServerHTTPError,
+        ServerTimeout,
+        ServerUnavailable,
+        StreamError,
+    )
+    from claims.probes.live.ollama_api.generation import StructuredReply
+    from claims.probes.live.ollama_api.loading import UnloadResult
+    from claims.probes.live.ollama_api.names import find_model, normalize_model_name, same_model
+    from claims.probes.live.ollama_api.openai_compat import ANY_API_KEY
+    from claims.probes.live.ollama_api.stream import MAX_LINE_BYTES, MAX_STREAM_BYTES, StreamLine
+    from claims.probes.live.ollama_api.transport import DEFAULT_STALL_TIMEOUT, MAX_REPLY_BYTES
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
+    globals()[name] = value  # once: later lookups are plain module attributes
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_SOURCES})
+
 
 __all__ = [
     "ANY_API_KEY",

@@ -29,6 +29,7 @@ from claims.catalog.records import (
     FigureKind,
     StatedFigure,
 )
+from claims.catalog.wording import numbers_in
 from claims.figures import parse_literal
 from claims.file_cache import read_text
 from claims.profiles import PROFILES
@@ -202,7 +203,7 @@ def _quotes(where: str, data: Any, explanation: str) -> tuple[tuple[str, str], .
         if kind not in QUOTE_SOURCES:
             raise _fail(where, f"quote {number!r}: unknown source kind {kind!r} (one of "
                                f"{', '.join(QUOTE_SOURCES)})")
-        if not re.search(rf"(?<![\w.,]){re.escape(number)}(?![\w]|[.,]\d)", explanation):
+        if all(m.group() != number for m in numbers_in(explanation)):
             raise _fail(where, f"quote {number!r}: the explanation does not print that number")
         out.append((number, source))
     return tuple(out)

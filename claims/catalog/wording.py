@@ -262,13 +262,10 @@ def _factors(claim: Claim) -> set[int]:
     out: set[int] = set()
     for fig in claim.stated:
         if fig.kind == "number" and fig.text is not None and fig.form == "equal":
-            if _said_in_digits(claim.statement, fig):
-                continue
             value = _value(fig.text)
-            if value == 2:
-                out.add(0)
-            elif value == Decimal("0.5"):
-                out.add(1)
+            side = 0 if value == 2 else 1 if value == Decimal("0.5") else None
+            if side is not None and not _said_in_digits(claim.statement, fig):
+                out.add(side)
     return out
 
 

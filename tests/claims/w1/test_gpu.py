@@ -538,8 +538,8 @@ def test_shared_memory_bandwidth(check):
         not_applicable(f"{dev.name} has dedicated memory ({rate:.0f} GB/s measured); the claim "
                        "compares a shared pool with a discrete card's VRAM")
     # What the slower pool buys: room for larger models (the dgx-spark profile's reading).
-    check.against("discrete VRAM the pool is larger than", dev.total_memory / 1e9, unit="GB",
-                  note=f"{dev.total_memory:,} bytes of device memory (torch)")
+    check.against("discrete VRAM the pool is larger than", dev.total_memory, unit="B",
+                  note="the device memory torch reports")
     check.against("top-end discrete bandwidth, which the slower pool stays below", rate,
                   unit="GB/s",
                   note="the shared pool is slower than a top-end discrete card's VRAM "

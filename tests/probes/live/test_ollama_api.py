@@ -583,3 +583,26 @@ def test_last_request_time_leaves_out_the_accounting(
     # The generate request alone: shorter than the call with its two /api/ps reads.
     assert 0 < client.last_request_ns < whole
     assert [e.path for e in fake.exchanges[-3:]] == ["/api/ps", "/api/generate", "/api/ps"]
+
+
+def test_the_package_names_resolve_lazily_to_their_modules() -> None:
+    """``claims.probes.live.ollama_api`` imports its names when first used (PEP 562): each
+    name it exports is listed once in ``_SOURCES`` and is its module's own object; a leaf
+    module imported through the package does not pull in the client's httpx."""
+    import importlib
+    import subprocess
+    import sys
+
+    import claims.probes.live.ollama_api as package
+
+    assert set(package.__all__) == set(package._SOURCES)
+    for name, source in package._SOURCES.items():
+        module = importlib.import_module(f"{package.__name__}.{source}")
+        assert getattr(package, name) is getattr(module, name), name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        assert package.nothing is None  # raises before it compares
+    probe = ("import sys, claims.probes.live.ollama_api.usage; "
+             "print('httpx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "False"

@@ -338,7 +338,7 @@ def verdict_problems(doc: Evidence) -> list[str]:
         checks = claim["checks"]
         # Every claim, checked or not: "reproduced" on an untestable claim with no
         # checks is as much a lie as one over refuted checks.
-        expected, _ = claim_verdict(claim["testable"], claim["untestable_reason"], checks,
+        expected, _ = claim_verdict(claim["testable"], claim.get("untestable_reason"), checks,
                                     certification=certification)
         if claim["verdict"] != expected:
             given = sorted({str(c["verdict"]) for c in checks})
